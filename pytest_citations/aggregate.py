@@ -1,0 +1,83 @@
+"""Aggregation per claim (A1) and citation precision over claim–URL pairs (A2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .labels import Label
+from .verdicts import CitationVerdict
+
+
+def aggregate(labels: Iterable[Label]) -> Label:
+    """The claim's label from its citations' labels, by a fixed rule (A1).
+
+    One contradiction outweighs every support; otherwise any support carries the claim,
+    then any partial support (004, C3); the claim is unreachable only when every citation
+    is; every other mix, an empty one included, is not_found.
+    """
+    seen = list(labels)
+    for label in (Label.CONTRADICTED, Label.SUPPORTED, Label.PARTIAL):
+        if label in seen:
+            return label
+    if seen and all(label is Label.UNREACHABLE for label in seen):
+        return Label.UNREACHABLE
+    return Label.NOT_FOUND
+
+
+def aggregate_verdicts(verdicts: Iterable[CitationVerdict]) -> Label:
+    """:func:`aggregate` over verdicts."""
+    return aggregate(verdict.label for verdict in verdicts)
+
+
+@dataclass(frozen=True)
+class Precision:
+    """Citation precision over claim–URL pairs (A2).
+
+    ``citation`` is supported / total; ``reachable`` keeps the numerator and drops the
+    unreachable citations from the denominator; it is None when nothing was reachable.
+    Partial support does not count as supported.
+    """
+
+    supported: int
+    total: int
+    reachable: int
+
+    @classmethod
+    def of(cls, labels: Iterable[Label]) -> Precision:
+        """Count a sequence of citation labels."""
+        supported = total = unreachable = 0
+        for label in labels:
+            total += 1
+            supported += label is Label.SUPPORTED
+            unreachable += label is Label.UNREACHABLE
+        return cls(supported=supported, total=total, reachable=total - unreachable)
+
+    def __add__(self, other: Precision) -> Precision:
+        return Precision(
+            self.supported + other.supported,
+            self.total + other.total,
+            self.reachable + other.reachable,
+        )
+
+    @property
+    def citation(self) -> float | None:
+        """Supported / all citations; None for no citations."""
+        return self.supported / self.total if self.total else None
+
+    @property
+    def reachable_precision(self) -> float | None:
+        """Supported / reachable citations; None when none was reachable."""
+        return self.supported / self.reachable if self.reachable else None
+
+    def lines(self) -> list[str]:
+        """The two lines exactly as 000 prints them: ``citation_precision=0.2222 (2/9)``."""
+        return [
+            f"citation_precision={_ratio(self.citation)} ({self.supported}/{self.total})",
+            f"reachable_precision={_ratio(self.reachable_precision)} "
+            f"({self.supported}/{self.reachable})",
+        ]
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"

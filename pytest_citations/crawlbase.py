@@ -1,0 +1,150 @@
+"""The Crawlbase Crawling and Storage APIs over httpx.
+
+Not through the ``crawlbase`` SDK: it disables certificate verification, drops the
+``storage_url`` header that carries the ``rid``, and is synchronous.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+import httpx
+
+from .errors import AuthenticationError, CitationsError
+from .redact import Secret
+from .settings import Settings
+from .transport import Requester
+from .verdicts import Usage
+
+#: HTTP status of a failed crawl: not billed, escalated to JavaScript (F6), not retried.
+CRAWL_FAILED_STATUS = 520
+
+
+@dataclass(frozen=True)
+class CrawlResponse:
+    """What one Crawling API call returned, with the token already gone."""
+
+    status_code: int
+    cb_status: int | None
+    original_status: int | None
+    final_url: str | None
+    rid: str | None
+    markdown: str
+    javascript: bool
+
+    @property
+    def failed(self) -> bool:
+        """The crawl itself failed (HTTP 520 or another non-200 answer of the API)."""
+        return self.status_code != 200
+
+
+class StoredPageNotFound(CitationsError):
+    """The Storage API has no page for this rid (expired after 30 days, or never stored)."""
+
+
+def rid_from_storage_url(storage_url: str | None) -> str | None:
+    """Only the ``rid`` of a ``storage_url``: the full URL carries the token (F8)."""
+    if not storage_url:
+        return None
+    values = parse_qs(urlsplit(storage_url).query).get("rid")
+    return values[0] if values and values[0] else None
+
+
+def _int_header(response: httpx.Response, *names: str) -> int | None:
+    for name in names:
+        raw = response.headers.get(name)
+        if raw is not None:
+            try:
+                return int(raw.strip())
+            except ValueError:
+                continue
+    return None
+
+
+class CrawlbaseClient:
+    """Crawls pages as markdown (F1) and reads stored pages back by rid (S1)."""
+
+    def __init__(self, settings: Settings, requester: Requester, usage: Usage) -> None:
+        self.settings = settings
+        self.requester = requester
+        self.usage = usage
+        self._base = settings.crawlbase_api_url.rstrip("/") + "/"
+
+    def _token(self, javascript: bool) -> tuple[Secret, dict[str, str]]:
+        """The token of an attempt, plus ``javascript=true`` when no JS token is set (F6)."""
+        if javascript and self.settings.crawlbase_js_token is not None:
+            return self.settings.crawlbase_js_token, {}
+        token = self.settings.require_crawlbase_token()
+        return token, ({"javascript": "true"} if javascript else {})
+
+    def _check_auth(self, response: httpx.Response, token: Secret) -> None:
+        if response.status_code in (401, 403):
+            raise AuthenticationError(token.variable, "Crawlbase", response.status_code)
+
+    async def crawl(self, url: str, *, readability: bool, javascript: bool) -> CrawlResponse:
+        """One Crawling API call: ``format=md``, ``store=true``, optional ``md_readability``."""
+        token, extra = self._token(javascript)
+        params = {"token": token.reveal(), "url": url, "format": "md", "store": "true"}
+        if readability:
+            params["md_readability"] = "true"
+        params.update(extra)
+
+        def build() -> httpx.Request:
+            return self.requester.http.build_request("GET", self._base, params=params)
+
+        response = await self.requester.send(
+            "Crawlbase crawl", build, retry_statuses=_CRAWL_RETRY_STATUSES
+        )
+        self._check_auth(response, token)
+        self.usage.crawl_requests += 1
+        result = CrawlResponse(
+            status_code=response.status_code,
+            cb_status=_int_header(response, "cb_status", "pc_status"),
+            original_status=_int_header(response, "original_status"),
+            final_url=response.headers.get("url") or None,
+            rid=rid_from_storage_url(response.headers.get("storage_url")),
+            markdown=response.text if response.status_code == 200 else "",
+            javascript=javascript,
+        )
+        self._bill(result)
+        return result
+
+    def _bill(self, result: CrawlResponse) -> None:
+        # Crawlbase bills a crawl only when its own status is 200 (a 207 empty page is not).
+        if result.failed or result.cb_status not in (None, 200):
+            self.usage.failed_crawls += 1
+            return
+        if result.javascript:
+            self.usage.javascript_crawls += 1
+        else:
+            self.usage.normal_crawls += 1
+        if result.rid:
+            self.usage.stored_pages += 1
+
+    async def stored_page(self, rid: str) -> str:
+        """The stored markdown of ``rid`` from the Storage API (free; any token of the account)."""
+        if not rid:
+            raise ValueError("a rid is required")
+        token = self.settings.crawlbase_token or self.settings.crawlbase_js_token
+        if token is None:
+            self.settings.require_crawlbase_token()
+        assert token is not None
+        url = urljoin(self._base, "storage")
+
+        def build() -> httpx.Request:
+            return self.requester.http.build_request(
+                "GET", url, params={"token": token.reveal(), "rid": rid}
+            )
+
+        response = await self.requester.send("Crawlbase storage", build)
+        self._check_auth(response, token)
+        self.usage.storage_reads += 1
+        if response.status_code == 404:
+            raise StoredPageNotFound(f"no stored page for rid {rid!r}")
+        if response.status_code != 200:
+            raise CitationsError(f"Crawlbase storage answered HTTP {response.status_code}")
+        return response.text
+
+
+_CRAWL_RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})

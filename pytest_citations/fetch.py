@@ -1,0 +1,203 @@
+"""The fetch rules of 000 (F1–F8): from a cited URL to markdown worth judging, or to a
+verdict that needs no judge.
+
+One URL is interpreted in this order: PDF (no request) → crawl failure → origin status →
+homepage redirect → soft 404 → thin text (readability retry, then JavaScript) → judge.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+from urllib.parse import urlsplit
+
+from .crawlbase import CrawlResponse
+from .labels import Label, Reason
+
+#: Fewer non-whitespace characters than this after readability means a thin page (F2).
+THIN_CHARS = 200
+#: A soft-404 template is shorter than this many non-whitespace characters (F5).
+SOFT_404_MAX_CHARS = 800
+#: The API's status for "the origin answered 200 with an empty page" (F6).
+EMPTY_PAGE_STATUS = 207
+
+_SOFT_404_PATTERNS = re.compile(
+    r"""(?ix)
+    \b404\b
+    | page\s+not\s+found | not\s+found
+    | (page|article|post|content|document|resource)\s+(you\s+(were|are)\s+looking\s+for\s+)?
+      (does\s*n[o']t|did\s*n[o']t|could\s*n[o']t|can\s*n[o']t|cannot|could\s+not|may\s+not|no\s+longer)
+      \s*(exist|be\s+found|found|available|exists)
+    | no\s+longer\s+(exists|available)
+    | (has|have)\s+been\s+(removed|deleted|moved)
+    | seite\s+(existiert\s+nicht|nicht\s+gefunden|wurde\s+nicht\s+gefunden)
+    | nothing\s+(was\s+)?found\s+(here|at\s+this)
+    """
+)
+
+
+class Crawler(Protocol):
+    """What the fetch rules need from a crawl client."""
+
+    async def crawl(self, url: str, *, readability: bool, javascript: bool) -> CrawlResponse:
+        """One Crawling API call."""
+        ...
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    """A fetched page ready to judge (``label`` None), or a verdict that needs no judge."""
+
+    url: str
+    markdown: str = ""
+    final_url: str | None = None
+    original_status: int | None = None
+    rid: str | None = None
+    javascript: bool = False
+    label: Label | None = None
+    reason: str | None = None
+
+    @property
+    def judgeable(self) -> bool:
+        """True when the page goes on to retrieval and the judge."""
+        return self.label is None
+
+
+def visible_chars(text: str) -> int:
+    """Non-whitespace characters: the measure of F2 and F5."""
+    return len("".join(text.split()))
+
+
+def is_supported_url(url: str) -> bool:
+    """An absolute http(s) URL with a host."""
+    parts = urlsplit(url.strip())
+    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
+def is_pdf(url: str) -> bool:
+    """A URL whose path ends in ``.pdf`` (F7)."""
+    return urlsplit(url).path.lower().endswith(".pdf")
+
+
+def _normalized_path(url: str) -> str:
+    path = urlsplit(url).path or "/"
+    if len(path) > 1 and path.endswith("/"):
+        path = path[:-1]
+    return path or "/"
+
+
+def is_homepage_redirect(requested: str, final: str | None) -> bool:
+    """A deep link that landed on ``/`` (F4). The ``url`` header holds the final URL."""
+    if not final:
+        return False
+    return _normalized_path(requested) != "/" and _normalized_path(final) == "/"
+
+
+def is_soft_404(markdown: str) -> bool:
+    """A short 'page does not exist' template (F5); a long article mentioning 404 is not."""
+    return visible_chars(markdown) < SOFT_404_MAX_CHARS and bool(
+        _SOFT_404_PATTERNS.search(markdown)
+    )
+
+
+def _verdict_result(url: str, response: CrawlResponse, label: Label, reason: str) -> FetchResult:
+    return FetchResult(
+        url=url,
+        final_url=response.final_url or url,
+        original_status=response.original_status,
+        rid=response.rid,
+        javascript=response.javascript,
+        label=label,
+        reason=reason,
+    )
+
+
+def _terminal(url: str, response: CrawlResponse) -> FetchResult | None:
+    """Origin status, homepage redirect and soft 404: verdicts that skip the judge."""
+    if response.original_status in (404, 410):
+        reason = Reason.HTTP_404 if response.original_status == 404 else Reason.HTTP_410
+        return _verdict_result(url, response, Label.UNREACHABLE, reason)
+    if is_homepage_redirect(url, response.final_url):
+        return _verdict_result(url, response, Label.NOT_FOUND, Reason.REDIRECTED_TO_HOMEPAGE)
+    if is_soft_404(response.markdown):
+        return _verdict_result(url, response, Label.UNREACHABLE, Reason.SOFT_404)
+    return None
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """The outcome of one attempt (normal or JavaScript) at a URL."""
+
+    result: FetchResult | None
+    response: CrawlResponse
+    escalate: bool
+
+
+async def _attempt(crawler: Crawler, url: str, javascript: bool) -> _Attempt:
+    first = await crawler.crawl(url, readability=True, javascript=javascript)
+    if first.failed:
+        return _Attempt(None, first, escalate=True)
+    terminal = _terminal(url, first)
+    if terminal is not None:
+        return _Attempt(terminal, first, escalate=False)
+    response = first
+    if visible_chars(first.markdown) < THIN_CHARS:
+        retry = await crawler.crawl(url, readability=False, javascript=javascript)
+        if not retry.failed:
+            terminal = _terminal(url, retry)
+            if terminal is not None:
+                return _Attempt(terminal, retry, escalate=False)
+            if visible_chars(retry.markdown) >= visible_chars(first.markdown):
+                response = retry
+    thin = visible_chars(response.markdown) < THIN_CHARS
+    empty_signal = response.cb_status == EMPTY_PAGE_STATUS
+    page = FetchResult(
+        url=url,
+        markdown=response.markdown,
+        final_url=response.final_url or url,
+        original_status=response.original_status,
+        rid=response.rid,
+        javascript=javascript,
+    )
+    return _Attempt(page, response, escalate=thin or empty_signal)
+
+
+async def fetch_citation(crawler: Crawler, url: str) -> FetchResult:
+    """Apply every fetch rule to one cited URL.
+
+    Starts on the normal token and escalates to JavaScript only on a failed crawl (HTTP
+    520), ``cb_status`` 207, or text still thin after the readability retry (F6); the
+    rendered page goes through the same interpretation. After the JavaScript attempt a
+    crawl that still fails is ``unreachable``/``crawl_failed``, a page still empty is
+    ``unreachable``/``empty_page``, and thin but non-empty text is judged.
+    """
+    if not is_supported_url(url):
+        return FetchResult(url=url, label=Label.NOT_FOUND, reason=Reason.INVALID_URL)
+    if is_pdf(url):
+        return FetchResult(url=url, label=Label.NOT_FOUND, reason=Reason.PDF_UNSUPPORTED)
+
+    normal = await _attempt(crawler, url, javascript=False)
+    if not normal.escalate and normal.result is not None:
+        return normal.result
+    rendered = await _attempt(crawler, url, javascript=True)
+    if rendered.result is not None and (rendered.result.label or not rendered.escalate):
+        return rendered.result
+    # Still failed, thin or empty after JavaScript: judge the richest text there is.
+    candidates = [attempt.result for attempt in (rendered, normal) if attempt.result is not None]
+    best = max(candidates, key=lambda page: visible_chars(page.markdown), default=None)
+    if best is not None and visible_chars(best.markdown) > 0:
+        return best
+    original_status = next(
+        (a.response.original_status for a in (rendered, normal) if a.response.original_status),
+        None,
+    )
+    return FetchResult(
+        url=url,
+        final_url=best.final_url if best is not None else url,
+        original_status=original_status,
+        rid=best.rid if best is not None else None,
+        javascript=True,
+        label=Label.UNREACHABLE,
+        reason=Reason.CRAWL_FAILED if rendered.result is None else Reason.EMPTY_PAGE,
+    )

@@ -1,0 +1,124 @@
+"""The engine's results: one verdict per citation, one per claim, and run usage."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .labels import Label
+
+#: The fields of a citation verdict, in the order of 000's ``/verify`` response.
+VERDICT_FIELDS = (
+    "url",
+    "label",
+    "evidence_quote",
+    "confidence",
+    "final_url",
+    "original_status",
+    "rid",
+    "reason",
+)
+
+
+@dataclass(frozen=True)
+class CitationVerdict:
+    """The verdict on one claim–URL pair: exactly the fields of 000's ``UrlVerdict``."""
+
+    url: str
+    label: Label
+    evidence_quote: str | None = None
+    confidence: float = 0.0
+    final_url: str | None = None
+    original_status: int | None = None
+    rid: str | None = None
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping with the label as a plain string."""
+        data = asdict(self)
+        data["label"] = self.label.value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CitationVerdict:
+        """Inverse of :meth:`to_dict`."""
+        status = data.get("original_status")
+        return cls(
+            url=str(data["url"]),
+            label=Label(data["label"]),
+            evidence_quote=data.get("evidence_quote"),
+            confidence=float(data.get("confidence") or 0.0),
+            final_url=data.get("final_url"),
+            original_status=int(status) if status is not None else None,
+            rid=data.get("rid"),
+            reason=data.get("reason"),
+        )
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    """A claim, its aggregated label (A1) and the verdict of each cited URL."""
+
+    claim: str
+    label: Label
+    citations: tuple[CitationVerdict, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping in the shape of 000's ``/verify`` response."""
+        return {
+            "claim": self.claim,
+            "overall": self.label.value,
+            "citations": [verdict.to_dict() for verdict in self.citations],
+        }
+
+
+@dataclass
+class Usage:
+    """What a run spent: Crawlbase requests and credits, judge calls and tokens."""
+
+    crawl_requests: int = 0
+    normal_crawls: int = 0
+    javascript_crawls: int = 0
+    stored_pages: int = 0
+    failed_crawls: int = 0
+    storage_reads: int = 0
+    judge_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    judge_calls_by_provider: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def credits(self) -> float:
+        """Crawlbase credits: normal 1, JavaScript 2, storage +0.5, failed crawls 0 (F6, F8)."""
+        return self.normal_crawls + 2 * self.javascript_crawls + 0.5 * self.stored_pages
+
+    @property
+    def judge_tokens(self) -> int:
+        """Prompt plus completion tokens the judge reported."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, other: Usage) -> None:
+        """Accumulate another run's usage into this one."""
+        for name in (
+            "crawl_requests",
+            "normal_crawls",
+            "javascript_crawls",
+            "stored_pages",
+            "failed_crawls",
+            "storage_reads",
+            "judge_calls",
+            "prompt_tokens",
+            "completion_tokens",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for provider, count in other.judge_calls_by_provider.items():
+            self.judge_calls_by_provider[provider] = (
+                self.judge_calls_by_provider.get(provider, 0) + count
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping, derived figures included."""
+        data = asdict(self)
+        data["credits"] = self.credits
+        data["judge_tokens"] = self.judge_tokens
+        return data

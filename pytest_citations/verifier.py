@@ -1,0 +1,277 @@
+"""The verification pipeline: fetch → passages → retrieval → judge → guard → aggregate.
+
+Asyncio throughout, with one limit on requests in flight (A3). Each distinct URL is fetched
+once per run however many claims cite it, each page is embedded once, and an identical
+judge request is made once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+import httpx
+
+from .aggregate import aggregate_verdicts
+from .audit import AuditLog
+from .crawlbase import CrawlbaseClient
+from .embeddings import Embedder, EmbeddingCache, Vectors, make_embedder
+from .errors import ConfigurationError
+from .fetch import Crawler, FetchResult, fetch_citation
+from .guard import guard
+from .judges import BUILTIN_JUDGES, Judge, JudgeFactory, Judgement
+from .labels import Label, Reason
+from .passages import split_passages
+from .retrieval import top_k_passages
+from .settings import Settings
+from .transport import Requester, TransientError, make_http_client
+from .verdicts import CitationVerdict, ClaimVerdict, Usage
+
+T = TypeVar("T")
+
+#: Confidence of verdicts the engine decided by rule (dead link, PDF, …), as in 000's sample.
+RULE_CONFIDENCE = 1.0
+#: Reasons that mean "we could not tell", not "we decided": confidence 0.
+_FAILURE_REASONS = frozenset({Reason.FETCH_ERROR, Reason.CRAWL_FAILED})
+
+
+@dataclass(frozen=True)
+class ClaimRequest:
+    """A claim and the URLs cited for it."""
+
+    claim: str
+    urls: tuple[str, ...]
+
+    @classmethod
+    def of(cls, claim: str, urls: Sequence[str]) -> ClaimRequest:
+        """Build one, dropping repeated URLs (a claim–URL pair is one citation)."""
+        return cls(claim, tuple(dict.fromkeys(url.strip() for url in urls)))
+
+
+@dataclass(frozen=True)
+class PageIndex:
+    """A fetched page split into passages, with their embeddings."""
+
+    passages: list[str]
+    vectors: Vectors
+
+
+@dataclass
+class _Once:
+    """Memoises coroutines by key: the first caller starts the task, later callers await it."""
+
+    tasks: dict[Any, asyncio.Task[Any]] = field(default_factory=dict)
+
+    def get(self, key: Any, start: Callable[[], Awaitable[T]]) -> asyncio.Task[T]:
+        task = self.tasks.get(key)
+        if task is None:
+            task = asyncio.ensure_future(start())
+            self.tasks[key] = task
+        return task
+
+    async def drain(self) -> None:
+        pending = [task for task in self.tasks.values() if not task.done()]
+        for task in pending:
+            task.cancel()
+        for task in pending:
+            with contextlib.suppress(BaseException):
+                await task
+
+
+class Verifier:
+    """Verifies claims against their cited URLs. Use as ``async with Verifier(settings) as v``.
+
+    Backends can be swapped: ``crawler`` (anything with the fetch rules' ``crawl``),
+    ``judge`` (a :class:`~pytest_citations.judges.Judge`) and ``embedder``; ``judges`` maps
+    extra provider names to factories.
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        crawler: Crawler | None = None,
+        judge: Judge | None = None,
+        embedder: Embedder | None = None,
+        audit: AuditLog | None = None,
+        http: httpx.AsyncClient | None = None,
+        judges: Mapping[str, JudgeFactory] | None = None,
+    ) -> None:
+        self.settings = settings or Settings.from_env()
+        self.usage = Usage()
+        self.audit = audit
+        self._crawler = crawler
+        self._judge = judge
+        self._judge_factories = {**BUILTIN_JUDGES, **(judges or {})}
+        if self.settings.judge_provider not in self._judge_factories and judge is None:
+            raise ConfigurationError(
+                f"unknown judge provider {self.settings.judge_provider!r}; choose one of "
+                + ", ".join(sorted(self._judge_factories))
+            )
+        self._embeddings = EmbeddingCache(
+            embedder or make_embedder(self.settings.embedding_model),
+            self.settings.embedding_cache_dir,
+        )
+        self._http = http
+        self._owns_http = http is None
+        self._requester: Requester | None = None
+        self._fetches = _Once()
+        self._indexes = _Once()
+        self._judgements = _Once()
+        self._claim_vectors: dict[str, Vectors] = {}
+        self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citations-embed")
+
+    # Lifecycle ----------------------------------------------------------------------
+    async def __aenter__(self) -> Verifier:
+        if self._http is None:
+            self._http = make_http_client(self.settings)
+        self._requester = Requester(
+            self._http, self.settings, asyncio.Semaphore(self.settings.concurrency)
+        )
+        if self._crawler is None:
+            self._crawler = CrawlbaseClient(self.settings, self._requester, self.usage)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Cancel what is still running and release connections, threads and files."""
+        for once in (self._fetches, self._indexes, self._judgements):
+            await once.drain()
+        if self._owns_http and self._http is not None:
+            await self._http.aclose()
+            self._http = None
+        self._embed_pool.shutdown(wait=True)
+        self._embeddings.close()
+
+    @property
+    def requester(self) -> Requester:
+        """The shared HTTP sender (entered verifiers only)."""
+        if self._requester is None:
+            raise RuntimeError("use the Verifier as 'async with Verifier(...) as verifier'")
+        return self._requester
+
+    @property
+    def judge(self) -> Judge:
+        """The judge, created on first use so that runs that judge nothing need no key."""
+        if self._judge is None:
+            factory = self._judge_factories[self.settings.judge_provider]
+            self._judge = factory(self.settings, self.requester)
+        return self._judge
+
+    # Public API ---------------------------------------------------------------------
+    async def verify(self, claim: str, urls: Sequence[str]) -> ClaimVerdict:
+        """Verify one claim against its cited URLs."""
+        return (await self.verify_many([ClaimRequest.of(claim, urls)]))[0]
+
+    async def verify_many(self, requests: Sequence[ClaimRequest]) -> list[ClaimVerdict]:
+        """Verify many claims concurrently; results in the order given."""
+        await self._embed_claims([request.claim for request in requests])
+        return list(await asyncio.gather(*(self._verify_claim(request) for request in requests)))
+
+    async def stored_page(self, rid: str) -> str:
+        """The stored markdown of a page, by rid, from the Storage API (S1)."""
+        crawler = self._crawler
+        if not isinstance(crawler, CrawlbaseClient):
+            raise ConfigurationError("reading stored pages needs the Crawlbase crawler")
+        return await crawler.stored_page(rid)
+
+    # Stages -------------------------------------------------------------------------
+    async def _in_pool(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._embed_pool, function, *args)
+
+    async def _embed_claims(self, claims: Sequence[str]) -> None:
+        todo = list(dict.fromkeys(claim for claim in claims if claim not in self._claim_vectors))
+        if todo:
+            vectors = await self._in_pool(self._embeddings.embed, todo)
+            self._claim_vectors.update(zip(todo, vectors, strict=True))
+
+    async def _verify_claim(self, request: ClaimRequest) -> ClaimVerdict:
+        verdicts = await asyncio.gather(
+            *(self._verify_citation(request.claim, url) for url in request.urls)
+        )
+        result = ClaimVerdict(request.claim, aggregate_verdicts(verdicts), tuple(verdicts))
+        if self.audit is not None:
+            self.audit.record([result])
+        return result
+
+    def _fetch(self, url: str) -> asyncio.Task[FetchResult]:
+        async def run() -> FetchResult:
+            assert self._crawler is not None
+            try:
+                return await fetch_citation(self._crawler, url)
+            except TransientError:
+                return FetchResult(
+                    url=url, final_url=None, label=Label.UNREACHABLE, reason=Reason.FETCH_ERROR
+                )
+
+        return self._fetches.get(url, run)
+
+    def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
+        async def run() -> PageIndex:
+            passages = split_passages(page.markdown)
+            vectors = await self._in_pool(self._embeddings.embed, passages)
+            return PageIndex(passages, vectors)
+
+        return self._indexes.get(page.url, run)
+
+    def _ask(self, claim: str, passages: list[str]) -> asyncio.Task[Judgement]:
+        judge = self.judge
+
+        async def run() -> Judgement:
+            judgement = await judge.judge(claim, passages)
+            self.usage.judge_calls += 1
+            self.usage.judge_calls_by_provider[judge.name] = (
+                self.usage.judge_calls_by_provider.get(judge.name, 0) + 1
+            )
+            self.usage.prompt_tokens += judgement.prompt_tokens
+            self.usage.completion_tokens += judgement.completion_tokens
+            return judgement
+
+        return self._judgements.get((judge.name, judge.model, claim, tuple(passages)), run)
+
+    async def _verify_citation(self, claim: str, url: str) -> CitationVerdict:
+        page = await self._fetch(url)
+        if not page.judgeable:
+            assert page.label is not None
+            confidence = 0.0 if page.reason in _FAILURE_REASONS else RULE_CONFIDENCE
+            return CitationVerdict(
+                url=url,
+                label=page.label,
+                confidence=confidence,
+                final_url=page.final_url,
+                original_status=page.original_status,
+                rid=page.rid,
+                reason=page.reason,
+            )
+        index = await self._index(page)
+        if claim not in self._claim_vectors:
+            await self._embed_claims([claim])
+        passages = top_k_passages(
+            self._claim_vectors[claim], index.passages, index.vectors, self.settings.top_k
+        )
+        located = CitationVerdict(
+            url=url,
+            label=Label.NOT_FOUND,
+            final_url=page.final_url,
+            original_status=page.original_status,
+            rid=page.rid,
+        )
+        if not passages:
+            return replace(located, reason=Reason.NO_PASSAGES)
+        judgement = await self._ask(claim, passages)
+        if judgement.reason is not None:
+            return replace(located, label=judgement.label, reason=judgement.reason)
+        accepted = guard(judgement.label, judgement.evidence_quote, judgement.confidence, passages)
+        return replace(
+            located,
+            label=accepted.label,
+            evidence_quote=accepted.evidence_quote,
+            confidence=accepted.confidence,
+            reason=accepted.reason,
+        )
