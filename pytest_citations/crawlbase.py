@@ -14,7 +14,7 @@ import httpx
 from .errors import AuthenticationError, CitationsError
 from .redact import Secret
 from .settings import Settings
-from .transport import Requester
+from .transport import Requester, is_replayed
 from .verdicts import Usage
 
 #: HTTP status of a failed crawl: not billed, escalated to JavaScript (F6), not retried.
@@ -97,7 +97,6 @@ class CrawlbaseClient:
             "Crawlbase crawl", build, retry_statuses=_CRAWL_RETRY_STATUSES
         )
         self._check_auth(response, token)
-        self.usage.crawl_requests += 1
         result = CrawlResponse(
             status_code=response.status_code,
             cb_status=_int_header(response, "cb_status", "pc_status"),
@@ -107,20 +106,29 @@ class CrawlbaseClient:
             markdown=response.text if response.status_code == 200 else "",
             javascript=javascript,
         )
-        self._bill(result)
+        self._bill(result, replayed=is_replayed(response))
         return result
 
-    def _bill(self, result: CrawlResponse) -> None:
+    def _bill(self, result: CrawlResponse, *, replayed: bool) -> None:
+        """Count a crawl: spent when live, saved when a recording answered it."""
+        usage = self.usage
         # Crawlbase bills a crawl only when its own status is 200 (a 207 empty page is not).
-        if result.failed or result.cb_status not in (None, 200):
-            self.usage.failed_crawls += 1
+        billed = not result.failed and result.cb_status in (None, 200)
+        cost = (2.0 if result.javascript else 1.0) + (0.5 if result.rid else 0.0)
+        if replayed:
+            usage.replayed_crawls += 1
+            usage.replayed_credits += cost if billed else 0.0
+            return
+        usage.crawl_requests += 1
+        if not billed:
+            usage.failed_crawls += 1
             return
         if result.javascript:
-            self.usage.javascript_crawls += 1
+            usage.javascript_crawls += 1
         else:
-            self.usage.normal_crawls += 1
+            usage.normal_crawls += 1
         if result.rid:
-            self.usage.stored_pages += 1
+            usage.stored_pages += 1
 
     async def stored_page(self, rid: str) -> str:
         """The stored markdown of ``rid`` from the Storage API (free; any token of the account)."""

@@ -30,3 +30,11 @@ class AuthenticationError(CitationsError):
 
 class ConfigurationError(CitationsError):
     """A setting has a value the engine cannot use."""
+
+
+class RequestRefused(CitationsError):
+    """A transport declined to send a request (an offline replay that lacks it, say).
+
+    The verifier turns it into a verdict with reason ``request_refused`` for the citations
+    that needed the request, and keeps the message (which must hold no secret) on the claim.
+    """

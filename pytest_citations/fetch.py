@@ -14,6 +14,9 @@ from urllib.parse import urlsplit
 
 from .crawlbase import CrawlResponse
 from .labels import Label, Reason
+from .settings import Settings
+from .transport import Requester
+from .verdicts import Usage
 
 #: Fewer non-whitespace characters than this after readability means a thin page (F2).
 THIN_CHARS = 200
@@ -42,6 +45,14 @@ class Crawler(Protocol):
 
     async def crawl(self, url: str, *, readability: bool, javascript: bool) -> CrawlResponse:
         """One Crawling API call."""
+        ...
+
+
+class CrawlerFactory(Protocol):
+    """Builds a crawler from the settings, the shared HTTP sender and the run's usage."""
+
+    def __call__(self, settings: Settings, requester: Requester, usage: Usage) -> Crawler:
+        """A crawler for this run."""
         ...
 
 

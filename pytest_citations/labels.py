@@ -35,3 +35,4 @@ class Reason:
     QUOTE_NOT_IN_SOURCE = "evidence_quote_not_in_source"
     NO_PASSAGES = "no_passages"
     NO_CITATIONS = "no_citations"
+    REQUEST_REFUSED = "request_refused"

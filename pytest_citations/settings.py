@@ -62,6 +62,7 @@ class Settings:
     crawlbase_api_url: str = DEFAULT_CRAWLBASE_API_URL
     crawlbase_token: Secret | None = None
     crawlbase_js_token: Secret | None = None
+    fetcher: str = "crawlbase"
     judge_provider: str = "openai"
     judge_model: str | None = None
     openai_api_key: Secret | None = None

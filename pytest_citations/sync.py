@@ -36,6 +36,10 @@ class SyncVerifier:
             raise RuntimeError("this verifier is closed")
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run any coroutine on the verifier's loop and wait for its result."""
+        return self._call(coroutine)
+
     @property
     def usage(self) -> Usage:
         """What the verifier has spent so far."""

@@ -14,6 +14,13 @@ import httpx
 from .settings import Settings
 
 RETRYABLE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+#: Response extension set by a transport that answered from a recording (nothing was spent).
+REPLAYED = "pytest_citations.replayed"
+
+
+def is_replayed(response: httpx.Response) -> bool:
+    """True when a recording, not the network, answered this request."""
+    return bool(response.extensions.get(REPLAYED))
 
 
 class TransientError(Exception):
@@ -24,13 +31,24 @@ class TransientError(Exception):
         super().__init__(f"{what}: {detail}")
 
 
-def make_http_client(settings: Settings) -> httpx.AsyncClient:
-    """One async client for the run: TLS verified, explicit timeouts, pooled connections."""
-    limit = max(settings.concurrency, 1)
+def network_transport(settings: Settings) -> httpx.AsyncHTTPTransport:
+    """The real network: TLS verified, a connection pool sized to the concurrency limit."""
+    limit = max(settings.concurrency, 1) * 2
+    return httpx.AsyncHTTPTransport(
+        verify=True, limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit)
+    )
+
+
+def make_http_client(
+    settings: Settings, transport: httpx.AsyncBaseTransport | None = None
+) -> httpx.AsyncClient:
+    """One async client for the run, with explicit timeouts and no redirect following.
+
+    ``transport`` wraps or replaces :func:`network_transport` (the plugin's cassettes do).
+    """
     return httpx.AsyncClient(
+        transport=transport or network_transport(settings),
         timeout=httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout),
-        limits=httpx.Limits(max_connections=limit * 2, max_keepalive_connections=limit * 2),
-        verify=True,
         follow_redirects=False,
         headers={"User-Agent": "pytest-citations"},
     )

@@ -62,14 +62,20 @@ class ClaimVerdict:
     claim: str
     label: Label
     citations: tuple[CitationVerdict, ...] = ()
+    #: Why some citations could not be checked at all (say, a request an offline replay
+    #: lacks); never holds a secret.
+    problems: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping in the shape of 000's ``/verify`` response."""
-        return {
+        data: dict[str, Any] = {
             "claim": self.claim,
             "overall": self.label.value,
             "citations": [verdict.to_dict() for verdict in self.citations],
         }
+        if self.problems:
+            data["problems"] = list(self.problems)
+        return data
 
 
 @dataclass
@@ -86,6 +92,11 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     judge_calls_by_provider: dict[str, int] = field(default_factory=dict)
+    #: Answered by recordings: what the same run would have cost live.
+    replayed_crawls: int = 0
+    replayed_credits: float = 0.0
+    replayed_judge_calls: int = 0
+    replayed_judge_tokens: int = 0
 
     @property
     def credits(self) -> float:
@@ -109,6 +120,10 @@ class Usage:
             "judge_calls",
             "prompt_tokens",
             "completion_tokens",
+            "replayed_crawls",
+            "replayed_credits",
+            "replayed_judge_calls",
+            "replayed_judge_tokens",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for provider, count in other.judge_calls_by_provider.items():

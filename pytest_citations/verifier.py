@@ -20,14 +20,15 @@ from .aggregate import aggregate_verdicts
 from .audit import AuditLog
 from .crawlbase import CrawlbaseClient
 from .embeddings import Embedder, EmbeddingCache, Vectors, make_embedder
-from .errors import ConfigurationError
-from .fetch import Crawler, FetchResult, fetch_citation
+from .errors import ConfigurationError, RequestRefused
+from .fetch import Crawler, CrawlerFactory, FetchResult, fetch_citation
 from .guard import guard
 from .judges import BUILTIN_JUDGES, Judge, JudgeFactory, Judgement
 from .labels import Label, Reason
 from .passages import split_passages
 from .retrieval import top_k_passages
 from .settings import Settings
+from .tracing import WorkObserver, current_work
 from .transport import Requester, TransientError, make_http_client
 from .verdicts import CitationVerdict, ClaimVerdict, Usage
 
@@ -62,14 +63,28 @@ class PageIndex:
 
 @dataclass
 class _Once:
-    """Memoises coroutines by key: the first caller starts the task, later callers await it."""
+    """Memoises coroutines by key: the first caller starts the task, later callers await it.
 
+    The task runs with :data:`~pytest_citations.tracing.current_work` set to its key, and the
+    observer hears of every use, so that recorded traffic can follow shared work.
+    """
+
+    kind: str
+    observer: WorkObserver | None = None
     tasks: dict[Any, asyncio.Task[Any]] = field(default_factory=dict)
 
     def get(self, key: Any, start: Callable[[], Awaitable[T]]) -> asyncio.Task[T]:
+        work = (self.kind, key)
+        if self.observer is not None:
+            self.observer.used(work)
         task = self.tasks.get(key)
         if task is None:
-            task = asyncio.ensure_future(start())
+
+            async def run() -> T:
+                current_work.set(work)
+                return await start()
+
+            task = asyncio.ensure_future(run())
             self.tasks[key] = task
         return task
 
@@ -85,9 +100,11 @@ class _Once:
 class Verifier:
     """Verifies claims against their cited URLs. Use as ``async with Verifier(settings) as v``.
 
-    Backends can be swapped: ``crawler`` (anything with the fetch rules' ``crawl``),
+    Backends can be swapped: ``crawler`` (anything with the fetch rules' ``crawl``) or
+    ``fetchers`` (name → factory, chosen by ``settings.fetcher``),
     ``judge`` (a :class:`~pytest_citations.judges.Judge`) and ``embedder``; ``judges`` maps
-    extra provider names to factories.
+    extra provider names to factories; ``observer`` hears which shared work each caller
+    needs (see :mod:`pytest_citations.tracing`).
     """
 
     def __init__(
@@ -100,6 +117,8 @@ class Verifier:
         audit: AuditLog | None = None,
         http: httpx.AsyncClient | None = None,
         judges: Mapping[str, JudgeFactory] | None = None,
+        fetchers: Mapping[str, CrawlerFactory] | None = None,
+        observer: WorkObserver | None = None,
     ) -> None:
         self.settings = settings or Settings.from_env()
         self.usage = Usage()
@@ -107,6 +126,15 @@ class Verifier:
         self._crawler = crawler
         self._judge = judge
         self._judge_factories = {**BUILTIN_JUDGES, **(judges or {})}
+        self._fetcher_factories: dict[str, CrawlerFactory] = {
+            "crawlbase": CrawlbaseClient,
+            **(fetchers or {}),
+        }
+        if self.settings.fetcher not in self._fetcher_factories and crawler is None:
+            raise ConfigurationError(
+                f"unknown fetcher {self.settings.fetcher!r}; choose one of "
+                + ", ".join(sorted(self._fetcher_factories))
+            )
         if self.settings.judge_provider not in self._judge_factories and judge is None:
             raise ConfigurationError(
                 f"unknown judge provider {self.settings.judge_provider!r}; choose one of "
@@ -119,9 +147,9 @@ class Verifier:
         self._http = http
         self._owns_http = http is None
         self._requester: Requester | None = None
-        self._fetches = _Once()
-        self._indexes = _Once()
-        self._judgements = _Once()
+        self._fetches = _Once("fetch", observer)
+        self._indexes = _Once("index", observer)
+        self._judgements = _Once("judge", observer)
         self._claim_vectors: dict[str, Vectors] = {}
         self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citations-embed")
 
@@ -133,7 +161,8 @@ class Verifier:
             self._http, self.settings, asyncio.Semaphore(self.settings.concurrency)
         )
         if self._crawler is None:
-            self._crawler = CrawlbaseClient(self.settings, self._requester, self.usage)
+            factory = self._fetcher_factories[self.settings.fetcher]
+            self._crawler = factory(self.settings, self._requester, self.usage)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -192,10 +221,13 @@ class Verifier:
             self._claim_vectors.update(zip(todo, vectors, strict=True))
 
     async def _verify_claim(self, request: ClaimRequest) -> ClaimVerdict:
+        problems: list[str] = []
         verdicts = await asyncio.gather(
-            *(self._verify_citation(request.claim, url) for url in request.urls)
+            *(self._verify_refusable(request.claim, url, problems) for url in request.urls)
         )
-        result = ClaimVerdict(request.claim, aggregate_verdicts(verdicts), tuple(verdicts))
+        result = ClaimVerdict(
+            request.claim, aggregate_verdicts(verdicts), tuple(verdicts), tuple(problems)
+        )
         if self.audit is not None:
             self.audit.record([result])
         return result
@@ -225,6 +257,12 @@ class Verifier:
 
         async def run() -> Judgement:
             judgement = await judge.judge(claim, passages)
+            if judgement.replayed:
+                self.usage.replayed_judge_calls += 1
+                self.usage.replayed_judge_tokens += (
+                    judgement.prompt_tokens + judgement.completion_tokens
+                )
+                return judgement
             self.usage.judge_calls += 1
             self.usage.judge_calls_by_provider[judge.name] = (
                 self.usage.judge_calls_by_provider.get(judge.name, 0) + 1
@@ -235,7 +273,15 @@ class Verifier:
 
         return self._judgements.get((judge.name, judge.model, claim, tuple(passages)), run)
 
-    async def _verify_citation(self, claim: str, url: str) -> CitationVerdict:
+    async def _verify_refusable(self, claim: str, url: str, problems: list[str]) -> CitationVerdict:
+        """A refused request (missing from an offline replay) fails only this citation."""
+        try:
+            return await self._verify_citation(claim, url, problems)
+        except RequestRefused as refused:
+            _note(problems, refused)
+            return CitationVerdict(url=url, label=Label.NOT_FOUND, reason=Reason.REQUEST_REFUSED)
+
+    async def _verify_citation(self, claim: str, url: str, problems: list[str]) -> CitationVerdict:
         page = await self._fetch(url)
         if not page.judgeable:
             assert page.label is not None
@@ -264,7 +310,11 @@ class Verifier:
         )
         if not passages:
             return replace(located, reason=Reason.NO_PASSAGES)
-        judgement = await self._ask(claim, passages)
+        try:
+            judgement = await self._ask(claim, passages)
+        except RequestRefused as refused:
+            _note(problems, refused)
+            return replace(located, reason=Reason.REQUEST_REFUSED)
         if judgement.reason is not None:
             return replace(located, label=judgement.label, reason=judgement.reason)
         accepted = guard(judgement.label, judgement.evidence_quote, judgement.confidence, passages)
@@ -275,3 +325,8 @@ class Verifier:
             confidence=accepted.confidence,
             reason=accepted.reason,
         )
+
+
+def _note(problems: list[str], error: Exception) -> None:
+    if str(error) not in problems:
+        problems.append(str(error))

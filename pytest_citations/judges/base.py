@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import httpx
@@ -14,7 +14,7 @@ from ..errors import AuthenticationError
 from ..labels import Label, Reason
 from ..redact import Secret
 from ..settings import Settings
-from ..transport import Requester, TransientError
+from ..transport import Requester, TransientError, is_replayed
 from .prompt import JUDGE_LABELS, SYSTEM_PROMPT, user_message
 
 
@@ -28,6 +28,8 @@ class Judgement:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reason: str | None = None
+    #: Answered by a recording rather than the provider: nothing was spent.
+    replayed: bool = False
 
     @classmethod
     def failed(cls, reason: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> Judgement:
@@ -124,17 +126,23 @@ class HttpJudge:
             raise AuthenticationError(
                 self.key.variable, f"The {self.name} judge", response.status_code
             )
+        replayed = is_replayed(response)
         if response.status_code != 200:
-            return Judgement.failed(Reason.JUDGE_ERROR)
+            return replace(Judgement.failed(Reason.JUDGE_ERROR), replayed=replayed)
         try:
             content, prompt_tokens, completion_tokens = self.read(response.json())
         except (ValueError, KeyError, IndexError, TypeError):
-            return Judgement.failed(Reason.JUDGE_INVALID_RESPONSE)
+            return replace(Judgement.failed(Reason.JUDGE_INVALID_RESPONSE), replayed=replayed)
         parsed = parse_verdict(content)
         if parsed is None:
-            return Judgement.failed(Reason.JUDGE_INVALID_RESPONSE, prompt_tokens, completion_tokens)
+            failed = Judgement.failed(
+                Reason.JUDGE_INVALID_RESPONSE, prompt_tokens, completion_tokens
+            )
+            return replace(failed, replayed=replayed)
         label, quote, confidence = parsed
-        return Judgement(label, quote, confidence, prompt_tokens, completion_tokens)
+        return Judgement(
+            label, quote, confidence, prompt_tokens, completion_tokens, replayed=replayed
+        )
 
 
 def _int(value: Any) -> int:

@@ -1,0 +1,116 @@
+"""Assertion helpers with pytest-quality messages, and the explanation of a claim's verdict
+that failing items and helpers share. No pytest import: they raise ``AssertionError``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
+from typing import Protocol
+
+from .aggregate import Precision
+from .labels import Label
+from .verdicts import CitationVerdict, ClaimVerdict
+
+
+class Verifies(Protocol):
+    """Anything that verifies a claim synchronously (the ``citation_verifier`` fixture)."""
+
+    def verify(self, claim: str, urls: Sequence[str]) -> ClaimVerdict:
+        """Verify one claim against its cited URLs."""
+        ...
+
+
+#: The verifier of the running test, set by the ``citation_verifier`` fixture.
+active_verifier: ContextVar[Verifies | None] = ContextVar("citations_verifier", default=None)
+
+
+def explain(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
+    """The claim, its label, and per URL: label, reason, final URL, status and quote."""
+    lines = [f"claim: {verdict.claim}", f"label: {verdict.label.value}"]
+    for position, citation in enumerate(verdict.citations):
+        marker = f"[{markers[position]}] " if position < len(markers) else ""
+        lines.append(f"  {marker}{citation.url}")
+        detail = f"      {citation.label.value}"
+        if citation.reason:
+            detail += f" ({citation.reason})"
+        detail += f", confidence {citation.confidence:.2f}"
+        lines.append(detail)
+        if citation.final_url and citation.final_url != citation.url:
+            lines.append(f"      final URL: {citation.final_url}")
+        status = citation.original_status
+        lines.append(
+            f"      origin status: {status if status is not None else '-'}"
+            f", rid: {citation.rid or '-'}"
+        )
+        if citation.evidence_quote:
+            lines.append(f'      quote: "{citation.evidence_quote}"')
+    for problem in verdict.problems:
+        lines.append(f"  not checked: {problem}")
+    return "\n".join(lines)
+
+
+def _verifier(verifier: Verifies | None) -> Verifies:
+    chosen = verifier or active_verifier.get()
+    if chosen is None:
+        raise RuntimeError(
+            "no citation verifier is active: request the 'citation_verifier' fixture in this "
+            "test, or pass verifier="
+        )
+    return chosen
+
+
+def assert_supported(
+    claim: str, urls: Sequence[str] | str, *, verifier: Verifies | None = None
+) -> ClaimVerdict:
+    """Fail unless the claim comes out ``supported`` (at least one citation supports it and
+    none contradicts it, A1). Returns the verdict for further checks."""
+    verdict = _verifier(verifier).verify(claim, [urls] if isinstance(urls, str) else urls)
+    if verdict.label is not Label.SUPPORTED or verdict.problems:
+        raise AssertionError(f"claim is not supported by its citations\n{explain(verdict)}")
+    return verdict
+
+
+def assert_not_contradicted(
+    claim: str, urls: Sequence[str] | str, *, verifier: Verifies | None = None
+) -> ClaimVerdict:
+    """Fail when any cited page contradicts the claim (or could not be checked)."""
+    verdict = _verifier(verifier).verify(claim, [urls] if isinstance(urls, str) else urls)
+    if verdict.label is Label.CONTRADICTED or verdict.problems:
+        raise AssertionError(f"claim is contradicted by a cited page\n{explain(verdict)}")
+    return verdict
+
+
+def _citations(verdicts: Iterable[ClaimVerdict | CitationVerdict]) -> list[CitationVerdict]:
+    found: list[CitationVerdict] = []
+    for verdict in verdicts:
+        if isinstance(verdict, ClaimVerdict):
+            found.extend(verdict.citations)
+        else:
+            found.append(verdict)
+    return found
+
+
+def assert_precision(
+    verdicts: Iterable[ClaimVerdict | CitationVerdict] | ClaimVerdict, minimum: float
+) -> Precision:
+    """Fail when citation precision (supported / all claim–URL pairs, A2) is below
+    ``minimum``. Accepts claim verdicts, citation verdicts, or one claim verdict."""
+    if not 0 <= minimum <= 1:
+        raise ValueError("minimum must be between 0 and 1")
+    items = [verdicts] if isinstance(verdicts, ClaimVerdict) else list(verdicts)
+    citations = _citations(items)
+    precision = Precision.of(citation.label for citation in citations)
+    value = precision.citation
+    if value is None or value < minimum:
+        shown = "n/a" if value is None else f"{value:.4f}"
+        lines = [
+            f"citation precision {shown} ({precision.supported}/{precision.total}) "
+            f"is below the minimum {minimum:.4f}"
+        ]
+        lines += [
+            f"  {c.label.value:<12} {c.url}" + (f" ({c.reason})" if c.reason else "")
+            for c in citations
+            if c.label is not Label.SUPPORTED
+        ]
+        raise AssertionError("\n".join(lines))
+    return precision

@@ -1,0 +1,330 @@
+"""Case files: YAML with a question, an answer, its citations and its claims.
+
+Parsing is strict and every error names the file, the line and what is wrong, so a broken
+case file is a readable collection error. No pytest here: the plugin wraps these types.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import CitationsError
+from .fetch import is_supported_url
+
+CASE_KEYS = frozenset(
+    {
+        "id",
+        "question",
+        "answer",
+        "citations",
+        "claims",
+        "min_precision",
+        "retrieved",
+        "topic",
+        "criteria",
+        "tags",
+        "notes",
+    }
+)
+CLAIM_KEYS = frozenset({"text", "cites", "id", "topic", "expect", "general", "notes"})
+_ID = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+class CaseFileError(CitationsError):
+    """A case file that cannot be used; ``line`` is 1-based (0 when unknown)."""
+
+    def __init__(self, path: Path | str, line: int, message: str) -> None:
+        self.path = Path(path)
+        self.line = line
+        self.message = message
+        where = f"{self.path}:{line}" if line else str(self.path)
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a case, with the URLs it cites (resolved from markers)."""
+
+    index: int
+    text: str
+    urls: tuple[str, ...]
+    markers: tuple[str, ...]
+    line: int
+    topic: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The item name: ``claim-1``, ``claim-2`` … (stable while the order holds)."""
+        return f"claim-{self.index}"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One question with its answer, citations and claims."""
+
+    id: str
+    path: Path
+    line: int
+    question: str | None
+    answer: str | None
+    citations: dict[str, str]
+    claims: tuple[Claim, ...]
+    min_precision: float | None = None
+    retrieved: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class _LineLoader(yaml.SafeLoader):
+    """A safe loader whose mappings remember the line of each key and of themselves."""
+
+
+class _Mapping(dict[Any, Any]):
+    line: int = 0
+    key_lines: dict[Any, int]
+
+
+class _Sequence(list[Any]):
+    line: int = 0
+    item_lines: list[int]
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Mapping:
+    loader.flatten_mapping(node)
+    mapping = _Mapping()
+    mapping.line = node.start_mark.line + 1
+    mapping.key_lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in mapping:
+            raise CaseFileError("", key_node.start_mark.line + 1, f"duplicate key {key!r}")
+        mapping[key] = loader.construct_object(value_node, deep=True)
+        mapping.key_lines[key] = key_node.start_mark.line + 1
+    return mapping
+
+
+def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> _Sequence:
+    sequence = _Sequence(loader.construct_object(child, deep=True) for child in node.value)
+    sequence.line = node.start_mark.line + 1
+    sequence.item_lines = [child.start_mark.line + 1 for child in node.value]
+    return sequence
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+
+
+def _line_of(container: Any, key: Any = None, default: int = 0) -> int:
+    if isinstance(container, _Mapping):
+        return container.key_lines.get(key, container.line) if key is not None else container.line
+    if isinstance(container, _Sequence):
+        if isinstance(key, int) and 0 <= key < len(container.item_lines):
+            return container.item_lines[key]
+        return container.line
+    return default
+
+
+def _slug(text: str) -> str:
+    return _ID.sub("-", text).strip("-") or "case"
+
+
+class _Parser:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def error(self, line: int, message: str) -> CaseFileError:
+        return CaseFileError(self.path, line, message)
+
+    def text(self, container: Any, key: str, *, required: bool) -> str | None:
+        value = container.get(key)
+        if value is None:
+            if required:
+                raise self.error(_line_of(container), f"'{key}' is required")
+            return None
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            raise self.error(_line_of(container, key), f"'{key}' must be text")
+        value = str(value).strip()
+        if required and not value:
+            raise self.error(_line_of(container, key), f"'{key}' must not be empty")
+        return value
+
+    def url(self, value: Any, line: int, what: str) -> str:
+        if not isinstance(value, str) or not is_supported_url(value):
+            raise self.error(line, f"{what} is not an http(s) URL: {value!r}")
+        return value.strip()
+
+    def citations(self, raw: Any, line: int) -> dict[str, str]:
+        if raw is None:
+            return {}
+        if isinstance(raw, list):
+            return {
+                str(number): self.url(
+                    value, _line_of(raw, number - 1, line), f"citation [{number}]"
+                )
+                for number, value in enumerate(raw, start=1)
+            }
+        if isinstance(raw, dict):
+            return {
+                str(marker).strip("[] "): self.url(
+                    value, _line_of(raw, marker, line), f"citation [{marker}]"
+                )
+                for marker, value in raw.items()
+            }
+        raise self.error(line, "'citations' must be a mapping of marker to URL, or a list of URLs")
+
+    def claim(self, raw: Any, index: int, line: int, citations: dict[str, str]) -> Claim:
+        if isinstance(raw, str):
+            raw_map: dict[str, Any] = {"text": raw}
+        elif isinstance(raw, dict):
+            raw_map = raw
+            unknown = sorted(set(raw_map) - CLAIM_KEYS, key=str)
+            if unknown:
+                raise self.error(
+                    _line_of(raw, unknown[0], line),
+                    f"unknown key {unknown[0]!r} in claim {index} (allowed: "
+                    + ", ".join(sorted(CLAIM_KEYS))
+                    + ")",
+                )
+        else:
+            raise self.error(line, f"claim {index} must be a mapping with 'text' and 'cites'")
+        text = raw_map.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise self.error(_line_of(raw_map, "text", line), f"claim {index} has an empty text")
+        cites = raw_map.get("cites", [])
+        if isinstance(cites, str | int):
+            cites = [cites]
+        if not isinstance(cites, list):
+            raise self.error(
+                _line_of(raw_map, "cites", line), f"'cites' of claim {index} must be a list"
+            )
+        urls: list[str] = []
+        markers: list[str] = []
+        cites_line = _line_of(raw_map, "cites", line)
+        for position, cite in enumerate(cites):
+            cite_line = _line_of(cites, position, cites_line)
+            marker = str(cite).strip().strip("[]").strip()
+            if marker in citations:
+                urls.append(citations[marker])
+                markers.append(marker)
+            elif isinstance(cite, str) and "://" in cite:
+                urls.append(self.url(cite, cite_line, f"claim {index} cites"))
+                markers.append(cite.strip())
+            else:
+                known = ", ".join(f"[{m}]" for m in citations) or "none"
+                raise self.error(
+                    cite_line,
+                    f"claim {index} cites [{marker}], which is not in 'citations' (known: {known})",
+                )
+        topic = raw_map.get("topic")
+        return Claim(
+            index=index,
+            text=" ".join(text.split()),
+            urls=tuple(dict.fromkeys(urls)),
+            markers=tuple(markers),
+            line=_line_of(raw, None, line) if isinstance(raw, dict) else line,
+            topic=str(topic) if topic is not None else None,
+        )
+
+    def case(self, raw: Any, line: int, default_id: str, ids: set[str]) -> Case:
+        if not isinstance(raw, dict):
+            raise self.error(line, "a case must be a mapping with 'claims' and 'citations'")
+        unknown = sorted(set(raw) - CASE_KEYS, key=str)
+        if unknown:
+            raise self.error(
+                _line_of(raw, unknown[0], line),
+                f"unknown key {unknown[0]!r} (allowed: " + ", ".join(sorted(CASE_KEYS)) + ")",
+            )
+        case_id = _slug(self.text(raw, "id", required=False) or default_id)
+        if case_id in ids:
+            raise self.error(_line_of(raw, "id", line), f"duplicate case id {case_id!r}")
+        ids.add(case_id)
+        citations = self.citations(raw.get("citations"), _line_of(raw, "citations", line))
+        raw_claims = raw.get("claims")
+        claims_line = _line_of(raw, "claims", line)
+        if not isinstance(raw_claims, list) or not raw_claims:
+            raise self.error(claims_line, "'claims' must be a non-empty list")
+        claims = tuple(
+            self.claim(item, number, _line_of(raw_claims, number - 1, claims_line), citations)
+            for number, item in enumerate(raw_claims, start=1)
+        )
+        min_precision = raw.get("min_precision")
+        if min_precision is not None and (
+            isinstance(min_precision, bool)
+            or not isinstance(min_precision, int | float)
+            or not 0 <= min_precision <= 1
+        ):
+            raise self.error(
+                _line_of(raw, "min_precision", line), "'min_precision' must be a number from 0 to 1"
+            )
+        retrieved_raw = raw.get("retrieved") or []
+        if not isinstance(retrieved_raw, list):
+            raise self.error(_line_of(raw, "retrieved", line), "'retrieved' must be a list of URLs")
+        retrieved = tuple(
+            self.url(value, _line_of(retrieved_raw, n, line), "retrieved URL")
+            for n, value in enumerate(retrieved_raw)
+        )
+        return Case(
+            id=case_id,
+            path=self.path,
+            line=_line_of(raw, None, line),
+            question=self.text(raw, "question", required=False),
+            answer=self.text(raw, "answer", required=False),
+            citations=citations,
+            claims=claims,
+            min_precision=float(min_precision) if min_precision is not None else None,
+            retrieved=retrieved,
+            extra={key: raw[key] for key in ("topic", "criteria", "tags") if key in raw},
+        )
+
+
+def load_cases(path: Path, text: str | None = None) -> list[Case]:
+    """Parse one case file: a single case, or several under a top-level ``cases:`` list."""
+    parser = _Parser(path)
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise CaseFileError(path, 0, f"cannot read the file: {error}") from None
+    try:
+        document = yaml.load(text, Loader=_LineLoader)  # a SafeLoader subclass
+    except CaseFileError as error:
+        raise CaseFileError(path, error.line, error.message) from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark is not None else 0
+        problem = error.problem or str(error)
+        raise CaseFileError(path, line, f"invalid YAML: {problem}") from None
+    except yaml.YAMLError as error:
+        raise CaseFileError(path, 0, f"invalid YAML: {error}") from None
+    if document is None:
+        raise CaseFileError(path, 1, "the file is empty")
+    stem = _slug(path.stem)
+    ids: set[str] = set()
+    if isinstance(document, dict) and "cases" in document:
+        extra = sorted(set(document) - {"cases"}, key=str)
+        if extra:
+            raise CaseFileError(
+                path, _line_of(document, extra[0]), f"unknown key {extra[0]!r} beside 'cases'"
+            )
+        items = document["cases"]
+        if not isinstance(items, list) or not items:
+            raise CaseFileError(
+                path, _line_of(document, "cases"), "'cases' must be a non-empty list"
+            )
+        return [
+            parser.case(item, _line_of(items, n - 1), f"{stem}-{n}", ids)
+            for n, item in enumerate(items, start=1)
+        ]
+    return [parser.case(document, 1, stem, ids)]
+
+
+def iter_claims(cases: list[Case]) -> Iterator[tuple[Case, Claim]]:
+    """Every claim of every case, in file order."""
+    for case in cases:
+        for claim in case.claims:
+            yield case, claim

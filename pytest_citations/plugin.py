@@ -1,0 +1,357 @@
+"""The pytest plugin: options, collection of case files, the ``citation_verifier`` fixture,
+the header, the summary and the JSON report. Every hook delegates in a few lines."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import hookspecs
+from .assertions import active_verifier, assert_not_contradicted, assert_supported, explain
+from .cassettes import RecordMode
+from .items import RECORD_PROPERTY, RUNTIME_KEY, CaseFile, looks_like_cassette
+from .report import RunReport, merge_usage
+from .runtime import Options, Runtime, check_recording_secrets
+from .verdicts import ClaimVerdict
+
+OPTIONS_KEY = pytest.StashKey[Options]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Declare ``pytest_citations_vcr`` and ``pytest_citations_backends``."""
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Command-line options and ini keys; precedence: command line > environment > ini."""
+    group = parser.getgroup("citations", "citation checks of LLM answers (pytest-citations)")
+    group.addoption(
+        "--citations",
+        action="store_true",
+        default=False,
+        help="collect YAML case files (*.yaml, *.yml) as citation checks.",
+    )
+    group.addoption(
+        "--citations-record",
+        choices=[mode.value for mode in RecordMode],
+        default=None,
+        help="cassette record mode (default: none = replay only, offline).",
+    )
+    group.addoption(
+        "--citations-judge",
+        default=None,
+        help="judge provider: openai (default), anthropic, ollama.",
+    )
+    group.addoption("--citations-model", default=None, help="judge model of the provider.")
+    group.addoption(
+        "--citations-concurrency",
+        type=int,
+        default=None,
+        help="requests in flight at once (default 4, env BATCH_CONCURRENCY).",
+    )
+    group.addoption(
+        "--citations-cassette-dir",
+        default=None,
+        help="cassette folder (default: cassettes/ at the rootdir).",
+    )
+    group.addoption(
+        "--citations-report",
+        default=None,
+        metavar="PATH",
+        help="write the JSON report of every case, claim and citation to PATH.",
+    )
+    group.addoption(
+        "--citations-min-precision",
+        default=None,
+        metavar="X",
+        help="fail a case, and the run, whose citation precision is below X.",
+    )
+    group.addoption(
+        "--citations-fail-on",
+        default=None,
+        metavar="LABELS",
+        help="comma-separated claim labels that fail a claim (default contradicted).",
+    )
+    group.addoption(
+        "--citations-embedder",
+        default=None,
+        help="embedding model name or path (default all-MiniLM-L6-v2).",
+    )
+    group.addoption(
+        "--citations-audit",
+        default=None,
+        metavar="PATH",
+        help="append every citation verdict to an SQLite audit index at PATH.",
+    )
+    parser.addini("citations_record_mode", "cassette record mode (default none)")
+    parser.addini("citations_cassette_dir", "cassette folder, relative to the rootdir")
+    parser.addini("citations_judge", "judge provider")
+    parser.addini("citations_model", "judge model")
+    parser.addini("citations_concurrency", "requests in flight at once")
+    parser.addini("citations_report", "path of the JSON report")
+    parser.addini("citations_min_precision", "minimum citation precision per case and run")
+    parser.addini("citations_fail_on", "claim labels that fail a claim", type="args")
+    parser.addini("citations_embedding_model", "embedding model name or path")
+    parser.addini("citations_audit_db", "path of the SQLite audit index")
+    parser.addini("citations_fetcher", "fetcher backend name (default crawlbase)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Read the options once; a broken case file must not stop the other files."""
+    options = Options.from_config(config)
+    config.stash[OPTIONS_KEY] = options
+    if options.enabled:
+        _register_reporter(config, options)
+        # A broken case file is a collection error; the rest of the files still run.
+        config.option.continue_on_collection_errors = True
+
+
+def _runtime(config: pytest.Config) -> Runtime:
+    """The session's runtime, built on first use by items and the fixture alike."""
+    if RUNTIME_KEY not in config.stash:
+        options = config.stash[OPTIONS_KEY]
+        runtime = Runtime(config, options)
+        try:
+            check_recording_secrets(options, runtime.settings)
+        except pytest.UsageError:
+            runtime.close()
+            raise
+        config.stash[RUNTIME_KEY] = runtime
+    return config.stash[RUNTIME_KEY]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start the runtime early when case files will run, so a usage error comes first."""
+    options = session.config.stash[OPTIONS_KEY]
+    if options.enabled and not _is_xdist_controller(session.config):
+        _runtime(session.config)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
+    """Case files, only with ``--citations``; never a cassette."""
+    options = parent.config.stash[OPTIONS_KEY]
+    if not options.enabled or file_path.suffix not in (".yaml", ".yml"):
+        return None
+    if options.cassette_dir.resolve() in file_path.resolve().parents:
+        return None
+    try:
+        if looks_like_cassette(file_path.read_text(encoding="utf-8", errors="replace")):
+            return None
+    except OSError:
+        pass
+    return CaseFile.from_parent(parent, path=file_path)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    """One line that says how to reproduce the run."""
+    options = config.stash[OPTIONS_KEY]
+    if not options.enabled:
+        return None
+    from .settings import DEFAULT_MODELS
+
+    model = options.model or DEFAULT_MODELS.get(options.judge, "?")
+    return [
+        f"citations: record={options.record_mode.value} judge={options.judge} model={model} "
+        f"cassettes={_shown(options.cassette_dir, config.rootpath)} "
+        f"embedder={options.embedding_model} concurrency={options.concurrency} "
+        f"fail_on={','.join(options.fail_on)}"
+        + (f" min_precision={options.min_precision:g}" if options.min_precision is not None else "")
+    ]
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root)) + "/"
+    except ValueError:
+        return str(path)
+
+
+def pytest_report_teststatus(
+    report: pytest.TestReport, config: pytest.Config
+) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
+    """Verbose output shows each claim's label, and unverified citations even on a pass."""
+    if report.when != "call" or not report.passed:
+        return None
+    record = _record(report)
+    if record is None:
+        return None
+    unverified = [c for c in record["citations"] if c["label"] in ("not_found", "unreachable")]
+    word = f"PASSED [{record['label']}]"
+    if unverified:
+        word += " " + ", ".join(f"{c['label']}:{c['reason'] or '-'}" for c in unverified)
+        return "passed", ".", (word, {"yellow": True})
+    return "passed", ".", (word, {"green": True})
+
+
+def _record(report: pytest.TestReport) -> dict[str, Any] | None:
+    for name, value in report.user_properties:
+        if name == RECORD_PROPERTY:
+            loaded: dict[str, Any] = json.loads(str(value))
+            return loaded
+    return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Hand this process's spending to the xdist controller, then close the runtime."""
+    config = session.config
+    runtime = config.stash.get(RUNTIME_KEY, None)
+    if runtime is None:
+        return
+    usage = runtime.usage
+    if hasattr(config, "workeroutput"):
+        config.workeroutput["citations_usage"] = usage.to_dict()
+    elif REPORTER_KEY in config.stash:
+        config.stash[REPORTER_KEY].report.usage.add(usage)
+    runtime.close()
+    del config.stash[RUNTIME_KEY]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Unregister the reporter and close whatever is still open."""
+    runtime = config.stash.get(RUNTIME_KEY, None)
+    if runtime is not None:
+        runtime.close()
+        del config.stash[RUNTIME_KEY]
+    reporter = config.stash.get(REPORTER_KEY, None)
+    if reporter is not None:
+        del config.stash[REPORTER_KEY]
+        config.pluginmanager.unregister(reporter)
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None)) and not _is_xdist_worker(config)
+
+
+class CitationsReporter:
+    """Merges claim records (local or from xdist workers), prints the summary, writes the
+    JSON report and gates the run on the suite's precision, like ``--cov-fail-under``."""
+
+    def __init__(self, config: pytest.Config, options: Options) -> None:
+        self.config = config
+        self.options = options
+        self.report = RunReport()
+        self.precision_failed = False
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call":
+            record = _record(report)
+            if record is not None:
+                self.report.add_claim(record)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", {})
+        if "citations_usage" in output:
+            merge_usage(self.report.usage, output["citations_usage"])
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.options.report is not None:
+            self.report.write_json(self.options.report)
+        minimum = self.options.min_precision
+        value = self.report.precision.citation
+        if minimum is not None and self.report and (value is None or value < minimum):
+            self.precision_failed = True
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.report:
+            return
+        write = terminalreporter.write_line
+        terminalreporter.section("citations")
+        for line in self.report.table_lines():
+            write(line)
+        unverified = self.report.unverified()
+        if unverified:
+            write("")
+            write("citations not verified:")
+            for nodeid, citation in unverified:
+                reason = f" ({citation['reason']})" if citation.get("reason") else ""
+                write(f"  {nodeid}: {citation['label']}{reason} {citation['url']}")
+        write("")
+        for line in self.report.precision.lines():
+            write(line)
+        write(self.report.usage_line())
+        if self.options.report is not None:
+            write(f"citations report: {self.options.report}")
+        if self.precision_failed:
+            assert self.options.min_precision is not None
+            terminalreporter.write_line(
+                f"FAIL Required citation precision of {self.options.min_precision:g} "
+                f"not reached: {self.report.precision.lines()[0]}",
+                red=True,
+            )
+
+
+REPORTER_KEY = pytest.StashKey[CitationsReporter]()
+
+
+def _register_reporter(config: pytest.Config, options: Options) -> None:
+    if _is_xdist_worker(config):
+        return
+    reporter = CitationsReporter(config, options)
+    config.stash[REPORTER_KEY] = reporter
+    config.pluginmanager.register(reporter, "citations-reporter")
+
+
+@pytest.fixture
+def citation_verifier(request: pytest.FixtureRequest) -> Iterator[CitationVerifier]:
+    """Verify claims against URLs inside a test; traffic goes to the test's own cassette
+    (``<cassettes>/<test module>/<test name>.yaml``) and replays offline by default."""
+    runtime = _runtime(request.config)
+    path = runtime.test_cassette_path(request.path, request.node.name)
+    runtime.register_test_source(path, request.node.nodeid)
+    session = runtime.library.open(path)
+    verifier = CitationVerifier(runtime, session)
+    token = active_verifier.set(verifier)
+    try:
+        yield verifier
+    finally:
+        active_verifier.reset(token)
+        session.close()
+
+
+class CitationVerifier:
+    """What the ``citation_verifier`` fixture gives a test."""
+
+    def __init__(self, runtime: Runtime, session: Any) -> None:
+        self._runtime = runtime
+        self._session = session
+        self.verdicts: list[ClaimVerdict] = []
+
+    @property
+    def cassette(self) -> Path:
+        """This test's cassette file."""
+        path: Path = self._session.path
+        return path
+
+    def verify(self, claim: str, urls: Sequence[str] | str) -> ClaimVerdict:
+        """Verify one claim against its cited URLs; returns the claim's verdict."""
+        from .verifier import ClaimRequest
+
+        listed = [urls] if isinstance(urls, str) else list(urls)
+        verdict = self._runtime.run_in_cassette(self._session, [ClaimRequest.of(claim, listed)])[0]
+        self.verdicts.append(verdict)
+        return verdict
+
+    def assert_supported(self, claim: str, urls: Sequence[str] | str) -> ClaimVerdict:
+        """Fail unless the claim is supported; see :func:`pytest_citations.assert_supported`."""
+        return assert_supported(claim, urls, verifier=self)
+
+    def assert_not_contradicted(self, claim: str, urls: Sequence[str] | str) -> ClaimVerdict:
+        """Fail when a cited page contradicts the claim."""
+        return assert_not_contradicted(claim, urls, verifier=self)
+
+    @staticmethod
+    def explain(verdict: ClaimVerdict) -> str:
+        """The readable explanation used in failure messages."""
+        return explain(verdict)

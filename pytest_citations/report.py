@@ -1,0 +1,192 @@
+"""The run's results: claim records in, summary lines and the JSON report out. No I/O here
+beyond what a caller asks for, and no pytest: records arrive as plain dicts, so results from
+xdist workers merge like local ones."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .aggregate import Precision
+from .labels import Label
+from .verdicts import Usage
+
+LABEL_ORDER = [label.value for label in Label]
+#: Citation labels worth a line in the summary even when nothing fails.
+UNVERIFIED = frozenset({Label.NOT_FOUND.value, Label.UNREACHABLE.value})
+
+
+@dataclass
+class CaseRecord:
+    """A case and the records of its claims."""
+
+    file: str
+    case_id: str
+    question: str | None = None
+    min_precision: float | None = None
+    claims: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        """``file::case`` as in node ids."""
+        return f"{self.file}::{self.case_id}"
+
+    @property
+    def precision(self) -> Precision:
+        """Citation precision over this case's claim–URL pairs."""
+        return Precision.of(
+            Label(citation["label"]) for claim in self.claims for citation in claim["citations"]
+        )
+
+    def label_counts(self) -> dict[str, int]:
+        """Claims per claim label."""
+        counts = dict.fromkeys(LABEL_ORDER, 0)
+        for claim in self.claims:
+            counts[claim["label"]] = counts.get(claim["label"], 0) + 1
+        return counts
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the case, its precision and every claim with its verdicts."""
+        precision = self.precision
+        return {
+            "file": self.file,
+            "id": self.case_id,
+            "question": self.question,
+            "min_precision": self.min_precision,
+            "citation_precision": precision.citation,
+            "reachable_precision": precision.reachable_precision,
+            "claims": self.claims,
+        }
+
+
+class RunReport:
+    """Accumulates claim records (from this process or from xdist workers)."""
+
+    def __init__(self) -> None:
+        self._cases: dict[str, CaseRecord] = {}
+        self.usage = Usage()
+
+    def add_claim(self, record: dict[str, Any]) -> None:
+        """Add one claim record (see :func:`claim_record`); a repeat of a node id replaces it."""
+        case = self._case(record["file"], record["case"], record.get("question"))
+        if record.get("min_precision") is not None:
+            case.min_precision = record["min_precision"]
+        case.claims = [claim for claim in case.claims if claim["nodeid"] != record["nodeid"]]
+        case.claims.append(record)
+        case.claims.sort(key=lambda claim: claim["index"])
+
+    def _case(self, file: str, case_id: str, question: str | None) -> CaseRecord:
+        key = f"{file}::{case_id}"
+        if key not in self._cases:
+            self._cases[key] = CaseRecord(file, case_id, question)
+        return self._cases[key]
+
+    @property
+    def cases(self) -> list[CaseRecord]:
+        """Cases in order of first appearance."""
+        return list(self._cases.values())
+
+    @property
+    def precision(self) -> Precision:
+        """The suite's citation precision."""
+        total = Precision(0, 0, 0)
+        for case in self._cases.values():
+            total = total + case.precision
+        return total
+
+    def __bool__(self) -> bool:
+        return bool(self._cases)
+
+    def unverified(self) -> list[tuple[str, dict[str, Any]]]:
+        """(claim node id, citation) for every not_found or unreachable citation."""
+        return [
+            (claim["nodeid"], citation)
+            for case in self._cases.values()
+            for claim in case.claims
+            for citation in claim["citations"]
+            if citation["label"] in UNVERIFIED
+        ]
+
+    def table_lines(self) -> list[str]:
+        """One row per case: claims, claim labels, precision, reachable precision."""
+        header = ["case", "claims", *LABEL_ORDER, "precision", "reachable"]
+        rows = [header]
+        for case in self._cases.values():
+            precision = case.precision
+            counts = case.label_counts()
+            rows.append(
+                [
+                    case.key,
+                    str(len(case.claims)),
+                    *(str(counts[label]) for label in LABEL_ORDER),
+                    _fraction(precision.citation, precision.supported, precision.total),
+                    _fraction(
+                        precision.reachable_precision, precision.supported, precision.reachable
+                    ),
+                ]
+            )
+        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+        return [
+            "  ".join(
+                cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
+                for i, cell in enumerate(row)
+            ).rstrip()
+            for row in rows
+        ]
+
+    def usage_line(self) -> str:
+        """Credits and judge tokens spent by this run (0 on a replay)."""
+        usage = self.usage
+        return (
+            f"crawlbase_credits={usage.credits:g} (normal {usage.normal_crawls}, "
+            f"javascript {usage.javascript_crawls}, stored {usage.stored_pages}); "
+            f"judge_calls={usage.judge_calls} judge_tokens={usage.judge_tokens}"
+            + (
+                f"; replayed: {usage.replayed_crawls} crawls ({usage.replayed_credits:g} credits "
+                f"saved), {usage.replayed_judge_calls} judge calls "
+                f"({usage.replayed_judge_tokens} tokens saved)"
+                if usage.replayed_crawls or usage.replayed_judge_calls
+                else ""
+            )
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report: every case with its claims, and a summary."""
+        precision = self.precision
+        return {
+            "summary": {
+                "cases": len(self._cases),
+                "claims": sum(len(case.claims) for case in self._cases.values()),
+                "citations": precision.total,
+                "supported": precision.supported,
+                "reachable": precision.reachable,
+                "citation_precision": precision.citation,
+                "reachable_precision": precision.reachable_precision,
+                "usage": self.usage.to_dict(),
+            },
+            "cases": [case.to_dict() for case in self._cases.values()],
+        }
+
+    def write_json(self, path: Path) -> None:
+        """Write :meth:`to_dict` as indented, key-stable JSON."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", "utf-8")
+
+
+def _fraction(value: float | None, numerator: int, denominator: int) -> str:
+    shown = "n/a" if value is None else f"{value:.4f}"
+    return f"{shown} ({numerator}/{denominator})"
+
+
+def merge_usage(target: Usage, data: dict[str, Any]) -> None:
+    """Add a usage dict (as :meth:`Usage.to_dict` gives) to ``target``."""
+    fields = {name: data[name] for name in Usage.__dataclass_fields__ if name in data}
+    target.add(Usage(**fields))
+
+
+def claim_labels(records: Iterable[dict[str, Any]]) -> list[str]:
+    """The claim labels of some records."""
+    return [record["label"] for record in records]

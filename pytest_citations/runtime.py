@@ -1,0 +1,306 @@
+"""The one object a pytest session shares between case-file items and the fixture: settings,
+cassettes, the verifier, and the results of each case file. Built by one factory
+(:func:`get_runtime`) because custom items cannot request fixtures."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .audit import AuditLog
+from .cases import Case
+from .cassettes import CassetteLibrary, CassetteSession, RecordMode, build_vcr
+from .fetch import CrawlerFactory
+from .judges import BUILTIN_JUDGES, JudgeFactory
+from .labels import Label
+from .redact import LogRedaction, Secret
+from .settings import KEY_VARIABLES, Settings
+from .sync import SyncVerifier
+from .transport import make_http_client, network_transport
+from .verdicts import ClaimVerdict, Usage
+from .verifier import ClaimRequest, Verifier
+
+DEFAULT_FAIL_ON = (Label.CONTRADICTED.value,)
+
+
+@dataclass
+class Backends:
+    """Named fetchers and judges; plugins add theirs in ``pytest_citations_backends``."""
+
+    judges: dict[str, JudgeFactory] = field(default_factory=lambda: dict(BUILTIN_JUDGES))
+    fetchers: dict[str, CrawlerFactory] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The plugin's settings after command line > environment > ini > default."""
+
+    enabled: bool
+    record_mode: RecordMode
+    cassette_dir: Path
+    judge: str
+    model: str | None
+    concurrency: int
+    fail_on: tuple[str, ...]
+    min_precision: float | None
+    report: Path | None
+    audit: Path | None
+    embedding_model: str
+    fetcher: str
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> Options:
+        """Read options and ini values with their precedence written down here, once."""
+        rootdir = config.rootpath
+
+        def value(option: str, ini: str, env: str | None = None) -> Any:
+            given = config.getoption(option, None)
+            if given not in (None, ""):
+                return given
+            if env and os.environ.get(env, "").strip():
+                return os.environ[env].strip()
+            raw = config.getini(ini)
+            return raw if raw not in (None, "", []) else None
+
+        mode = value("citations_record", "citations_record_mode") or "none"
+        try:
+            record_mode = RecordMode(mode)
+        except ValueError:
+            choices = ", ".join(m.value for m in RecordMode)
+            raise pytest.UsageError(
+                f"unknown citations record mode {mode!r}; choose one of {choices}"
+            ) from None
+        fail_on_raw = value("citations_fail_on", "citations_fail_on")
+        if isinstance(fail_on_raw, str):
+            fail_on_raw = fail_on_raw.replace(",", " ").split()
+        fail_on = tuple(fail_on_raw or DEFAULT_FAIL_ON)
+        known = {label.value for label in Label}
+        for label in fail_on:
+            if label not in known:
+                raise pytest.UsageError(
+                    f"citations_fail_on: unknown label {label!r}; choose from "
+                    + ", ".join(sorted(known))
+                )
+        min_precision = value("citations_min_precision", "citations_min_precision")
+        concurrency = value("citations_concurrency", "citations_concurrency", "BATCH_CONCURRENCY")
+        try:
+            min_precision_value = float(min_precision) if min_precision is not None else None
+            concurrency_value = int(concurrency) if concurrency is not None else 4
+        except ValueError as error:
+            raise pytest.UsageError(f"citations: {error}") from None
+        if min_precision_value is not None and not 0 <= min_precision_value <= 1:
+            raise pytest.UsageError("--citations-min-precision must be between 0 and 1")
+        if concurrency_value < 1:
+            raise pytest.UsageError("--citations-concurrency must be at least 1")
+        report = value("citations_report", "citations_report")
+        audit = value("citations_audit", "citations_audit_db")
+        cassette_dir = Path(
+            value("citations_cassette_dir", "citations_cassette_dir") or "cassettes"
+        )
+        return cls(
+            enabled=bool(config.getoption("citations", False)),
+            record_mode=record_mode,
+            cassette_dir=cassette_dir if cassette_dir.is_absolute() else rootdir / cassette_dir,
+            judge=str(value("citations_judge", "citations_judge", "JUDGE_PROVIDER") or "openai"),
+            model=value("citations_model", "citations_model", "JUDGE_MODEL"),
+            concurrency=concurrency_value,
+            fail_on=fail_on,
+            min_precision=min_precision_value,
+            report=Path(report) if report else None,
+            audit=Path(audit) if audit else None,
+            embedding_model=str(
+                value(
+                    "citations_embedder", "citations_embedding_model", "CITATIONS_EMBEDDING_MODEL"
+                )
+                or "all-MiniLM-L6-v2"
+            ),
+            fetcher=str(config.getini("citations_fetcher") or "crawlbase"),
+        )
+
+
+def _placeholder(variable: str) -> Secret:
+    return Secret(f"<{variable}>", variable)
+
+
+def build_settings(options: Options, embedding_cache: Path | None) -> Settings:
+    """Engine settings for this session. A replay needs no token: placeholders stand in,
+    and the cassettes' scrubbed requests carry the same placeholders."""
+    overrides: dict[str, Any] = {
+        "judge_provider": options.judge,
+        "concurrency": options.concurrency,
+        "embedding_model": options.embedding_model,
+        "embedding_cache_dir": embedding_cache,
+        "fetcher": options.fetcher,
+    }
+    if options.model:
+        overrides["judge_model"] = options.model
+    settings = Settings.from_env(**overrides)
+    if options.record_mode is RecordMode.NONE:
+        # Offline: placeholders for missing secrets, and no waiting on recorded Retry-After.
+        settings = settings.replace(
+            crawlbase_token=settings.crawlbase_token or _placeholder("CRAWLBASE_TOKEN"),
+            openai_api_key=settings.openai_api_key or _placeholder("OPENAI_API_KEY"),
+            anthropic_api_key=settings.anthropic_api_key or _placeholder("ANTHROPIC_API_KEY"),
+            backoff=0.0,
+            max_backoff=0.0,
+        )
+    return settings
+
+
+def check_recording_secrets(options: Options, settings: Settings) -> None:
+    """Recording needs real secrets: a usage error names the missing variable."""
+    if not options.record_mode.records:
+        return
+    needed = ["CRAWLBASE_TOKEN"]
+    if options.judge in KEY_VARIABLES:
+        needed.append(KEY_VARIABLES[options.judge])
+    present = {secret.variable for secret in settings.secrets()}
+    for variable in needed:
+        if variable not in present:
+            raise pytest.UsageError(
+                f"--citations-record={options.record_mode.value} sends requests and needs "
+                f"{variable}; set it in the environment (replay with the default "
+                f"--citations-record=none needs no token)"
+            )
+
+
+class Runtime:
+    """Verifier, cassettes and per-file results for one pytest process."""
+
+    def __init__(self, config: pytest.Config, options: Options) -> None:
+        self.config = config
+        self.options = options
+        pytest_cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
+        cache = pytest_cache.mkdir("citations-embeddings") if pytest_cache is not None else None
+        self.settings = build_settings(options, Path(cache) if cache is not None else None)
+        self.redaction = LogRedaction(self.settings.redactor()).install()
+        vcr_config = build_vcr(self.settings.redactor())
+        config.hook.pytest_citations_vcr(config=config, vcr=vcr_config)
+        self.backends = Backends()
+        config.hook.pytest_citations_backends(config=config, backends=self.backends)
+        self.library = CassetteLibrary(
+            vcr_config, options.record_mode, self.record_command, root=config.rootpath
+        )
+        self._verifier: SyncVerifier | None = None
+        self._results: dict[Path, dict[tuple[str, int], ClaimVerdict]] = {}
+        self._failures: dict[Path, BaseException] = {}
+        self.audit = AuditLog(options.audit) if options.audit else None
+        self._sources: list[Path] = []
+        self._test_sources: dict[Path, str] = {}
+
+    # Cassettes ------------------------------------------------------------------------
+    def cassette_path(self, source: Path) -> Path:
+        """The cassette of a case file: its path mirrored under the cassette folder."""
+        try:
+            relative = source.resolve().relative_to(self.config.rootpath.resolve())
+        except ValueError:
+            relative = Path(source.name)
+        return self.options.cassette_dir / relative.with_suffix(".yaml")
+
+    def test_cassette_path(self, module: Path, test_name: str) -> Path:
+        """A test's cassette: ``<cassettes>/<module>/<test>.yaml`` (pytest-recording's way)."""
+        safe = "".join(ch if ch.isalnum() or ch in "-_.[]" else "-" for ch in test_name)
+        return self.options.cassette_dir / module.stem / f"{safe}.yaml"
+
+    def record_command(self, cassette: Path) -> str:
+        """The command that records what a cassette lacks."""
+        variables = ["CRAWLBASE_TOKEN=…"]
+        if self.options.judge in KEY_VARIABLES:
+            variables.append(f"{KEY_VARIABLES[self.options.judge]}=…")
+        target = self._source_of(cassette)
+        parts = [*variables, "pytest"]
+        parts += ["--citations", target] if target.endswith((".yaml", ".yml")) else [target]
+        parts.append("--citations-record=new_episodes")
+        return " ".join(parts)
+
+    def register_test_source(self, cassette: Path, nodeid: str) -> None:
+        """Remember which test a cassette belongs to, for the record command."""
+        self._test_sources[cassette] = nodeid
+
+    def _source_of(self, cassette: Path) -> str:
+        for source in self._sources:
+            if self.cassette_path(source) == cassette:
+                return _relative(source, self.config.rootpath)
+        return self._test_sources.get(cassette, str(cassette))
+
+    # Verifier -------------------------------------------------------------------------
+    @property
+    def verifier(self) -> SyncVerifier:
+        """The session's verifier, started on first use."""
+        if self._verifier is None:
+            inner = network_transport(self.settings)
+            http = make_http_client(self.settings, self.library.transport(inner))
+            self._verifier = SyncVerifier(
+                Verifier(
+                    self.settings,
+                    http=http,
+                    audit=self.audit,
+                    judges=self.backends.judges,
+                    fetchers=self.backends.fetchers,
+                    observer=self.library,
+                )
+            )
+        return self._verifier
+
+    def run_in_cassette(
+        self, session: CassetteSession, requests: Sequence[ClaimRequest]
+    ) -> list[ClaimVerdict]:
+        """Verify claims concurrently with their traffic going to ``session``'s cassette."""
+        verifier = self.verifier
+
+        async def run() -> list[ClaimVerdict]:
+            with session.active():
+                return await verifier.verifier.verify_many(requests)
+
+        return verifier.run(run())
+
+    def file_results(
+        self, path: Path, cases: Sequence[Case]
+    ) -> dict[tuple[str, int], ClaimVerdict]:
+        """Verdicts of every claim of a case file, verified together on first request."""
+        if path in self._failures:
+            raise self._failures[path]
+        if path not in self._results:
+            self._sources.append(path)
+            pairs = [(case, claim) for case in cases for claim in case.claims]
+            session = self.library.open(self.cassette_path(path))
+            try:
+                verdicts = self.run_in_cassette(
+                    session, [ClaimRequest.of(claim.text, claim.urls) for _, claim in pairs]
+                )
+            except Exception as error:
+                self._failures[path] = error  # the file's other items report the same cause
+                raise
+            finally:
+                session.close()
+            self._results[path] = {
+                (case.id, claim.index): verdict
+                for (case, claim), verdict in zip(pairs, verdicts, strict=True)
+            }
+        return self._results[path]
+
+    @property
+    def usage(self) -> Usage:
+        """What this process spent."""
+        return self._verifier.usage if self._verifier is not None else Usage()
+
+    def close(self) -> None:
+        """Stop the verifier and undo the log redaction."""
+        if self._verifier is not None:
+            self._verifier.close()
+            self._verifier = None
+        if self.audit is not None:
+            self.audit.close()
+        self.redaction.uninstall()
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
