@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
+import json
 import threading
 from collections.abc import Callable, Hashable, Iterator
 from contextvars import ContextVar
@@ -100,6 +101,16 @@ def _scrub_query(uri: str, redactor: Redactor) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
 
 
+def _readable_json(text: str) -> str:
+    """JSON bodies indented, one field a line, so a changed prompt shows as a small diff
+    (vcrpy's body matcher compares JSON bodies parsed, so layout never affects matching)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
+
+
 def scrub_request(redactor: Redactor) -> Callable[[VcrRequest], VcrRequest]:
     """vcrpy ``before_record_request``: tokens become placeholders, credentials go."""
 
@@ -114,7 +125,7 @@ def scrub_request(redactor: Redactor) -> Callable[[VcrRequest], VcrRequest]:
         body = request.body
         if body:
             text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
-            clean = redactor(text)
+            clean = _readable_json(redactor(text))
             if clean != text:
                 request.body = clean.encode()
         return request

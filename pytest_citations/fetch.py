@@ -153,7 +153,10 @@ async def _attempt(crawler: Crawler, url: str, javascript: bool) -> _Attempt:
     if terminal is not None:
         return _Attempt(terminal, first, escalate=False)
     response = first
-    if visible_chars(first.markdown) < THIN_CHARS:
+    # A 207 means the origin sent an empty page: only a browser can help, so the readability
+    # retry is skipped on the normal path (F6). On the rendered path F2 still applies.
+    empty_origin = first.cb_status == EMPTY_PAGE_STATUS and not javascript
+    if visible_chars(first.markdown) < THIN_CHARS and not empty_origin:
         retry = await crawler.crawl(url, readability=False, javascript=javascript)
         if not retry.failed:
             terminal = _terminal(url, retry)

@@ -109,10 +109,27 @@ class LogRedaction:
         return self
 
     def uninstall(self) -> None:
-        """Stop redacting, restoring the factory found at install time when it is still ours."""
-        if self._previous is not None and logging.getLogRecordFactory() == self._factory:
-            logging.setLogRecordFactory(self._previous)
-        self._previous = None
+        """Stop redacting, restoring the factory found at install time when it is still ours.
+
+        Another redaction installed later (a second verifier, say) still calls ours: we are
+        spliced out of its chain instead. A foreign factory that wraps ours keeps us as a
+        link (still redacting) rather than being left to call a broken one.
+        """
+        previous = self._previous
+        if previous is None:
+            return
+        current = logging.getLogRecordFactory()
+        if current == self._factory:
+            logging.setLogRecordFactory(previous)
+            self._previous = None
+            return
+        link = getattr(current, "__self__", None)
+        while isinstance(link, LogRedaction) and link._previous is not None:
+            if link._previous == self._factory:
+                link._previous = previous
+                self._previous = None
+                return
+            link = getattr(link._previous, "__self__", None)
 
     def __enter__(self) -> LogRedaction:
         return self.install()

@@ -26,6 +26,7 @@ from .guard import guard
 from .judges import BUILTIN_JUDGES, Judge, JudgeFactory, Judgement
 from .labels import Label, Reason
 from .passages import split_passages
+from .redact import LogRedaction
 from .retrieval import top_k_passages
 from .settings import Settings
 from .tracing import WorkObserver, current_work
@@ -147,6 +148,7 @@ class Verifier:
         self._http = http
         self._owns_http = http is None
         self._requester: Requester | None = None
+        self._log_redaction: LogRedaction | None = None
         self._fetches = _Once("fetch", observer)
         self._indexes = _Once("index", observer)
         self._judgements = _Once("judge", observer)
@@ -155,6 +157,10 @@ class Verifier:
 
     # Lifecycle ----------------------------------------------------------------------
     async def __aenter__(self) -> Verifier:
+        # httpx logs request URLs (the Crawlbase token is a query parameter) and httpcore
+        # logs response headers (storage_url): redact every record while the verifier lives.
+        if self._log_redaction is None:
+            self._log_redaction = LogRedaction(self.settings.redactor()).install()
         if self._http is None:
             self._http = make_http_client(self.settings)
         self._requester = Requester(
@@ -177,6 +183,9 @@ class Verifier:
             self._http = None
         self._embed_pool.shutdown(wait=True)
         self._embeddings.close()
+        if self._log_redaction is not None:
+            self._log_redaction.uninstall()
+            self._log_redaction = None
 
     @property
     def requester(self) -> Requester:

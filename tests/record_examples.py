@@ -1,0 +1,65 @@
+"""Re-record the shipped example cassettes (``cassettes/cases/``) against the local emulators.
+
+    python tests/record_examples.py
+
+The examples' pages live in ``tests/fakes/site.py``; nothing here touches the internet. To
+record real pages instead, set real tokens and run pytest yourself:
+
+    CRAWLBASE_TOKEN=… OPENAI_API_KEY=… pytest --citations cases/ --citations-record=all
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from fakes import CrawlbaseEmulator, JudgeEmulator  # noqa: E402
+from fakes.site import install  # noqa: E402
+
+# Throwaway values: the recording must show none of them (they are checked below).
+TOKENS = {
+    "CRAWLBASE_TOKEN": "example-recording-crawlbase-token",
+    "CRAWLBASE_JS_TOKEN": "example-recording-javascript-token",
+    "OPENAI_API_KEY": "example-recording-openai-key",
+}
+
+
+def main() -> int:
+    """Record, then prove the cassettes hold no secret and replay offline."""
+    with (
+        CrawlbaseEmulator(
+            token=TOKENS["CRAWLBASE_TOKEN"], js_token=TOKENS["CRAWLBASE_JS_TOKEN"]
+        ) as crawlbase,
+        JudgeEmulator(openai_key=TOKENS["OPENAI_API_KEY"]) as judge,
+    ):
+        install(crawlbase, judge)
+        env = {
+            **os.environ,
+            **TOKENS,
+            "CRAWLBASE_API_URL": crawlbase.url,
+            "OPENAI_BASE_URL": judge.openai_base_url,
+            "JUDGE_PROVIDER": "openai",
+        }
+        command = [sys.executable, "-m", "pytest", "--citations", "cases/",
+                   "--citations-record=rewrite", "-p", "no:cacheprovider", "-q"]
+        subprocess.run(command, cwd=ROOT, env=env, check=False)
+        print(f"crawl requests {crawlbase.crawl_count}, judge calls {judge.call_count}")
+    leaks = [
+        str(path)
+        for path in (ROOT / "cassettes").rglob("*.yaml")
+        for value in TOKENS.values()
+        if value in path.read_text(encoding="utf-8")
+    ]
+    if leaks:
+        print("secret found in:", *leaks, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
