@@ -6,6 +6,7 @@ The engine (this package minus :mod:`pytest_citations.plugin`) never imports pyt
 from __future__ import annotations
 
 from .aggregate import Precision, aggregate
+from .assertions import assert_not_contradicted, assert_precision, assert_supported, explain
 from .errors import AuthenticationError, CitationsError, ConfigurationError, MissingTokenError
 from .labels import Label, Reason
 from .settings import Settings
@@ -29,4 +30,8 @@ __all__ = [
     "Usage",
     "Verifier",
     "aggregate",
+    "assert_not_contradicted",
+    "assert_precision",
+    "assert_supported",
+    "explain",
 ]

@@ -182,7 +182,9 @@ def pytest_report_teststatus(
     unverified = [c for c in record["citations"] if c["label"] in ("not_found", "unreachable")]
     word = f"PASSED [{record['label']}]"
     if unverified:
-        word += " " + ", ".join(f"{c['label']}:{c['reason'] or '-'}" for c in unverified)
+        word += " " + ", ".join(
+            f"{c['label']}:{c['reason']}" if c["reason"] else c["label"] for c in unverified
+        )
         return "passed", ".", (word, {"yellow": True})
     return "passed", ".", (word, {"green": True})
 
