@@ -25,19 +25,31 @@ SOFT_404_MAX_CHARS = 800
 #: The API's status for "the origin answered 200 with an empty page" (F6).
 EMPTY_PAGE_STATUS = 207
 
+#: What a page is called in a "page does not exist" template; a phrase like "has been moved"
+#: or "not found" counts only when it is about the page, not about anything (F5).
+_SUBJECT = r"(?:page|article|post|content|document|resource|url|link|file)"
 _SOFT_404_PATTERNS = re.compile(
-    r"""(?ix)
-    \b404\b
-    | page\s+not\s+found | not\s+found
-    | (page|article|post|content|document|resource)\s+(you\s+(were|are)\s+looking\s+for\s+)?
-      (does\s*n[o']t|did\s*n[o']t|could\s*n[o']t|can\s*n[o']t|cannot|could\s+not|may\s+not|no\s+longer)
-      \s*(exist|be\s+found|found|available|exists)
-    | no\s+longer\s+(exists|available)
-    | (has|have)\s+been\s+(removed|deleted|moved)
-    | seite\s+(existiert\s+nicht|nicht\s+gefunden|wurde\s+nicht\s+gefunden)
-    | nothing\s+(was\s+)?found\s+(here|at\s+this)
+    rf"""(?imx)
+    \b(?:error|http|status)\s*(?:code\s*)?[:#-]?\s*404\b  # Error 404, HTTP 404
+    | \b404\s*[:|-]?\s*(?:error|not\s+found|page)\b  # 404 Not Found, 404 page
+    | ^[^\w\n]*(?:404|not\s+found)[^\w\n]*$  # a line that says only 404 or Not Found
+    | \b{_SUBJECT}\b[^.\n]{{0,40}}?\bnot\s+(?:be\s+)?found  # the page ... could not be found
+    | \b{_SUBJECT}\b[^.\n]{{0,40}}?
+      \b(?:does\s*n[o']t|did\s*n[o']t|is\s*n[o']t|is\s+not|may\s+not|might\s+not|no\s+longer)
+      \s*(?:seem\s+to\s+)?(?:exists?|be\s+available|available|be\s+found)
+    | \b{_SUBJECT}\b[^.\n]{{0,40}}?\b(?:can\s*n[o']t|can't|cannot|could\s*n[o']t|could\s+not)
+      \s+be\s+found
+    | \b(?:can't|cannot|can\s+not|couldn't|could\s+not|unable\s+to)\s+find\s+
+      (?:the|that|this|your|any)\s+{_SUBJECT}
+    | \b{_SUBJECT}\b[^.\n]{{0,40}}?\b(?:has|have|was|were)\s+(?:been\s+)?
+      (?:removed|deleted|moved|taken\s+down)
+    | seite\s+(?:existiert\s+nicht|nicht\s+gefunden|wurde\s+nicht\s+gefunden
+      |konnte\s+nicht\s+gefunden)
+    | nothing\s+(?:was\s+)?found\s+(?:here|at\s+this)
     """
 )
+#: Typographic apostrophes, straightened before matching ("can’t" is "can't").
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
 class Crawler(Protocol):
@@ -108,7 +120,7 @@ def is_homepage_redirect(requested: str, final: str | None) -> bool:
 def is_soft_404(markdown: str) -> bool:
     """A short 'page does not exist' template (F5); a long article mentioning 404 is not."""
     return visible_chars(markdown) < SOFT_404_MAX_CHARS and bool(
-        _SOFT_404_PATTERNS.search(markdown)
+        _SOFT_404_PATTERNS.search(markdown.translate(_APOSTROPHES))
     )
 
 

@@ -13,6 +13,10 @@ class Label(StrEnum):
     CONTRADICTED = "contradicted"
     NOT_FOUND = "not_found"
     UNREACHABLE = "unreachable"
+    #: Claim level only: the claim cites nothing (004, C2).
+    UNCITED = "uncited"
+    #: Claim level only: supported by a retrieved source the answer did not cite (004, C3).
+    MISATTRIBUTED = "misattributed"
 
     def __str__(self) -> str:
         return self.value

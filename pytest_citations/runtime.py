@@ -271,7 +271,11 @@ class Runtime:
             session = self.library.open(self.cassette_path(path))
             try:
                 verdicts = self.run_in_cassette(
-                    session, [ClaimRequest.of(claim.text, claim.urls) for _, claim in pairs]
+                    session,
+                    [
+                        ClaimRequest.of(claim.text, claim.urls, case.retrieved)
+                        for case, claim in pairs
+                    ],
                 )
             except Exception as error:
                 self._failures[path] = error  # the file's other items report the same cause

@@ -65,6 +65,13 @@ class ClaimVerdict:
     #: Why some citations could not be checked at all (say, a request an offline replay
     #: lacks); never holds a secret.
     problems: tuple[str, ...] = ()
+    #: Cited URLs whose passages, taken together, supported the claim (004, C2).
+    joint_support: tuple[str, ...] = ()
+    #: Retrieved but uncited URLs that support the claim its citations do not (004, C3).
+    misattributed_to: tuple[str, ...] = ()
+    #: (url, passages shown to the judge) for every judged citation; the deterministic
+    #: checks (numbers and dates traceable, C7) read them.
+    evidence: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping in the shape of 000's ``/verify`` response."""
@@ -75,6 +82,10 @@ class ClaimVerdict:
         }
         if self.problems:
             data["problems"] = list(self.problems)
+        if self.joint_support:
+            data["joint_support"] = list(self.joint_support)
+        if self.misattributed_to:
+            data["misattributed_to"] = list(self.misattributed_to)
         return data
 
 

@@ -22,7 +22,7 @@ from .crawlbase import CrawlbaseClient
 from .embeddings import Embedder, EmbeddingCache, Vectors, make_embedder
 from .errors import ConfigurationError, RequestRefused
 from .fetch import Crawler, CrawlerFactory, FetchResult, fetch_citation
-from .guard import guard
+from .guard import guard, quote_in_passages
 from .judges import BUILTIN_JUDGES, Judge, JudgeFactory, Judgement
 from .labels import Label, Reason
 from .passages import split_passages
@@ -43,15 +43,28 @@ _FAILURE_REASONS = frozenset({Reason.FETCH_ERROR, Reason.CRAWL_FAILED})
 
 @dataclass(frozen=True)
 class ClaimRequest:
-    """A claim and the URLs cited for it."""
+    """A claim, the URLs cited for it, and URLs the answer had but did not cite (004, C3)."""
 
     claim: str
     urls: tuple[str, ...]
+    retrieved: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, claim: str, urls: Sequence[str]) -> ClaimRequest:
+    def of(cls, claim: str, urls: Sequence[str], retrieved: Sequence[str] = ()) -> ClaimRequest:
         """Build one, dropping repeated URLs (a claim–URL pair is one citation)."""
-        return cls(claim, tuple(dict.fromkeys(url.strip() for url in urls)))
+        cited = tuple(dict.fromkeys(url.strip() for url in urls))
+        others = tuple(
+            url for url in dict.fromkeys(u.strip() for u in retrieved) if url not in cited
+        )
+        return cls(claim, cited, others)
+
+
+@dataclass
+class _ClaimWork:
+    """What one claim's verification collects beside its verdicts."""
+
+    problems: list[str] = field(default_factory=list)
+    evidence: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -230,16 +243,92 @@ class Verifier:
             self._claim_vectors.update(zip(todo, vectors, strict=True))
 
     async def _verify_claim(self, request: ClaimRequest) -> ClaimVerdict:
-        problems: list[str] = []
-        verdicts = await asyncio.gather(
-            *(self._verify_refusable(request.claim, url, problems) for url in request.urls)
+        work = _ClaimWork()
+        verdicts = list(
+            await asyncio.gather(
+                *(self._verify_refusable(request.claim, url, work) for url in request.urls)
+            )
         )
+        label = aggregate_verdicts(verdicts) if request.urls else Label.UNCITED
+        joint: tuple[str, ...] = ()
+        if label not in (Label.SUPPORTED, Label.CONTRADICTED) and len(work.evidence) >= 2:
+            joint = await self._joint_support(request.claim, work)
+            if joint:
+                label = Label.SUPPORTED
+        misattributed: tuple[str, ...] = ()
+        if label not in (Label.SUPPORTED, Label.CONTRADICTED) and request.retrieved:
+            misattributed = await self._misattribution(request, work)
+            if misattributed:
+                label = Label.MISATTRIBUTED
         result = ClaimVerdict(
-            request.claim, aggregate_verdicts(verdicts), tuple(verdicts), tuple(problems)
+            request.claim,
+            label,
+            tuple(verdicts),
+            tuple(work.problems),
+            joint_support=joint,
+            misattributed_to=misattributed,
+            evidence=tuple(work.evidence.items()),
         )
         if self.audit is not None:
             self.audit.record([result])
         return result
+
+    async def _joint_support(self, claim: str, work: _ClaimWork) -> tuple[str, ...]:
+        """004, C2: a claim no single citation supports, checked against the top passages of
+        all its judged citations together. Supported only when every quote the judge gives
+        stands in the passages of the source it names; returns the URLs that carried it."""
+        judge = self.judge
+        joint = getattr(judge, "judge_joint", None)
+        if joint is None:
+            return ()
+        urls = list(work.evidence)
+        sources = [list(work.evidence[url]) for url in urls]
+        key = ("joint", judge.name, judge.model, claim, tuple(tuple(p) for p in sources))
+
+        async def run() -> Judgement:
+            judgement: Judgement = await joint(claim, sources)
+            self._count(judge.name, judgement)
+            return judgement
+
+        try:
+            judgement = await self._judgements.get(key, run)
+        except RequestRefused as refused:
+            _note(work.problems, refused)
+            return ()
+        if judgement.reason is not None or judgement.label is not Label.SUPPORTED:
+            return ()
+        if not judgement.quotes:
+            return ()
+        carried: list[str] = []
+        for source, quote in judgement.quotes:
+            if not 1 <= source <= len(urls) or not quote_in_passages(quote, sources[source - 1]):
+                return ()
+            if urls[source - 1] not in carried:
+                carried.append(urls[source - 1])
+        return tuple(carried)
+
+    async def _misattribution(self, request: ClaimRequest, work: _ClaimWork) -> tuple[str, ...]:
+        """004, C3: retrieved but uncited URLs that support a claim its citations do not."""
+        scratch = _ClaimWork()
+        verdicts = await asyncio.gather(
+            *(self._verify_refusable(request.claim, url, scratch) for url in request.retrieved)
+        )
+        for problem in scratch.problems:
+            _note(work.problems, RequestRefused(problem))
+        return tuple(v.url for v in verdicts if v.label is Label.SUPPORTED)
+
+    def _count(self, provider: str, judgement: Judgement) -> None:
+        """Add a judge call's usage: spent when live, saved when replayed."""
+        tokens = judgement.prompt_tokens + judgement.completion_tokens
+        if judgement.replayed:
+            self.usage.replayed_judge_calls += 1
+            self.usage.replayed_judge_tokens += tokens
+            return
+        self.usage.judge_calls += 1
+        by_provider = self.usage.judge_calls_by_provider
+        by_provider[provider] = by_provider.get(provider, 0) + 1
+        self.usage.prompt_tokens += judgement.prompt_tokens
+        self.usage.completion_tokens += judgement.completion_tokens
 
     def _fetch(self, url: str) -> asyncio.Task[FetchResult]:
         async def run() -> FetchResult:
@@ -266,31 +355,20 @@ class Verifier:
 
         async def run() -> Judgement:
             judgement = await judge.judge(claim, passages)
-            if judgement.replayed:
-                self.usage.replayed_judge_calls += 1
-                self.usage.replayed_judge_tokens += (
-                    judgement.prompt_tokens + judgement.completion_tokens
-                )
-                return judgement
-            self.usage.judge_calls += 1
-            self.usage.judge_calls_by_provider[judge.name] = (
-                self.usage.judge_calls_by_provider.get(judge.name, 0) + 1
-            )
-            self.usage.prompt_tokens += judgement.prompt_tokens
-            self.usage.completion_tokens += judgement.completion_tokens
+            self._count(judge.name, judgement)
             return judgement
 
         return self._judgements.get((judge.name, judge.model, claim, tuple(passages)), run)
 
-    async def _verify_refusable(self, claim: str, url: str, problems: list[str]) -> CitationVerdict:
+    async def _verify_refusable(self, claim: str, url: str, work: _ClaimWork) -> CitationVerdict:
         """A refused request (missing from an offline replay) fails only this citation."""
         try:
-            return await self._verify_citation(claim, url, problems)
+            return await self._verify_citation(claim, url, work)
         except RequestRefused as refused:
-            _note(problems, refused)
+            _note(work.problems, refused)
             return CitationVerdict(url=url, label=Label.NOT_FOUND, reason=Reason.REQUEST_REFUSED)
 
-    async def _verify_citation(self, claim: str, url: str, problems: list[str]) -> CitationVerdict:
+    async def _verify_citation(self, claim: str, url: str, work: _ClaimWork) -> CitationVerdict:
         page = await self._fetch(url)
         if not page.judgeable:
             assert page.label is not None
@@ -322,8 +400,9 @@ class Verifier:
         try:
             judgement = await self._ask(claim, passages)
         except RequestRefused as refused:
-            _note(problems, refused)
+            _note(work.problems, refused)
             return replace(located, reason=Reason.REQUEST_REFUSED)
+        work.evidence[url] = tuple(passages)
         if judgement.reason is not None:
             return replace(located, label=judgement.label, reason=judgement.reason)
         accepted = guard(judgement.label, judgement.evidence_quote, judgement.confidence, passages)

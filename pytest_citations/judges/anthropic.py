@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from .base import HttpJudge, _int
-from .prompt import VERDICT_SCHEMA
 
 ANTHROPIC_VERSION = "2023-06-01"
 TOOL_NAME = "record_verdict"
@@ -28,7 +27,7 @@ class AnthropicJudge(HttpJudge):
             "anthropic-version": ANTHROPIC_VERSION,
         }
 
-    def payload(self, system: str, user: str) -> dict[str, Any]:
+    def payload(self, system: str, user: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
         return {
             "model": self.model,
             "max_tokens": 512,
@@ -39,7 +38,7 @@ class AnthropicJudge(HttpJudge):
                 {
                     "name": TOOL_NAME,
                     "description": "Record the verdict on the claim.",
-                    "input_schema": VERDICT_SCHEMA,
+                    "input_schema": schema,
                 }
             ],
             "tool_choice": {"type": "tool", "name": TOOL_NAME},

@@ -15,7 +15,15 @@ from ..labels import Label, Reason
 from ..redact import Secret
 from ..settings import Settings
 from ..transport import Requester, TransientError, is_replayed
-from .prompt import JUDGE_LABELS, SYSTEM_PROMPT, user_message
+from .prompt import (
+    JOINT_SCHEMA,
+    JOINT_SYSTEM_PROMPT,
+    JUDGE_LABELS,
+    SYSTEM_PROMPT,
+    VERDICT_SCHEMA,
+    joint_user_message,
+    user_message,
+)
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,8 @@ class Judgement:
     reason: str | None = None
     #: Answered by a recording rather than the provider: nothing was spent.
     replayed: bool = False
+    #: For a joint judgement: (source number, quote) pairs, sources counted from 1.
+    quotes: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def failed(cls, reason: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> Judgement:
@@ -72,6 +82,31 @@ def parse_verdict(content: Any) -> tuple[Label, str | None, float] | None:
     return Label(label), quote, float(confidence)
 
 
+def parse_joint_verdict(
+    content: Any,
+) -> tuple[Label, tuple[tuple[int, str], ...], float] | None:
+    """Validate a joint verdict: known label, a list of {source, quote}, confidence in [0, 1]."""
+    if isinstance(content, str):
+        try:
+            content = json.loads(content)
+        except ValueError:
+            return None
+    if not isinstance(content, dict) or not isinstance(content.get("quotes"), list):
+        return None
+    single = parse_verdict({**content, "evidence_quote": None})
+    if single is None:
+        return None
+    quotes: list[tuple[int, str]] = []
+    for item in content["quotes"]:
+        if not isinstance(item, dict):
+            return None
+        source, quote = item.get("source"), item.get("quote")
+        if isinstance(source, bool) or not isinstance(source, int) or not isinstance(quote, str):
+            return None
+        quotes.append((source, quote))
+    return single[0], tuple(quotes), single[2]
+
+
 def canonical_json(payload: Any) -> bytes:
     """Key-sorted compact JSON: identical requests have identical bodies (cassette matching)."""
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
@@ -99,8 +134,8 @@ class HttpJudge:
         """Request headers, credentials included."""
         return {"content-type": "application/json"}
 
-    def payload(self, system: str, user: str) -> dict[str, Any]:
-        """The provider's request body."""
+    def payload(self, system: str, user: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
+        """The provider's request body, asking for JSON that fits ``schema``."""
         raise NotImplementedError
 
     def read(self, data: Any) -> tuple[Any, int, int]:
@@ -108,9 +143,12 @@ class HttpJudge:
         raise NotImplementedError
 
     # Shared flow --------------------------------------------------------------------
-    async def judge(self, claim: str, passages: Sequence[str]) -> Judgement:
-        """Ask once (with the transport's retries); every failure becomes a labelled result."""
-        body = canonical_json(self.payload(SYSTEM_PROMPT, user_message(claim, passages)))
+    async def _exchange(
+        self, system: str, user: str, schema: dict[str, Any], name: str
+    ) -> tuple[Any, Judgement]:
+        """Send one request; return the verdict content (None on failure) and a Judgement
+        carrying the usage, the replay flag and, on failure, the reason."""
+        body = canonical_json(self.payload(system, user, schema, name))
         url = self.endpoint()
 
         def build() -> httpx.Request:
@@ -121,28 +159,45 @@ class HttpJudge:
         try:
             response = await self.requester.send(f"{self.name} judge", build)
         except TransientError:
-            return Judgement.failed(Reason.JUDGE_ERROR)
+            return None, Judgement.failed(Reason.JUDGE_ERROR)
         if response.status_code in (401, 403) and self.key is not None:
             raise AuthenticationError(
                 self.key.variable, f"The {self.name} judge", response.status_code
             )
         replayed = is_replayed(response)
         if response.status_code != 200:
-            return replace(Judgement.failed(Reason.JUDGE_ERROR), replayed=replayed)
+            return None, replace(Judgement.failed(Reason.JUDGE_ERROR), replayed=replayed)
         try:
             content, prompt_tokens, completion_tokens = self.read(response.json())
         except (ValueError, KeyError, IndexError, TypeError):
-            return replace(Judgement.failed(Reason.JUDGE_INVALID_RESPONSE), replayed=replayed)
-        parsed = parse_verdict(content)
-        if parsed is None:
-            failed = Judgement.failed(
-                Reason.JUDGE_INVALID_RESPONSE, prompt_tokens, completion_tokens
-            )
-            return replace(failed, replayed=replayed)
-        label, quote, confidence = parsed
-        return Judgement(
-            label, quote, confidence, prompt_tokens, completion_tokens, replayed=replayed
+            failed = Judgement.failed(Reason.JUDGE_INVALID_RESPONSE)
+            return None, replace(failed, replayed=replayed)
+        usage = Judgement.failed(Reason.JUDGE_INVALID_RESPONSE, prompt_tokens, completion_tokens)
+        return content, replace(usage, replayed=replayed)
+
+    async def judge(self, claim: str, passages: Sequence[str]) -> Judgement:
+        """Ask once (with the transport's retries); every failure becomes a labelled result."""
+        content, outcome = await self._exchange(
+            SYSTEM_PROMPT, user_message(claim, passages), VERDICT_SCHEMA, "citation_verdict"
         )
+        parsed = parse_verdict(content) if content is not None else None
+        if parsed is None:
+            return outcome
+        label, quote, confidence = parsed
+        return replace(
+            outcome, label=label, evidence_quote=quote, confidence=confidence, reason=None
+        )
+
+    async def judge_joint(self, claim: str, sources: Sequence[Sequence[str]]) -> Judgement:
+        """Judge a claim against several sources together (004, C2); quotes name sources."""
+        content, outcome = await self._exchange(
+            JOINT_SYSTEM_PROMPT, joint_user_message(claim, sources), JOINT_SCHEMA, "joint_verdict"
+        )
+        parsed = parse_joint_verdict(content) if content is not None else None
+        if parsed is None:
+            return outcome
+        label, quotes, confidence = parsed
+        return replace(outcome, label=label, quotes=quotes, confidence=confidence, reason=None)
 
 
 def _int(value: Any) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from .base import HttpJudge, _int
-from .prompt import VERDICT_SCHEMA
 
 
 class OllamaJudge(HttpJudge):
@@ -20,11 +19,11 @@ class OllamaJudge(HttpJudge):
             host = f"http://{host}"
         return host.rstrip("/") + "/api/chat"
 
-    def payload(self, system: str, user: str) -> dict[str, Any]:
+    def payload(self, system: str, user: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
         return {
             "model": self.model,
             "stream": False,
-            "format": VERDICT_SCHEMA,
+            "format": schema,
             "options": {"temperature": 0},
             "messages": [
                 {"role": "system", "content": system},

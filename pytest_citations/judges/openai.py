@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from .base import HttpJudge, _int
-from .prompt import VERDICT_SCHEMA
 
 
 class OpenAIJudge(HttpJudge):
@@ -21,7 +20,7 @@ class OpenAIJudge(HttpJudge):
         assert self.key is not None
         return {"content-type": "application/json", "authorization": f"Bearer {self.key.reveal()}"}
 
-    def payload(self, system: str, user: str) -> dict[str, Any]:
+    def payload(self, system: str, user: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
         return {
             "model": self.model,
             "temperature": 0,
@@ -32,9 +31,9 @@ class OpenAIJudge(HttpJudge):
             "response_format": {
                 "type": "json_schema",
                 "json_schema": {
-                    "name": "citation_verdict",
+                    "name": name,
                     "strict": True,
-                    "schema": VERDICT_SCHEMA,
+                    "schema": schema,
                 },
             },
         }

@@ -55,7 +55,8 @@ _SOFTWARE = """\
 Opened software licences cannot be returned. Unopened boxed software can be returned
 within 30 days like other products.
 
-Licence keys that were revealed in your account count as opened.
+Licence keys that were revealed in your account count as opened. Subscriptions can be
+cancelled at any time; the current billing period is not refunded.
 """
 
 _ALTITUDE = """\

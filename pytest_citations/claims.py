@@ -1,0 +1,204 @@
+"""Claims from answers (C1, C2): split an answer at sentence boundaries, keep each sentence's
+citation markers (``[1]``, ``[1][3]``, ``[1, 3]``) and strip them from the claim text.
+
+A sentence ends at ``.``, ``!`` or ``?`` followed by space and a capital, a digit or a quote,
+or at a line break. Abbreviations (``e.g.``, ``Dr.``, ``U.S.``), initials, decimals (``3.5``)
+and units (``5 kg. of``) do not end one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Abbreviations that end in a period without ending a sentence (lowercase, without the dot).
+ABBREVIATIONS = frozenset(
+    (
+        "e.g",
+        "i.e",
+        "etc",
+        "vs",
+        "cf",
+        "approx",
+        "ca",
+        "al",
+        "resp",
+        "incl",
+        "excl",
+        "esp",
+        "viz",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "st",
+        "sr",
+        "jr",
+        "mt",
+        "ft",
+        "no",
+        "nos",
+        "vol",
+        "fig",
+        "figs",
+        "p",
+        "pp",
+        "ch",
+        "sec",
+        "art",
+        "para",
+        "eq",
+        "ed",
+        "eds",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "llc",
+        "plc",
+        "gmbh",
+        "ag",
+        "bros",
+        "dept",
+        "est",
+        "min",
+        "max",
+        "avg",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "mon",
+        "tue",
+        "tues",
+        "wed",
+        "thu",
+        "thur",
+        "thurs",
+        "fri",
+        "sat",
+        "sun",
+        "kg",
+        "g",
+        "mg",
+        "lb",
+        "lbs",
+        "oz",
+        "km",
+        "m",
+        "cm",
+        "mm",
+        "mi",
+        "yd",
+        "in",
+        "hr",
+        "hrs",
+        "sec",
+        "secs",
+        "yr",
+        "yrs",
+        "mo",
+        "mos",
+        "pct",
+        "u.s",
+        "u.k",
+        "u.n",
+        "e.u",
+        "a.m",
+        "p.m",
+    )
+)
+
+_MARKER_GROUP = re.compile(r"\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]")
+_MARKERS_RUN = re.compile(r"(?:\s*\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\])+")
+_END = re.compile(r"[.!?]+[\"'”’)\]]*")
+
+
+@dataclass(frozen=True)
+class ExtractedClaim:
+    """A sentence of an answer: its text without markers, and the markers it cited."""
+
+    text: str
+    markers: tuple[str, ...]
+
+
+def _expand(group: str) -> list[str]:
+    numbers: list[str] = []
+    for part in re.split(r"\s*[,;]\s*", group.strip("[] \t")):
+        bounds = re.split(r"\s*[–-]\s*", part)
+        if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit():
+            low, high = int(bounds[0]), int(bounds[1])
+            if 0 < high - low < 50:
+                numbers.extend(str(n) for n in range(low, high + 1))
+                continue
+        if part.isdigit():
+            numbers.append(str(int(part)))
+    return numbers
+
+
+def _ends_sentence(text: str, end: int, punct_start: int) -> bool:
+    """Whether the punctuation at ``punct_start..end`` closes a sentence."""
+    rest = text[end:]
+    following = rest.lstrip()
+    if not following:
+        return True
+    if not rest[:1].isspace() and not rest.startswith("["):
+        return False  # "3.5", "e.g.x", "U.S.-made"
+    if text[punct_start] in "!?":
+        return following[:1].isupper() or following[:1] in "\"'“‘(" or following[:1].isdigit()
+    word = re.search(r"([A-Za-z][A-Za-z.]*)$", text[:punct_start])
+    token = word.group(1).lower() if word else ""
+    if token and (token in ABBREVIATIONS or token.rstrip(".") in ABBREVIATIONS):
+        return False
+    if token and len(token) == 1 and text[punct_start - 1].isupper():
+        return False  # an initial: "J. Smith"
+    first = following[:1]
+    return first.isupper() or first.isdigit() or first in "\"'“‘(["
+
+
+def split_sentences(answer: str) -> list[str]:
+    """The answer's sentences, each with its trailing citation markers kept."""
+    sentences: list[str] = []
+    for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)", answer):
+        text = " ".join(block.split())
+        text = re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", text)
+        start = 0
+        for match in _END.finditer(text):
+            end = match.end()
+            markers = _MARKERS_RUN.match(text, end)
+            if markers:
+                end = markers.end()
+            if _ends_sentence(text, end, match.start()):
+                sentence = text[start:end].strip()
+                if sentence:
+                    sentences.append(sentence)
+                start = end
+        tail = text[start:].strip()
+        if tail:
+            sentences.append(tail)
+    return sentences
+
+
+def extract_claims(answer: str) -> list[ExtractedClaim]:
+    """One claim per sentence: markers collected (in order, once) and removed from the text."""
+    claims: list[ExtractedClaim] = []
+    for sentence in split_sentences(answer):
+        markers: list[str] = []
+        for group in _MARKER_GROUP.findall(sentence):
+            for marker in _expand(group):
+                if marker not in markers:
+                    markers.append(marker)
+        text = _MARKER_GROUP.sub("", sentence)
+        text = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split())).strip()
+        if re.search(r"\w", text):
+            claims.append(ExtractedClaim(text, tuple(markers)))
+    return claims
