@@ -43,7 +43,7 @@ def explain(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
             f", rid: {citation.rid or '-'}"
         )
         if citation.evidence_quote:
-            lines.append(f'      quote: "{citation.evidence_quote}"')
+            lines.append(f'      quote: "{" ".join(citation.evidence_quote.split())}"')
     for problem in verdict.problems:
         lines.append(f"  not checked: {problem}")
     return "\n".join(lines)

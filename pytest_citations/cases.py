@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .claims import extract_claims
 from .errors import CitationsError
 from .fetch import is_supported_url
 
@@ -33,6 +34,17 @@ CASE_KEYS = frozenset(
     }
 )
 CLAIM_KEYS = frozenset({"text", "cites", "id", "topic", "expect", "general", "notes"})
+CRITERIA_KEYS = frozenset(
+    {
+        "forbid_contradicted_topics",
+        "numbers_traceable",
+        "min_supported_share",
+        "uncited_allowed",
+        "fail_on",
+    }
+)
+#: Labels a human may give a claim for calibration (C5).
+EXPECTABLE_LABELS = ("supported", "partial", "contradicted", "not_found")
 _ID = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -57,6 +69,12 @@ class Claim:
     markers: tuple[str, ...]
     line: int
     topic: str | None = None
+    #: A human label for judge calibration (004, C5).
+    expect: str | None = None
+    #: General phrasing that may stand without a citation (004, C7).
+    general: bool = False
+    #: True when the claim was split from the answer rather than written out (C1).
+    derived: bool = False
 
     @property
     def name(self) -> str:
@@ -77,6 +95,9 @@ class Case:
     claims: tuple[Claim, ...]
     min_precision: float | None = None
     retrieved: tuple[str, ...] = ()
+    #: Marker of each retrieved URL when ``retrieved:`` is a mapping (``3: https://…``).
+    retrieved_markers: dict[str, str] = field(default_factory=dict)
+    criteria: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -221,6 +242,15 @@ class _Parser:
                     f"claim {index} cites [{marker}], which is not in 'citations' (known: {known})",
                 )
         topic = raw_map.get("topic")
+        expect = raw_map.get("expect")
+        if expect is not None and expect not in EXPECTABLE_LABELS:
+            raise self.error(
+                _line_of(raw_map, "expect", line),
+                f"'expect' of claim {index} must be one of " + ", ".join(EXPECTABLE_LABELS),
+            )
+        general = raw_map.get("general", False)
+        if not isinstance(general, bool):
+            raise self.error(_line_of(raw_map, "general", line), "'general' must be true or false")
         return Claim(
             index=index,
             text=" ".join(text.split()),
@@ -228,7 +258,64 @@ class _Parser:
             markers=tuple(markers),
             line=_line_of(raw, None, line) if isinstance(raw, dict) else line,
             topic=str(topic) if topic is not None else None,
+            expect=expect,
+            general=general,
         )
+
+    def derived_claims(
+        self, answer: str, line: int, citations: dict[str, str]
+    ) -> tuple[Claim, ...]:
+        """Claims split from the answer, one per sentence, citing the sentence's markers."""
+        claims = []
+        for index, extracted in enumerate(extract_claims(answer), start=1):
+            unknown = [m for m in extracted.markers if m not in citations]
+            if unknown:
+                known = ", ".join(f"[{m}]" for m in citations) or "none"
+                raise self.error(
+                    line,
+                    f"sentence {index} of 'answer' cites [{unknown[0]}], which is not in "
+                    f"'citations' (known: {known})",
+                )
+            claims.append(
+                Claim(
+                    index=index,
+                    text=extracted.text,
+                    urls=tuple(dict.fromkeys(citations[m] for m in extracted.markers)),
+                    markers=extracted.markers,
+                    line=line,
+                    derived=True,
+                )
+            )
+        if not claims:
+            raise self.error(line, "'answer' holds no sentence to check")
+        return tuple(claims)
+
+    def criteria(self, raw: Any, line: int) -> dict[str, Any]:
+        """Per-case acceptance criteria (004, C7), validated."""
+        if raw is None:
+            return {}
+        if not isinstance(raw, dict):
+            raise self.error(line, "'criteria' must be a mapping")
+        for key, value in raw.items():
+            where = _line_of(raw, key, line)
+            if key not in CRITERIA_KEYS:
+                raise self.error(
+                    where,
+                    f"unknown criterion {key!r} (allowed: "
+                    + ", ".join(sorted(CRITERIA_KEYS))
+                    + ")",
+                )
+            if key in ("numbers_traceable", "uncited_allowed") and not isinstance(value, bool):
+                raise self.error(where, f"'{key}' must be true or false")
+            if key == "min_supported_share" and (
+                isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1
+            ):
+                raise self.error(where, "'min_supported_share' must be a number from 0 to 1")
+            if key in ("forbid_contradicted_topics", "fail_on") and not (
+                isinstance(value, list) and all(isinstance(item, str) for item in value)
+            ):
+                raise self.error(where, f"'{key}' must be a list of names")
+        return dict(raw)
 
     def case(self, raw: Any, line: int, default_id: str, ids: set[str]) -> Case:
         if not isinstance(raw, dict):
@@ -246,12 +333,23 @@ class _Parser:
         citations = self.citations(raw.get("citations"), _line_of(raw, "citations", line))
         raw_claims = raw.get("claims")
         claims_line = _line_of(raw, "claims", line)
-        if not isinstance(raw_claims, list) or not raw_claims:
-            raise self.error(claims_line, "'claims' must be a non-empty list")
-        claims = tuple(
-            self.claim(item, number, _line_of(raw_claims, number - 1, claims_line), citations)
-            for number, item in enumerate(raw_claims, start=1)
-        )
+        answer = self.text(raw, "answer", required=False)
+        if raw_claims is None and answer:
+            claims = self.derived_claims(answer, _line_of(raw, "answer", line), citations)
+        elif not isinstance(raw_claims, list) or not raw_claims:
+            raise self.error(
+                claims_line, "'claims' must be a non-empty list (or give an 'answer' to split)"
+            )
+        else:
+            claims = tuple(
+                self.claim(item, number, _line_of(raw_claims, number - 1, claims_line), citations)
+                for number, item in enumerate(raw_claims, start=1)
+            )
+        topic = raw.get("topic")
+        if topic is not None:
+            claims = tuple(
+                claim if claim.topic else replace(claim, topic=str(topic)) for claim in claims
+            )
         min_precision = raw.get("min_precision")
         if min_precision is not None and (
             isinstance(min_precision, bool)
@@ -262,12 +360,24 @@ class _Parser:
                 _line_of(raw, "min_precision", line), "'min_precision' must be a number from 0 to 1"
             )
         retrieved_raw = raw.get("retrieved") or []
-        if not isinstance(retrieved_raw, list):
-            raise self.error(_line_of(raw, "retrieved", line), "'retrieved' must be a list of URLs")
-        retrieved = tuple(
-            self.url(value, _line_of(retrieved_raw, n, line), "retrieved URL")
-            for n, value in enumerate(retrieved_raw)
-        )
+        retrieved_line = _line_of(raw, "retrieved", line)
+        if isinstance(retrieved_raw, dict):
+            retrieved_markers = {
+                self.url(value, _line_of(retrieved_raw, marker, retrieved_line), "retrieved URL"): (
+                    str(marker).strip("[] ")
+                )
+                for marker, value in retrieved_raw.items()
+            }
+        elif isinstance(retrieved_raw, list):
+            retrieved_markers = {
+                self.url(value, _line_of(retrieved_raw, n, retrieved_line), "retrieved URL"): ""
+                for n, value in enumerate(retrieved_raw)
+            }
+        else:
+            raise self.error(
+                retrieved_line, "'retrieved' must be a list of URLs or a mapping marker -> URL"
+            )
+        retrieved = tuple(retrieved_markers)
         return Case(
             id=case_id,
             path=self.path,
@@ -278,7 +388,9 @@ class _Parser:
             claims=claims,
             min_precision=float(min_precision) if min_precision is not None else None,
             retrieved=retrieved,
-            extra={key: raw[key] for key in ("topic", "criteria", "tags") if key in raw},
+            retrieved_markers={url: m for url, m in retrieved_markers.items() if m},
+            criteria=self.criteria(raw.get("criteria"), _line_of(raw, "criteria", line)),
+            extra={key: raw[key] for key in ("topic", "tags") if key in raw},
         )
 
 

@@ -10,17 +10,20 @@ from typing import Any
 
 import pytest
 
-from .aggregate import Precision
 from .assertions import explain
+from .baseline import side_by_side
 from .cases import Case, CaseFileError, Claim, load_cases
 from .errors import AuthenticationError, CitationsError
 from .labels import Label
+from .release import ClaimAssessment, decide_case
 from .runtime import Runtime
 from .verdicts import ClaimVerdict
 
 RUNTIME_KEY = pytest.StashKey[Runtime]()
 #: The record of a claim item, also put in ``user_properties`` (and so in junitxml).
 RECORD_PROPERTY = "citations_claim"
+#: The release decision of a case item.
+CASE_PROPERTY = "citations_case"
 
 
 class CitationCheckFailure(Exception):
@@ -95,61 +98,111 @@ class _CaseItem(pytest.Item):
 
 
 class ClaimItem(_CaseItem):
-    """Passes unless the claim's label is one the run fails on, or it could not be checked."""
+    """Fails when the claim could not be checked, misses an acceptance criterion (a failing
+    label, a forbidden contradicted topic, an untraceable figure, an uncited statement), or
+    got worse than its baseline."""
 
     def __init__(self, *, claim: Claim, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.claim = claim
 
+    def __repr__(self) -> str:
+        markers = "".join(f"[{m}]" for m in self.claim.markers) or "uncited"
+        return f"<ClaimItem {self.name} {self.claim.text!r} {markers}>"
+
     def runtest(self) -> None:
+        runtime = _runtime(self)
         verdict = self.results()[(self.case.id, self.claim.index)]
-        record = claim_record(self, verdict)
+        assessment = runtime.assess(self.case, self.claim, verdict)
+        record = claim_record(self, assessment)
+        change = runtime.baseline.compare(self.nodeid, record) if runtime.baseline else None
+        if change is not None:
+            record["baseline"] = {"change": change.kind, "old_label": change.old_label}
         self.user_properties.append((RECORD_PROPERTY, json.dumps(record, ensure_ascii=False)))
         self.stash[VERDICT_KEY] = verdict
         explanation = explain(verdict, self.claim.markers)
-        if verdict.problems:
-            raise CitationCheckFailure(f"claim could not be checked\n{explanation}")
-        fail_on = _runtime(self).options.fail_on
-        if verdict.label.value in fail_on:
-            raise CitationCheckFailure(
-                f"claim is {verdict.label.value} (failing labels: {', '.join(fail_on)})\n"
-                f"{explanation}"
+        extra = ""
+        if verdict.joint_support:
+            extra += "\n  supported jointly by: " + ", ".join(verdict.joint_support)
+        if verdict.misattributed_to:
+            markers = self.case.retrieved_markers
+            extra += "\n  supported instead by the uncited source: " + ", ".join(
+                (f"[{markers[url]}] " if url in markers else "") + url
+                for url in verdict.misattributed_to
             )
+        if verdict.problems:
+            raise CitationCheckFailure(f"claim could not be checked\n{explanation}{extra}")
+        messages = []
+        for failure in assessment.failures:
+            if failure.criterion == "fail_on":
+                fail_on = ", ".join(runtime.options.criteria_for(self.case).fail_on)
+                messages.append(f"claim is {verdict.label.value} (failing labels: {fail_on})")
+            else:
+                messages.append(f"claim fails {failure}")
+        if change is not None and change.kind == "regression":
+            messages.append(
+                f"claim regressed against the baseline {runtime.options.baseline}\n"
+                + side_by_side(change)
+            )
+        if messages:
+            raise CitationCheckFailure("\n".join(messages) + f"\n{explanation}{extra}")
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.claim.line - 1, f"{self.case.id}::{self.claim.name}"
 
 
 class PrecisionItem(_CaseItem):
-    """Fails when the case's citation precision is below its threshold (if one is set)."""
+    """The case's release decision: fails when its citation precision or its share of fully
+    supported claims is below the threshold (if one is set)."""
 
     def runtest(self) -> None:
+        runtime = _runtime(self)
         results = self.results()
-        verdicts = [results[(self.case.id, claim.index)] for claim in self.case.claims]
-        precision = Precision.of(c.label for v in verdicts for c in v.citations)
-        threshold = self.case.min_precision
-        if threshold is None:
-            threshold = _runtime(self).options.min_precision
+        assessments = [
+            runtime.assess(self.case, claim, results[(self.case.id, claim.index)])
+            for claim in self.case.claims
+        ]
+        criteria = runtime.options.criteria_for(self.case)
+        decision = decide_case(
+            assessments,
+            [claim.name for claim in self.case.claims],
+            [claim.general for claim in self.case.claims],
+            criteria,
+        )
+        precision = decision.precision
         self.user_properties.append(
             ("citations_precision", f"{precision.supported}/{precision.total}")
         )
-        if threshold is None:
+        self.user_properties.append(
+            (
+                CASE_PROPERTY,
+                json.dumps(
+                    {
+                        "file": self.case_file.nodeid,
+                        "case": self.case.id,
+                        "decision": "pass" if decision.passed else "fail",
+                        "failures": [str(failure) for failure in decision.failures],
+                        "supported_share": [decision.share.supported, decision.share.total],
+                    },
+                    ensure_ascii=False,
+                ),
+            )
+        )
+        case_failures = [
+            f for f in decision.failures if f.criterion in ("min_precision", "min_supported_share")
+        ]
+        if not case_failures:
             return
-        value = precision.citation
-        if value is None or value < threshold:
-            shown = "n/a" if value is None else f"{value:.4f}"
-            lines = [
-                f"citation precision {shown} ({precision.supported}/{precision.total}) of case "
-                f"{self.case.id!r} is below the minimum {threshold:.4f}"
-            ]
-            for claim, verdict in zip(self.case.claims, verdicts, strict=True):
-                for citation in verdict.citations:
+        lines = [f"case {self.case.id!r} fails {failure}" for failure in case_failures]
+        if any(f.criterion == "min_precision" for f in case_failures):
+            for claim, assessment in zip(self.case.claims, assessments, strict=True):
+                for citation in assessment.verdict.citations:
                     if citation.label is not Label.SUPPORTED:
                         reason = f" ({citation.reason})" if citation.reason else ""
                         lines.append(
                             f"  {claim.name}: {citation.label.value:<12} {citation.url}{reason}"
                         )
-            raise CitationCheckFailure("\n".join(lines))
+        raise CitationCheckFailure("\n".join(lines))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.case.line - 1, f"{self.case.id}::precision"
@@ -158,9 +211,11 @@ class PrecisionItem(_CaseItem):
 VERDICT_KEY = pytest.StashKey[ClaimVerdict]()
 
 
-def claim_record(item: ClaimItem, verdict: ClaimVerdict) -> dict[str, Any]:
+def claim_record(item: ClaimItem, assessment: ClaimAssessment) -> dict[str, Any]:
     """Everything the summary and reports need about one claim, as plain JSON data."""
     case = item.case
+    verdict = assessment.verdict
+    claim = item.claim
     return {
         "nodeid": item.nodeid,
         "file": item.case_file.nodeid,
@@ -174,6 +229,13 @@ def claim_record(item: ClaimItem, verdict: ClaimVerdict) -> dict[str, Any]:
         "markers": list(item.claim.markers),
         "citations": [citation.to_dict() for citation in verdict.citations],
         "problems": list(verdict.problems),
+        "failures": [str(failure) for failure in assessment.failures],
+        "topic": claim.topic,
+        "general": claim.general,
+        "expect": claim.expect,
+        "derived": claim.derived,
+        "joint_support": list(verdict.joint_support),
+        "misattributed_to": list(verdict.misattributed_to),
     }
 
 

@@ -12,8 +12,10 @@ import pytest
 
 from . import hookspecs
 from .assertions import active_verifier, assert_not_contradicted, assert_supported, explain
+from .baseline import Baseline
+from .calibration import Agreement
 from .cassettes import RecordMode
-from .items import RECORD_PROPERTY, RUNTIME_KEY, CaseFile, looks_like_cassette
+from .items import CASE_PROPERTY, RECORD_PROPERTY, RUNTIME_KEY, CaseFile, looks_like_cassette
 from .report import RunReport, merge_usage
 from .runtime import Options, Runtime, check_recording_secrets
 from .verdicts import ClaimVerdict
@@ -87,7 +89,56 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="append every citation verdict to an SQLite audit index at PATH.",
     )
+    group.addoption(
+        "--citations-min-supported-share",
+        default=None,
+        metavar="X",
+        help="fail a case, and the run, whose share of fully supported claims is "
+        "below X (004, C7).",
+    )
+    group.addoption(
+        "--citations-baseline",
+        default=None,
+        metavar="PATH",
+        help="compare claim labels with the baseline at PATH; worse labels fail.",
+    )
+    group.addoption(
+        "--citations-update-baseline",
+        action="store_true",
+        default=False,
+        help="write this run's labels to the baseline (unused entries are removed "
+        "only after a full run).",
+    )
+    group.addoption(
+        "--citations-calibrate",
+        action="store_true",
+        default=False,
+        help="report the judge's agreement with the claims' human 'expect:' labels.",
+    )
     parser.addini("citations_record_mode", "cassette record mode (default none)")
+    parser.addini(
+        "citations_forbid_contradicted_topics",
+        "topics whose contradicted claims always fail",
+        type="args",
+    )
+    parser.addini(
+        "citations_numbers_traceable",
+        "every number and date of a claim must stand in its evidence",
+        type="bool",
+        default=False,
+    )
+    parser.addini("citations_min_supported_share", "minimum share of fully supported claims")
+    parser.addini(
+        "citations_uncited_allowed",
+        "uncited claims may pass when marked general: true and free of figures",
+        type="bool",
+        default=True,
+    )
+    parser.addini("citations_baseline", "path of the baseline file")
+    parser.addini(
+        "citations_min_agreement",
+        "calibration gate: kappa (default), accuracy=X or balanced_accuracy=X",
+    )
     parser.addini("citations_cassette_dir", "cassette folder, relative to the rootdir")
     parser.addini("citations_judge", "judge provider")
     parser.addini("citations_model", "judge model")
@@ -233,20 +284,27 @@ def _is_xdist_controller(config: pytest.Config) -> bool:
 
 
 class CitationsReporter:
-    """Merges claim records (local or from xdist workers), prints the summary, writes the
-    JSON report and gates the run on the suite's precision, like ``--cov-fail-under``."""
+    """Merges claim and case records (local or from xdist workers), prints the summary and
+    the release decision, writes the JSON report and the baseline, and gates the run on the
+    suite's precision and supported share (like ``--cov-fail-under``) and on the judge's
+    calibration."""
 
     def __init__(self, config: pytest.Config, options: Options) -> None:
         self.config = config
         self.options = options
         self.report = RunReport()
-        self.precision_failed = False
+        self.run_failures: list[str] = []
+        self.agreement: Agreement | None = None
+        self.baseline_lines: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "call":
-            record = _record(report)
-            if record is not None:
-                self.report.add_claim(record)
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == RECORD_PROPERTY:
+                self.report.add_claim(json.loads(str(value)))
+            elif name == CASE_PROPERTY:
+                self.report.add_case(json.loads(str(value)))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -256,14 +314,73 @@ class CitationsReporter:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.report:
+            return
+        criteria = self.options.criteria
+        precision = self.report.precision
+        if criteria.min_precision is not None and (
+            precision.citation is None or precision.citation < criteria.min_precision
+        ):
+            self.run_failures.append(
+                f"min_precision: suite {precision.lines()[0]} below {criteria.min_precision:g}"
+            )
+        share = self.report.supported_share
+        if criteria.min_supported_share is not None and (
+            share.value is None or share.value < criteria.min_supported_share
+        ):
+            self.run_failures.append(
+                f"min_supported_share: suite share {share} below {criteria.min_supported_share:g}"
+            )
+        self._calibrate()
+        self._baseline(session)
         if self.options.report is not None:
             self.report.write_json(self.options.report)
-        minimum = self.options.min_precision
-        value = self.report.precision.citation
-        if minimum is not None and self.report and (value is None or value < minimum):
-            self.precision_failed = True
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if self.run_failures and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _calibrate(self) -> None:
+        pairs = [(c["expect"], c["label"]) for c in self.report.claims if c.get("expect")]
+        if not (self.options.calibrate or self.options.min_agreement) or not pairs:
+            return
+        self.agreement = Agreement.of(pairs)
+        if self.options.min_agreement is not None:
+            metric, minimum = self.options.min_agreement
+            value = getattr(self.agreement, metric)
+            if value is None or value < minimum:
+                self.run_failures.append(
+                    f"min_agreement: judge {metric} {value if value is None else f'{value:.4f}'}"
+                    f" below {minimum:g}"
+                )
+
+    def _baseline(self, session: pytest.Session) -> None:
+        path = self.options.baseline
+        if path is None:
+            return
+        baseline = Baseline.load(path)
+        claims = self.report.claims
+        changes = [(c["nodeid"], c.get("baseline", {})) for c in claims]
+        regressions = [n for n, b in changes if b.get("change") == "regression"]
+        improvements = [(n, b) for n, b in changes if b.get("change") == "improvement"]
+        new = [n for n, b in changes if b.get("change") == "new"]
+        ran_files = {c["file"] for c in claims}
+        unused = [n for n in baseline.unused(c["nodeid"] for c in claims)]
+        lines = [
+            f"baseline {_shown_file(path, self.config.rootpath)}: {len(regressions)} regressed, "
+            f"{len(improvements)} improved, {len(new)} new, {len(unused)} unused"
+        ]
+        lines += [f"  improved: {n} ({b.get('old_label')} -> better)" for n, b in improvements]
+        lines += [f"  regressed: {n}" for n in regressions]
+        lines += [f"  unused: {n}" for n in unused]
+        if self.options.update_baseline:
+            full_run = _is_full_run(self.config)
+            removable = [n for n in unused if full_run and n.split("::", 1)[0] in ran_files]
+            baseline.updated(claims, removable).write(path)
+            kept = len(unused) - len(removable)
+            lines.append(
+                f"baseline updated: {len(claims)} claims written, {len(removable)} unused removed"
+                + (f", {kept} kept (not a full run of their files)" if kept else "")
+            )
+        self.baseline_lines = lines
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.report:
@@ -279,19 +396,72 @@ class CitationsReporter:
             for nodeid, citation in unverified:
                 reason = f" ({citation['reason']})" if citation.get("reason") else ""
                 write(f"  {nodeid}: {citation['label']}{reason} {citation['url']}")
+        notes = [
+            f"  {c['nodeid']}: {c['label']}"
+            + (
+                f" (supported instead by {', '.join(c['misattributed_to'])})"
+                if c.get("misattributed_to")
+                else ""
+            )
+            + (f" (jointly by {', '.join(c['joint_support'])})" if c.get("joint_support") else "")
+            for c in self.report.claims
+            if c["label"] in ("uncited", "misattributed", "partial") or c.get("joint_support")
+        ]
+        if notes:
+            write("")
+            write("claims to look at:")
+            for line in notes:
+                write(line)
         write("")
         for line in self.report.precision.lines():
             write(line)
+        write(f"supported_share={self.report.supported_share}")
         write(self.report.usage_line())
+        for line in self.baseline_lines:
+            write(line)
+        if self.agreement is not None:
+            write("")
+            for line in self.agreement.lines():
+                write(line)
+        release = self.report.release_lines(self.run_failures)
+        if release:
+            write("")
+            for line in release:
+                failed = "fail" in line.rsplit("release decision:", 1)[-1].lower() or (
+                    line.startswith("Release decision: fail")
+                )
+                write(line, red=failed, green=not failed)
         if self.options.report is not None:
             write(f"citations report: {self.options.report}")
-        if self.precision_failed:
-            assert self.options.min_precision is not None
-            terminalreporter.write_line(
-                f"FAIL Required citation precision of {self.options.min_precision:g} "
-                f"not reached: {self.report.precision.lines()[0]}",
-                red=True,
-            )
+        for failure in self.run_failures:
+            if failure.startswith("min_precision"):
+                minimum = self.options.criteria.min_precision
+                write(
+                    f"FAIL Required citation precision of {minimum:g} not reached: "
+                    f"{self.report.precision.lines()[0]}",
+                    red=True,
+                )
+            else:
+                write(f"FAIL {failure}", red=True)
+
+
+def _is_full_run(config: pytest.Config) -> bool:
+    """No selection narrowed the run (``-k``, ``-m``, ``--deselect``, ``--lf``)."""
+    option = config.option
+    return not (
+        getattr(option, "keyword", "")
+        or getattr(option, "markexpr", "")
+        or getattr(option, "deselect", None)
+        or getattr(option, "lf", False)
+        or (getattr(option, "failedfirst", False) and False)
+    )
+
+
+def _shown_file(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 REPORTER_KEY = pytest.StashKey[CitationsReporter]()

@@ -12,6 +12,7 @@ from typing import Any
 
 from .aggregate import Precision
 from .labels import Label
+from .release import Share
 from .verdicts import Usage
 
 LABEL_ORDER = [label.value for label in Label]
@@ -28,6 +29,8 @@ class CaseRecord:
     question: str | None = None
     min_precision: float | None = None
     claims: list[dict[str, Any]] = field(default_factory=list)
+    decision: str | None = None
+    failures: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -58,6 +61,8 @@ class CaseRecord:
             "min_precision": self.min_precision,
             "citation_precision": precision.citation,
             "reachable_precision": precision.reachable_precision,
+            "supported_share": supported_share(self.claims).value,
+            "release": {"decision": self.decision, "failures": self.failures},
             "claims": self.claims,
         }
 
@@ -78,6 +83,12 @@ class RunReport:
         case.claims.append(record)
         case.claims.sort(key=lambda claim: claim["index"])
 
+    def add_case(self, record: dict[str, Any]) -> None:
+        """Add a case item's release decision."""
+        case = self._case(record["file"], record["case"], None)
+        case.decision = record["decision"]
+        case.failures = list(record["failures"])
+
     def _case(self, file: str, case_id: str, question: str | None) -> CaseRecord:
         key = f"{file}::{case_id}"
         if key not in self._cases:
@@ -86,8 +97,41 @@ class RunReport:
 
     @property
     def cases(self) -> list[CaseRecord]:
-        """Cases in order of first appearance."""
-        return list(self._cases.values())
+        """Cases sorted by file, then by their order in the file (the same under xdist)."""
+        return sorted(self._cases.values(), key=lambda case: (case.file, _first_line(case)))
+
+    @property
+    def claims(self) -> list[dict[str, Any]]:
+        """Every claim record, in case order."""
+        return [claim for case in self.cases for claim in case.claims]
+
+    @property
+    def supported_share(self) -> Share:
+        """The suite's share of fully supported claims (004, C7)."""
+        return supported_share(self.claims)
+
+    def release_lines(self, run_failures: Iterable[str]) -> list[str]:
+        """The release decision per case and for the run, with the criterion that failed."""
+        lines = []
+        failed_cases = []
+        for case in self.cases:
+            if case.decision is None:
+                continue
+            share = supported_share(case.claims)
+            shown = f"{case.key}: fully supported {share.supported} of {share.total}; "
+            if case.decision == "pass":
+                lines.append(shown + "release decision: pass")
+            else:
+                failed_cases.append(case)
+                lines.append(shown + f"release decision: fail ({case.failures[0]})")
+        reasons = [f"{case.key}: {case.failures[0]}" for case in failed_cases]
+        reasons += list(run_failures)
+        if reasons:
+            more = f" and {len(reasons) - 1} more" if len(reasons) > 1 else ""
+            lines.append(f"Release decision: fail ({reasons[0]}{more})")
+        elif lines:
+            lines.append("Release decision: pass")
+        return lines
 
     @property
     def precision(self) -> Precision:
@@ -114,7 +158,7 @@ class RunReport:
         """One row per case: claims, claim labels, precision, reachable precision."""
         header = ["case", "claims", *LABEL_ORDER, "precision", "reachable"]
         rows = [header]
-        for case in self._cases.values():
+        for case in self.cases:
             precision = case.precision
             counts = case.label_counts()
             rows.append(
@@ -165,9 +209,10 @@ class RunReport:
                 "reachable": precision.reachable,
                 "citation_precision": precision.citation,
                 "reachable_precision": precision.reachable_precision,
+                "supported_share": self.supported_share.value,
                 "usage": self.usage.to_dict(),
             },
-            "cases": [case.to_dict() for case in self._cases.values()],
+            "cases": [case.to_dict() for case in self.cases],
         }
 
     def write_json(self, path: Path) -> None:
@@ -187,6 +232,11 @@ def merge_usage(target: Usage, data: dict[str, Any]) -> None:
     target.add(Usage(**fields))
 
 
-def claim_labels(records: Iterable[dict[str, Any]]) -> list[str]:
-    """The claim labels of some records."""
-    return [record["label"] for record in records]
+def supported_share(records: Iterable[dict[str, Any]]) -> Share:
+    """Fully supported claims over all claims except uncited general phrasing."""
+    counted = [r for r in records if not (r["label"] == Label.UNCITED.value and r.get("general"))]
+    return Share(sum(r["label"] == Label.SUPPORTED.value for r in counted), len(counted))
+
+
+def _first_line(case: CaseRecord) -> int:
+    return min((claim.get("line", 0) for claim in case.claims), default=0)

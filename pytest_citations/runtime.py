@@ -13,12 +13,14 @@ from typing import Any
 import pytest
 
 from .audit import AuditLog
-from .cases import Case
+from .baseline import Baseline
+from .cases import Case, Claim
 from .cassettes import CassetteLibrary, CassetteSession, RecordMode, build_vcr
 from .fetch import CrawlerFactory
 from .judges import BUILTIN_JUDGES, JudgeFactory
 from .labels import Label
 from .redact import LogRedaction, Secret
+from .release import ClaimAssessment, ClaimFacts, Criteria, assess_claim
 from .settings import KEY_VARIABLES, Settings
 from .sync import SyncVerifier
 from .transport import make_http_client, network_transport
@@ -52,6 +54,11 @@ class Options:
     audit: Path | None
     embedding_model: str
     fetcher: str
+    criteria: Criteria = field(default_factory=Criteria)
+    baseline: Path | None = None
+    update_baseline: bool = False
+    calibrate: bool = False
+    min_agreement: tuple[str, float] | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Options:
@@ -102,6 +109,21 @@ class Options:
         cassette_dir = Path(
             value("citations_cassette_dir", "citations_cassette_dir") or "cassettes"
         )
+        criteria = Criteria(
+            fail_on=fail_on,
+            forbid_contradicted_topics=tuple(config.getini("citations_forbid_contradicted_topics")),
+            numbers_traceable=bool(config.getini("citations_numbers_traceable")),
+            min_supported_share=_fraction_option(
+                value("citations_min_supported_share", "citations_min_supported_share"),
+                "citations_min_supported_share",
+            ),
+            uncited_allowed=bool(config.getini("citations_uncited_allowed")),
+            min_precision=min_precision_value,
+        )
+        baseline = value("citations_baseline", "citations_baseline")
+        update_baseline = bool(config.getoption("citations_update_baseline", False))
+        if update_baseline and not baseline:
+            raise pytest.UsageError("--citations-update-baseline needs --citations-baseline PATH")
         return cls(
             enabled=bool(config.getoption("citations", False)),
             record_mode=record_mode,
@@ -120,7 +142,55 @@ class Options:
                 or "all-MiniLM-L6-v2"
             ),
             fetcher=str(config.getini("citations_fetcher") or "crawlbase"),
+            criteria=criteria,
+            baseline=rootdir / baseline if baseline else None,
+            update_baseline=update_baseline,
+            calibrate=bool(config.getoption("citations_calibrate", False)),
+            min_agreement=_agreement_gate(config.getini("citations_min_agreement")),
         )
+
+    def criteria_for(self, case: Case) -> Criteria:
+        """The ini criteria with the case's ``criteria:`` and ``min_precision:`` applied."""
+        overrides = dict(case.criteria)
+        if case.min_precision is not None:
+            overrides["min_precision"] = case.min_precision
+        return self.criteria.merged(overrides)
+
+
+AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
+
+
+def _fraction_option(raw: Any, name: str) -> float | None:
+    if raw in (None, ""):
+        return None
+    try:
+        number = float(raw)
+    except (TypeError, ValueError):
+        raise pytest.UsageError(f"{name} must be a number from 0 to 1, got {raw!r}") from None
+    if not 0 <= number <= 1:
+        raise pytest.UsageError(f"{name} must be a number from 0 to 1, got {raw!r}")
+    return number
+
+
+def _agreement_gate(raw: Any) -> tuple[str, float] | None:
+    """``0.6`` (Cohen's kappa) or ``accuracy=0.8`` / ``balanced_accuracy=0.7`` / ``kappa=0.6``."""
+    text = str(raw or "").strip()
+    if not text:
+        return None
+    metric, _, number = text.rpartition("=")
+    metric = metric.strip() or "kappa"
+    if metric not in AGREEMENT_METRICS:
+        raise pytest.UsageError(
+            f"citations_min_agreement: unknown metric {metric!r}; use one of "
+            + ", ".join(AGREEMENT_METRICS)
+        )
+    try:
+        value = float(number)
+    except ValueError:
+        raise pytest.UsageError(f"citations_min_agreement: {number!r} is not a number") from None
+    if not -1 <= value <= 1:
+        raise pytest.UsageError("citations_min_agreement must be between -1 and 1")
+    return metric, value
 
 
 def _placeholder(variable: str) -> Secret:
@@ -190,6 +260,7 @@ class Runtime:
         self._results: dict[Path, dict[tuple[str, int], ClaimVerdict]] = {}
         self._failures: dict[Path, BaseException] = {}
         self.audit = AuditLog(options.audit) if options.audit else None
+        self.baseline = Baseline.load(options.baseline) if options.baseline else None
         self._sources: list[Path] = []
         self._test_sources: dict[Path, str] = {}
 
@@ -287,6 +358,14 @@ class Runtime:
                 for (case, claim), verdict in zip(pairs, verdicts, strict=True)
             }
         return self._results[path]
+
+    def assess(self, case: Case, claim: Claim, verdict: ClaimVerdict) -> ClaimAssessment:
+        """A claim's verdict against its case's acceptance criteria."""
+        return assess_claim(
+            verdict,
+            ClaimFacts(topic=claim.topic, general=claim.general),
+            self.options.criteria_for(case),
+        )
 
     @property
     def usage(self) -> Usage:
