@@ -14,7 +14,7 @@ import httpx
 from .errors import AuthenticationError, CitationsError
 from .redact import Secret
 from .settings import Settings
-from .transport import Requester, is_replayed
+from .transport import RETRYABLE_STATUSES, Requester, is_replayed
 from .verdicts import Usage
 
 #: HTTP status of a failed crawl: not billed, escalated to JavaScript (F6), not retried.
@@ -155,4 +155,5 @@ class CrawlbaseClient:
         return response.text
 
 
-_CRAWL_RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+#: A failed crawl (520) is not retried: it escalates to JavaScript at once (F6).
+_CRAWL_RETRY_STATUSES = RETRYABLE_STATUSES - {CRAWL_FAILED_STATUS}

@@ -13,7 +13,9 @@ import httpx
 
 from .settings import Settings
 
-RETRYABLE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+#: Retried with backoff: timeouts, throttling and every 5xx (Anthropic's 529 "overloaded",
+#: Cloudflare's 522/524 included).
+RETRYABLE_STATUSES = frozenset({408, 425, 429, *range(500, 600)})
 #: Response extension set by a transport that answered from a recording (nothing was spent).
 REPLAYED = "pytest_citations.replayed"
 

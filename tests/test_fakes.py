@@ -136,7 +136,7 @@ def test_javascript_variants(cb: CrawlbaseEmulator, client: httpx.Client) -> Non
     normal = crawl(client, cb, PAGE, md_readability="true")
     assert normal.headers["pc_status"] == "207"
     assert [r.javascript for r in cb.requests] == [True, True, False]
-    assert cb.credits == 2.5 + 2.5 + 1.5
+    assert cb.credits == 2.5 + 2.5  # the 207 (empty origin page) crawl is not billed
 
     cb.pages[PAGE] = FakePage(markdown="static", fail_js=True)
     assert crawl(client, cb, PAGE, token="js-token").status_code == 520

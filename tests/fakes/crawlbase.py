@@ -144,7 +144,8 @@ class CrawlbaseEmulator(EmulatorBase):
 
     @property
     def credits(self) -> float:
-        """Billed credits: normal success 1, JavaScript success 2, +0.5 when stored."""
+        """Billed credits: normal success 1, JavaScript success 2, +0.5 when stored; nothing
+        for a crawl whose ``cb_status`` is not 200 (a 207 empty page, say)."""
         with self._lock:
             return sum(record.credits for record in self._records)
 
@@ -281,6 +282,8 @@ class CrawlbaseEmulator(EmulatorBase):
             headers.append(("storage_url",
                             f"{self.url}storage?token={quote(token, safe='')}&rid={rid}"))
             credits += 0.5
+        if status != 200:
+            credits = 0.0  # Crawlbase charges a crawl only when its pc_status is 200
         record(200, credits, rid)
         return Response.text(200, body, headers)
 

@@ -1,0 +1,160 @@
+"""Fixtures for the engine's tests: the HTTP emulators on 127.0.0.1, settings pointing at
+them, and verifiers built from those settings.
+
+Every engine test reaches the emulators through real httpx; nothing in the engine is
+monkeypatched. Retrieval uses :class:`~pytest_citations.embeddings.LexicalEmbedder` so that
+no model is loaded (the one MiniLM test builds its own embedder).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol
+
+import pytest
+from fakes import CrawlbaseEmulator, JudgeEmulator
+
+from pytest_citations import ClaimVerdict, Settings, Verifier
+from pytest_citations.embeddings import Embedder, LexicalEmbedder
+from pytest_citations.redact import Secret
+
+#: Credentials the emulators accept. Distinctive, so that a leak is easy to grep for.
+CRAWLBASE_TOKEN = "cb-normal-token-0a1b2c3d"
+CRAWLBASE_JS_TOKEN = "cb-js-token-4e5f6a7b"
+OPENAI_KEY = "sk-test-openai-8c9d0e1f"
+ANTHROPIC_KEY = "sk-ant-test-2a3b4c5d"
+ALL_SECRETS = (CRAWLBASE_TOKEN, CRAWLBASE_JS_TOKEN, OPENAI_KEY, ANTHROPIC_KEY)
+
+#: Filler sentences that share no content word with the claims used in the tests and never
+#: look like a "page does not exist" template.
+_FILLER = (
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor "
+    "incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud "
+    "exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat."
+)
+
+
+def make_article(*sentences: str, filler: int = 4, title: str = "Reference article") -> str:
+    """A markdown page well above every threshold (F2: 200, F5: 800 visible characters):
+    a title, ``filler`` paragraphs of lorem ipsum, then one paragraph with ``sentences``."""
+    parts = [f"# {title}", *([_FILLER] * filler)]
+    if sentences:
+        parts.append(" ".join(sentences))
+    return "\n\n".join(parts) + "\n"
+
+
+class SettingsFactory(Protocol):
+    def __call__(self, **overrides: Any) -> Settings: ...
+
+
+class VerifierFactory(Protocol):
+    def __call__(
+        self, settings: Settings | None = None, *, embedder: Embedder | None = None, **kw: Any
+    ) -> Verifier: ...
+
+
+class VerifyOnce(Protocol):
+    def __call__(
+        self, claim: str, urls: Sequence[str], **overrides: Any
+    ) -> tuple[ClaimVerdict, Verifier]: ...
+
+
+@pytest.fixture
+def crawlbase() -> Iterator[CrawlbaseEmulator]:
+    """The Crawling + Storage API emulator, accepting CRAWLBASE_TOKEN and CRAWLBASE_JS_TOKEN."""
+    with CrawlbaseEmulator(token=CRAWLBASE_TOKEN, js_token=CRAWLBASE_JS_TOKEN) as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def judge() -> Iterator[JudgeEmulator]:
+    """The OpenAI + Anthropic + Ollama emulator, accepting OPENAI_KEY and ANTHROPIC_KEY."""
+    with JudgeEmulator(openai_key=OPENAI_KEY, anthropic_key=ANTHROPIC_KEY) as emulator:
+        yield emulator
+
+
+@pytest.fixture
+def settings(crawlbase: CrawlbaseEmulator, judge: JudgeEmulator) -> SettingsFactory:
+    """A factory of :class:`Settings` pointing at the emulators, with short backoff and
+    timeouts, the lexical embedder and no disk cache; keyword arguments override fields."""
+
+    def factory(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {
+            "crawlbase_api_url": crawlbase.url,
+            "crawlbase_token": Secret(crawlbase.token, "CRAWLBASE_TOKEN"),
+            "crawlbase_js_token": Secret(crawlbase.js_token, "CRAWLBASE_JS_TOKEN"),
+            "openai_api_key": Secret(judge.openai_key, "OPENAI_API_KEY"),
+            "openai_base_url": judge.openai_base_url,
+            "anthropic_api_key": Secret(judge.anthropic_key, "ANTHROPIC_API_KEY"),
+            "anthropic_base_url": judge.anthropic_base_url,
+            "ollama_host": judge.ollama_host,
+            "connect_timeout": 2.0,
+            "read_timeout": 10.0,
+            "retries": 2,
+            "backoff": 0.01,
+            "max_backoff": 0.2,
+            "embedding_model": LexicalEmbedder.name,
+        }
+        values.update(overrides)
+        return Settings(**values)
+
+    return factory
+
+
+@pytest.fixture
+def make_verifier(settings: SettingsFactory) -> VerifierFactory:
+    """Build a (not yet entered) :class:`Verifier`: ``make_verifier(settings=None, *,
+    embedder=None, **setting_overrides)``. The embedder defaults to a fresh
+    :class:`LexicalEmbedder`."""
+
+    def factory(
+        config: Settings | None = None, *, embedder: Embedder | None = None, **overrides: Any
+    ) -> Verifier:
+        if config is None:
+            config = settings(**overrides)
+        elif overrides:
+            config = config.replace(**overrides)
+        return Verifier(config, embedder=embedder or LexicalEmbedder())
+
+    return factory
+
+
+@pytest.fixture
+def verify(make_verifier: VerifierFactory) -> VerifyOnce:
+    """Verify one claim with a fresh verifier: ``verify(claim, urls, **setting_overrides)``
+    returns the claim verdict and the (closed) verifier, whose ``usage`` stays readable."""
+
+    def once(claim: str, urls: Sequence[str], **overrides: Any) -> tuple[ClaimVerdict, Verifier]:
+        verifier = make_verifier(**overrides)
+
+        async def scenario() -> ClaimVerdict:
+            async with verifier:
+                return await verifier.verify(claim, urls)
+
+        return asyncio.run(scenario()), verifier
+
+    return once
+
+
+@pytest.fixture
+def article() -> Callable[..., str]:
+    """A builder of long pages: ``article(*sentences, filler=4, title=...)`` (see
+    :func:`make_article`)."""
+    return make_article
+
+
+@pytest.fixture
+def refused_url() -> str:
+    """The URL of a port on 127.0.0.1 that nothing listens on (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture
+def secret_values() -> tuple[str, ...]:
+    """Every credential value the emulators accept: none may ever show up in output."""
+    return ALL_SECRETS

