@@ -17,6 +17,7 @@ import yaml
 from .claims import extract_claims
 from .errors import CitationsError
 from .fetch import is_supported_url
+from .labels import Label
 
 CASE_KEYS = frozenset(
     {
@@ -315,6 +316,17 @@ class _Parser:
                 isinstance(value, list) and all(isinstance(item, str) for item in value)
             ):
                 raise self.error(where, f"'{key}' must be a list of names")
+            if key == "fail_on":
+                labels = [label.value for label in Label]
+                unknown = [item for item in value if item not in labels]
+                if unknown:
+                    # A misspelt label would silently never fail a claim: refuse it.
+                    raise self.error(
+                        where,
+                        f"'fail_on' names an unknown label {unknown[0]!r} (known: "
+                        + ", ".join(labels)
+                        + ")",
+                    )
         return dict(raw)
 
     def case(self, raw: Any, line: int, default_id: str, ids: set[str]) -> Case:

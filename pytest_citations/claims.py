@@ -118,6 +118,93 @@ ABBREVIATIONS = frozenset(
     )
 )
 
+#: Abbreviations that stand before a number ("No. 5", "Fig. 3", "p. 12", "Jan. 5", "min. 30"):
+#: there they end no sentence, but before a capital they are the word that ends one ("The
+#: answer is no. Refunds take …", "The committee sat. It voted …").
+_BEFORE_NUMBERS = frozenset(
+    (
+        "no",
+        "nos",
+        "vol",
+        "fig",
+        "figs",
+        "p",
+        "pp",
+        "ch",
+        "sec",
+        "art",
+        "para",
+        "eq",
+        "ed",
+        "eds",
+        "est",
+        "min",
+        "max",
+        "avg",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "mon",
+        "tue",
+        "tues",
+        "wed",
+        "thu",
+        "thur",
+        "thurs",
+        "fri",
+        "sat",
+        "sun",
+    )
+)
+#: Units and company suffixes: ordinary words that end a sentence before a capital or a
+#: number ("It weighs 5 kg. That is heavy"); before a lowercase word ("5 kg. of flour")
+#: nothing ends a sentence anyway.
+_WORD_LIKE = frozenset(
+    (
+        "kg",
+        "g",
+        "mg",
+        "lb",
+        "lbs",
+        "oz",
+        "km",
+        "m",
+        "cm",
+        "mm",
+        "mi",
+        "yd",
+        "in",
+        "ft",
+        "hr",
+        "hrs",
+        "secs",
+        "yr",
+        "yrs",
+        "mo",
+        "mos",
+        "pct",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "llc",
+        "plc",
+        "gmbh",
+        "ag",
+        "bros",
+        "dept",
+    )
+)
+
 _MARKER_GROUP = re.compile(r"\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]")
 _MARKERS_RUN = re.compile(r"(?:\s*\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\])+")
 _END = re.compile(r"[.!?]+[\"'”’)\]]*")
@@ -157,11 +244,20 @@ def _ends_sentence(text: str, end: int, punct_start: int) -> bool:
         return following[:1].isupper() or following[:1] in "\"'“‘(" or following[:1].isdigit()
     word = re.search(r"([A-Za-z][A-Za-z.]*)$", text[:punct_start])
     token = word.group(1).lower() if word else ""
-    if token and (token in ABBREVIATIONS or token.rstrip(".") in ABBREVIATIONS):
-        return False
-    if token and len(token) == 1 and text[punct_start - 1].isupper():
-        return False  # an initial: "J. Smith"
     first = following[:1]
+    key = token.rstrip(".")
+    if token and (token in ABBREVIATIONS or key in ABBREVIATIONS):
+        if key in _BEFORE_NUMBERS:
+            if first.isdigit():
+                return False  # "No. 5", "Fig. 3"
+        elif key not in _WORD_LIKE:
+            return False  # "Dr. Smith", "e.g. Apples", "U.S. Army"
+    if (
+        len(token) == 1
+        and text[punct_start - 1].isupper()
+        and text[punct_start - 2 : punct_start - 1] in ("", " ", "(", ".", '"', "'")
+    ):
+        return False  # an initial: "J. Smith" (but not "100 °C. It")
     return first.isupper() or first.isdigit() or first in "\"'“‘(["
 
 

@@ -39,7 +39,7 @@ _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
 
 _DATE_PATTERNS = [
-    re.compile(r"\b(?P<year>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),  # 2024-03-01
+    re.compile(r"\b(?P<year>\d{4})([-/])(?P<m>\d{1,2})\2(?P<d>\d{1,2})\b"),  # 2024-03-01
     re.compile(
         r"\b(?P<d>\d{1,2})[./](?P<m>\d{1,2})[./](?P<year>\d{4})\b"
     ),  # 01.03.2024 / 01/03/2024
@@ -100,6 +100,12 @@ def _dates(text: str) -> tuple[list[Figure], str]:
             month = int(groups["m"]) if groups.get("m") else _month(groups.get("month"))
             day = groups.get("d") or groups.get("day")
             year = int(groups["year"])
+            if (
+                pattern is _DATE_PATTERNS[1]
+                and month is not None
+                and month > 12 >= int(groups["d"])
+            ):
+                month, day = int(groups["d"]), str(month)  # 12/31/2024: month first, unambiguously
             if month is None or not 1 <= month <= 12:
                 continue
             if day is not None and not 1 <= int(day) <= 31:

@@ -220,10 +220,29 @@ class Verifier:
         """Verify one claim against its cited URLs."""
         return (await self.verify_many([ClaimRequest.of(claim, urls)]))[0]
 
-    async def verify_many(self, requests: Sequence[ClaimRequest]) -> list[ClaimVerdict]:
-        """Verify many claims concurrently; results in the order given."""
+    async def verify_many(
+        self,
+        requests: Sequence[ClaimRequest],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[ClaimVerdict]:
+        """Verify many claims concurrently; results in the order given. ``progress`` is
+        called with (claims done, claims in all) as each claim completes."""
         await self._embed_claims([request.claim for request in requests])
-        return list(await asyncio.gather(*(self._verify_claim(request) for request in requests)))
+        if progress is None:
+            return list(
+                await asyncio.gather(*(self._verify_claim(request) for request in requests))
+            )
+        done = 0
+        total = len(requests)
+
+        async def tracked(request: ClaimRequest) -> ClaimVerdict:
+            nonlocal done
+            result = await self._verify_claim(request)
+            done += 1
+            progress(done, total)
+            return result
+
+        return list(await asyncio.gather(*(tracked(request) for request in requests)))
 
     async def stored_page(self, rid: str) -> str:
         """The stored markdown of a page, by rid, from the Storage API (S1)."""
@@ -249,6 +268,10 @@ class Verifier:
                 *(self._verify_refusable(request.claim, url, work) for url in request.urls)
             )
         )
+        # Citations finish judging in any order: keep their evidence in citation order, so
+        # that the joint request numbers its sources [1], [2], … alike on every run (its
+        # quotes name sources by number, and a replay must send the recorded body).
+        work.evidence = {url: work.evidence[url] for url in request.urls if url in work.evidence}
         label = aggregate_verdicts(verdicts) if request.urls else Label.UNCITED
         joint: tuple[str, ...] = ()
         if label not in (Label.SUPPORTED, Label.CONTRADICTED) and len(work.evidence) >= 2:

@@ -18,8 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fakes import CrawlbaseEmulator, JudgeEmulator  # noqa: E402
-from fakes.site import install  # noqa: E402
+from fakes import CrawlbaseEmulator, JudgeEmulator, calibration_site, site  # noqa: E402
 
 # Throwaway values: the recording must show none of them (they are checked below).
 TOKENS = {
@@ -37,7 +36,8 @@ def main() -> int:
         ) as crawlbase,
         JudgeEmulator(openai_key=TOKENS["OPENAI_API_KEY"]) as judge,
     ):
-        install(crawlbase, judge)
+        site.install(crawlbase, judge)
+        calibration_site.install(crawlbase, judge)
         env = {
             **os.environ,
             **TOKENS,
@@ -45,8 +45,17 @@ def main() -> int:
             "OPENAI_BASE_URL": judge.openai_base_url,
             "JUDGE_PROVIDER": "openai",
         }
-        command = [sys.executable, "-m", "pytest", "--citations", "cases/",
-                   "--citations-record=rewrite", "-p", "no:cacheprovider", "-q"]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--citations",
+            "cases/",
+            "--citations-record=rewrite",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+        ]
         subprocess.run(command, cwd=ROOT, env=env, check=False)
         print(f"crawl requests {crawlbase.crawl_count}, judge calls {judge.call_count}")
     leaks = [

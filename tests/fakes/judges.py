@@ -152,6 +152,52 @@ def oracle_verdict(claim: str, passages: list[str]) -> dict[str, Any]:
 # -- rules and records --------------------------------------------------------------------------
 
 
+_SOURCED_PASSAGE = re.compile(
+    r'<passage\b[^>]*\bsource="(\d+)"[^>]*>\n?(.*?)\n?</passage>', re.DOTALL)
+
+
+def parse_sources(text: str) -> list[tuple[int, str]]:
+    """``(source, passage)`` pairs of a joint request (``<passage id="n" source="s">``)."""
+    return [(int(source), passage) for source, passage in _SOURCED_PASSAGE.findall(text)]
+
+
+def joint_oracle_verdict(claim: str, sourced: list[tuple[int, str]]) -> dict[str, Any]:
+    """The heuristic joint verdict ``{"label", "quotes", "confidence"}`` (004, C2).
+
+    Greedily picks, per source, the sentence that adds the most of the claim's content words;
+    supported when the picked sentences cover 80% of the claim's words and every number of
+    the claim, each quote being a sentence of the source it names.
+    """
+    not_found: dict[str, Any] = {"label": "not_found", "quotes": [], "confidence": 0.3}
+    claim_words = _content_words(claim)
+    if not claim_words:
+        return not_found
+    covered: set[str] = set()
+    quotes: list[dict[str, Any]] = []
+    numbers: set[str] = set()
+    candidates = [(source, sentence) for source, passage in sourced
+                  for sentence in _sentences(passage)]
+    used_sources: set[int] = set()
+    while True:
+        best: tuple[int, int, str] | None = None
+        for source, sentence in candidates:
+            if source in used_sources:
+                continue
+            gain = len((claim_words & _content_words(sentence)) - covered)
+            if gain and (best is None or gain > best[0]):
+                best = (gain, source, sentence)
+        if best is None:
+            break
+        _, source, sentence = best
+        used_sources.add(source)
+        covered |= claim_words & _content_words(sentence)
+        numbers |= _numbers(sentence)
+        quotes.append({"source": source, "quote": sentence})
+    if len(covered) / len(claim_words) < 0.8 or not _numbers(claim) <= numbers:
+        return not_found
+    return {"label": "supported", "quotes": quotes, "confidence": 0.8}
+
+
 class _Auto(enum.Enum):
     AUTO = "auto"
 
@@ -168,6 +214,8 @@ class JudgeRule:
     quote: str | _Auto | None = AUTO
     confidence: float = 0.9
     raw: str | None = None
+    #: For joint requests: ``[(source, quote), ...]`` to answer instead of the oracle's.
+    quotes: list[tuple[int, str]] | None = None
 
 
 @dataclass
@@ -269,15 +317,18 @@ class JudgeEmulator(EmulatorBase):
 
     def rule(self, claim: str, label: str = "supported", quote: str | _Auto | None = AUTO,
              confidence: float = 0.9, raw: str | None = None,
-             provider: Provider | None = None) -> JudgeRule:
+             provider: Provider | None = None,
+             quotes: list[tuple[int, str]] | None = None) -> JudgeRule:
         """Answer ``claim`` (exact text, stripped) with a fixed verdict or ``raw`` content.
 
         ``quote`` may be any string (even one absent from the passages) or None; left out, it
         is the oracle's chosen sentence. ``raw`` is sent verbatim as the content string
         (Anthropic: as tool input when it is a JSON object, else as a text block).
-        ``provider`` limits the rule to one provider.
+        ``provider`` limits the rule to one provider. ``quotes`` (``[(source, quote)]``) makes
+        it answer joint requests (several sources) instead; other rules leave those to the
+        joint oracle.
         """
-        rule = JudgeRule(label, quote, confidence, raw)
+        rule = JudgeRule(label, quote, confidence, raw, quotes)
         with self._lock:
             self.rules[(claim.strip(), provider)] = rule
         return rule
@@ -433,6 +484,14 @@ class JudgeEmulator(EmulatorBase):
                 label = str(parsed.get("label")) if isinstance(parsed, dict) else None
             except ValueError:
                 label = None
+        elif 'source="' in user_text:
+            verdict = joint_oracle_verdict(claim, parse_sources(user_text))
+            if rule is not None and rule.quotes is not None:  # only joint rules apply here
+                verdict = {"label": rule.label,
+                           "quotes": [{"source": src, "quote": q} for src, q in rule.quotes],
+                           "confidence": rule.confidence}
+            content = json.dumps(verdict, ensure_ascii=False)
+            label = str(verdict["label"])
         else:
             verdict = oracle_verdict(claim, passages)
             if rule is not None:
