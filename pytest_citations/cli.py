@@ -2,7 +2,8 @@
 
 Exit codes: 0 done; 1 a claim had a failing label (``verify --fail-on``), some batch lines
 were skipped, or a stored page was not found; 2 usage or configuration error (a missing
-token names its variable); 3 a service refused a credential.
+token names its variable, or a service that cannot be reached); 3 a service refused a
+credential.
 """
 
 from __future__ import annotations
@@ -21,11 +22,21 @@ from .audit import AuditLog
 from .crawlbase import StoredPageNotFound
 from .csvreport import write_csv
 from .errors import AuthenticationError, CitationsError, ConfigurationError, MissingTokenError
+from .labels import Label
 from .redact import LogRedaction
 from .settings import Settings
+from .transport import TransientError
 from .verifier import ClaimRequest, Verifier
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH = 0, 1, 2, 3
+
+#: The exit codes, shown by ``--help`` of the command and of every subcommand.
+EXIT_CODES = (
+    "Exit codes: 0 done; 1 failing label, skipped batch lines or no stored page; "
+    "2 usage or configuration error (missing token, service unreachable); 3 credential "
+    "refused. Tokens come from CRAWLBASE_TOKEN, CRAWLBASE_JS_TOKEN and OPENAI_API_KEY "
+    "(or ANTHROPIC_API_KEY)."
+)
 
 
 @dataclass(frozen=True)
@@ -105,8 +116,12 @@ async def _verify(args: argparse.Namespace, settings: Settings) -> int:
         if audit is not None:
             audit.close()
     print(json.dumps(verdict.to_dict(), indent=2, ensure_ascii=False))
-    fail_on = {label.strip() for label in (args.fail_on or "").split(",") if label.strip()}
-    return EXIT_FAILED if verdict.label.value in fail_on else EXIT_OK
+    return EXIT_FAILED if verdict.label.value in _fail_on(args) else EXIT_OK
+
+
+def _fail_on(args: argparse.Namespace) -> set[str]:
+    """The labels of ``verify --fail-on`` (comma-separated)."""
+    return {label.strip() for label in (args.fail_on or "").split(",") if label.strip()}
 
 
 async def _batch(args: argparse.Namespace, settings: Settings) -> int:
@@ -170,9 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pytest-citations",
         description="Verify that cited pages support claims (Crawlbase + an LLM judge).",
-        epilog="Exit codes: 0 done; 1 failing label, skipped batch lines or no stored page; "
-        "2 usage or configuration error (missing token); 3 credential refused. Tokens come from "
-        "CRAWLBASE_TOKEN, CRAWLBASE_JS_TOKEN and OPENAI_API_KEY (or ANTHROPIC_API_KEY).",
+        epilog=EXIT_CODES,
     )
     parser.add_argument("--judge", help="judge provider (default: JUDGE_PROVIDER or openai)")
     parser.add_argument("--model", help="judge model")
@@ -183,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         "verify",
         help="verify one claim; prints 000's /verify JSON",
         description="Verify CLAIM against URLs and print the /verify response as JSON.",
+        epilog=EXIT_CODES,
     )
     verify.add_argument("claim")
     verify.add_argument("urls", nargs="+", metavar="URL")
@@ -194,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="verify a JSONL file of {id, claim, urls} records",
         description="000's batch mode: one record per line, a CSV report, and the two "
         "precision lines on standard output.",
+        epilog=EXIT_CODES,
     )
     batch.add_argument("input", metavar="outputs.jsonl")
     batch.add_argument("--out", metavar="report.csv", help="CSV report, one row per citation")
@@ -204,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         help="print a stored page's markdown by rid (Storage API)",
         description="Read a page stored with store=true back from the Crawlbase Storage API.",
+        epilog=EXIT_CODES,
     )
     replay.add_argument("rid")
 
@@ -211,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
         "serve",
         help="run the /verify HTTP service (extra: service)",
         description="GET /health and POST /verify; a missing token answers 503.",
+        epilog=EXIT_CODES,
     )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
@@ -222,6 +239,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "verify":
+        known = [label.value for label in Label]
+        unknown = sorted(_fail_on(args) - set(known))
+        if unknown:  # a typo must not turn the gate off
+            print(
+                f"pytest-citations: --fail-on: unknown label {unknown[0]!r}; choose from "
+                + ", ".join(known),
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     overrides: dict[str, Any] = {}
     if args.judge:
         overrides["judge_provider"] = args.judge
@@ -237,6 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     runner = {"verify": _verify, "batch": _batch, "replay": _replay}[args.command]
     with LogRedaction(settings.redactor()):
         try:
+            if args.command in ("verify", "batch"):
+                # Before the first paid crawl: a missing judge key must not cost credits.
+                settings.require_crawlbase_token()
+                settings.require_judge_key()
             return asyncio.run(runner(args, settings))
         except MissingTokenError as error:
             print(f"pytest-citations: {error}", file=sys.stderr)
@@ -244,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except AuthenticationError as error:
             print(f"pytest-citations: {error}", file=sys.stderr)
             return EXIT_AUTH
-        except (CitationsError, OSError) as error:
+        except (CitationsError, TransientError, OSError) as error:
             print(f"pytest-citations: {error}", file=sys.stderr)
             return EXIT_USAGE
 

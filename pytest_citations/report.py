@@ -181,12 +181,18 @@ class RunReport:
             for row in rows
         ]
 
+    def claims_for_csv(self) -> list[dict[str, Any]]:
+        """Claim records with their case key, for the CSV report."""
+        return [{**claim, "case_key": case.key} for case in self.cases for claim in case.claims]
+
     def usage_line(self) -> str:
-        """Credits and judge tokens spent by this run (0 on a replay)."""
+        """Credits by kind and judge tokens spent by this run (0 on a replay), and what a
+        replay saved."""
         usage = self.usage
+        kinds = credits_by_kind(usage)
         return (
-            f"crawlbase_credits={usage.credits:g} (normal {usage.normal_crawls}, "
-            f"javascript {usage.javascript_crawls}, stored {usage.stored_pages}); "
+            f"crawlbase_credits={usage.credits:g} (normal {kinds['normal']:g}, "
+            f"javascript {kinds['javascript']:g}, storage {kinds['storage']:g}); "
             f"judge_calls={usage.judge_calls} judge_tokens={usage.judge_tokens}"
             + (
                 f"; replayed: {usage.replayed_crawls} crawls ({usage.replayed_credits:g} credits "
@@ -210,7 +216,7 @@ class RunReport:
                 "citation_precision": precision.citation,
                 "reachable_precision": precision.reachable_precision,
                 "supported_share": self.supported_share.value,
-                "usage": self.usage.to_dict(),
+                "usage": {**self.usage.to_dict(), "credits_by_kind": credits_by_kind(self.usage)},
             },
             "cases": [case.to_dict() for case in self.cases],
         }
@@ -224,6 +230,15 @@ class RunReport:
 def _fraction(value: float | None, numerator: int, denominator: int) -> str:
     shown = "n/a" if value is None else f"{value:.4f}"
     return f"{shown} ({numerator}/{denominator})"
+
+
+def credits_by_kind(usage: Usage) -> dict[str, float]:
+    """Crawlbase credits spent per kind: normal 1, JavaScript 2, storage 0.5 a page."""
+    return {
+        "normal": float(usage.normal_crawls),
+        "javascript": 2.0 * usage.javascript_crawls,
+        "storage": 0.5 * usage.stored_pages,
+    }
 
 
 def merge_usage(target: Usage, data: dict[str, Any]) -> None:

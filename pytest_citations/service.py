@@ -56,7 +56,7 @@ def parse_request(body: bytes, limits: Limits) -> tuple[str, list[str]]:
         raise _Invalid(413, f"request body over {limits.max_body_bytes} bytes")
     try:
         data = json.loads(body or b"null")
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting too deep to parse
         raise _Invalid(422, [{"loc": ["body"], "msg": "body is not valid JSON"}]) from None
     if not isinstance(data, dict):
         raise _Invalid(422, [{"loc": ["body"], "msg": "body must be a JSON object"}])
@@ -90,7 +90,12 @@ def create_app(
     limits: Limits | None = None,
     verifier_factory: Callable[[Settings], Verifier] = Verifier,
 ) -> Any:
-    """The Starlette application. ``settings`` default to the environment, read at start-up."""
+    """The Starlette application. ``settings`` default to the environment, read at start-up.
+
+    Each ``/verify`` request gets its own verifier (``verifier_factory``): a verifier fetches
+    each URL once in its lifetime, and the service must check pages as they are at the time
+    of the request, not as they were at the first request since start-up.
+    """
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -105,11 +110,9 @@ def create_app(
         state["settings"] = current
         with LogRedaction(current.redactor()):
             if missing_secret(current) is None:
-                async with verifier_factory(current) as verifier:
-                    state["verifier"] = verifier
-                    yield
-            else:
-                yield
+                # Build one verifier at start-up so that a bad setting fails it, not requests.
+                await verifier_factory(current).aclose()
+            yield
 
     async def health(request: Request) -> JSONResponse:
         current: Settings = state["settings"]
@@ -144,9 +147,9 @@ def create_app(
         missing = missing_secret(state["settings"])
         if missing is not None:
             return JSONResponse({"detail": f"{missing} is not set"}, status_code=503)
-        verifier: Verifier = state["verifier"]
         try:
-            verdict = await verifier.verify(claim, urls)
+            async with verifier_factory(state["settings"]) as verifier:
+                verdict = await verifier.verify(claim, urls)
         except MissingTokenError as error:
             return JSONResponse({"detail": f"{error.variable} is not set"}, status_code=503)
         except AuthenticationError as error:
