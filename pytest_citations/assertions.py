@@ -50,6 +50,7 @@ def explain(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
 
 
 def _verifier(verifier: Verifies | None) -> Verifies:
+    __tracebackhide__ = True  # failures point at the test, not here
     chosen = verifier or active_verifier.get()
     if chosen is None:
         raise RuntimeError(
@@ -64,6 +65,7 @@ def assert_supported(
 ) -> ClaimVerdict:
     """Fail unless the claim comes out ``supported`` (at least one citation supports it and
     none contradicts it, A1). Returns the verdict for further checks."""
+    __tracebackhide__ = True  # failures point at the test, not here
     verdict = _verifier(verifier).verify(claim, [urls] if isinstance(urls, str) else urls)
     if verdict.label is not Label.SUPPORTED or verdict.problems:
         raise AssertionError(f"claim is not supported by its citations\n{explain(verdict)}")
@@ -74,6 +76,7 @@ def assert_not_contradicted(
     claim: str, urls: Sequence[str] | str, *, verifier: Verifies | None = None
 ) -> ClaimVerdict:
     """Fail when any cited page contradicts the claim (or could not be checked)."""
+    __tracebackhide__ = True  # failures point at the test, not here
     verdict = _verifier(verifier).verify(claim, [urls] if isinstance(urls, str) else urls)
     if verdict.label is Label.CONTRADICTED or verdict.problems:
         raise AssertionError(f"claim is contradicted by a cited page\n{explain(verdict)}")
@@ -95,6 +98,7 @@ def assert_precision(
 ) -> Precision:
     """Fail when citation precision (supported / all claim–URL pairs, A2) is below
     ``minimum``. Accepts claim verdicts, citation verdicts, or one claim verdict."""
+    __tracebackhide__ = True  # failures point at the test, not here
     if not 0 <= minimum <= 1:
         raise ValueError("minimum must be between 0 and 1")
     items = [verdicts] if isinstance(verdicts, ClaimVerdict) else list(verdicts)

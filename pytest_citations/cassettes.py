@@ -220,6 +220,27 @@ def build_vcr(redactor: Redactor) -> vcr.VCR:
     return config
 
 
+def keep_builtin_scrubbing(config: vcr.VCR, redactor: Redactor) -> None:
+    """Call after ``pytest_citations_vcr``: whatever a hook did to ``before_record_request``
+    or ``before_record_response`` (replaced, listed, removed), the built-in scrubbing still
+    runs, and runs last, so that no hook can let a token reach a cassette."""
+    config.before_record_request = _then(config.before_record_request, scrub_request(redactor))
+    config.before_record_response = _then(config.before_record_response, scrub_response(redactor))
+
+
+def _then(hooks: Any, builtin: Callable[[Any], Any]) -> list[Callable[[Any], Any]]:
+    """``hooks`` (None, one callable or several; vcrpy accepts each) followed by
+    ``builtin``, without the plugin's own scrubbers (scrubbing twice would be harmless)."""
+    if hooks is None:
+        listed: list[Callable[[Any], Any]] = []
+    elif callable(hooks):
+        listed = [hooks]
+    else:
+        listed = list(hooks)
+    own = ("scrub_request.<locals>.scrub", "scrub_response.<locals>.scrub")
+    return [hook for hook in listed if getattr(hook, "__qualname__", "") not in own] + [builtin]
+
+
 # Describing a request without its secrets ------------------------------------------------
 def describe(request: VcrRequest) -> str:
     """A short, secret-free description of a (scrubbed) request for error messages."""

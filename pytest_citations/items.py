@@ -236,6 +236,10 @@ def claim_record(item: ClaimItem, assessment: ClaimAssessment) -> dict[str, Any]
         "derived": claim.derived,
         "joint_support": list(verdict.joint_support),
         "misattributed_to": list(verdict.misattributed_to),
+        # The passages the judge saw, for reports that show a quote inside its passage.
+        "evidence": [
+            {"url": url, "passages": list(passages)} for url, passages in verdict.evidence
+        ],
     }
 
 

@@ -15,9 +15,11 @@ from .assertions import active_verifier, assert_not_contradicted, assert_support
 from .baseline import Baseline
 from .calibration import Agreement
 from .cassettes import RecordMode
+from .csvreport import write_csv
+from .html import write_html
 from .items import CASE_PROPERTY, RECORD_PROPERTY, RUNTIME_KEY, CaseFile, looks_like_cassette
 from .report import RunReport, merge_usage
-from .runtime import Options, Runtime, check_recording_secrets
+from .runtime import Options, Runtime, build_settings, check_recording_secrets
 from .verdicts import ClaimVerdict
 
 OPTIONS_KEY = pytest.StashKey[Options]()
@@ -65,6 +67,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="write the JSON report of every case, claim and citation to PATH.",
+    )
+    group.addoption(
+        "--citations-html",
+        default=None,
+        metavar="PATH",
+        help="write a self-contained HTML report (quotes highlighted, filter by label) to PATH.",
+    )
+    group.addoption(
+        "--citations-csv",
+        default=None,
+        metavar="PATH",
+        help="write one CSV row per citation (000's batch report) to PATH.",
     )
     group.addoption(
         "--citations-min-precision",
@@ -178,8 +192,14 @@ def _runtime(config: pytest.Config) -> Runtime:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Start the runtime early when case files will run, so a usage error comes first."""
     options = session.config.stash[OPTIONS_KEY]
-    if options.enabled and not _is_xdist_controller(session.config):
-        _runtime(session.config)
+    if not options.enabled:
+        return
+    if _is_xdist_controller(session.config):
+        # The controller verifies nothing, but a missing token must be one usage error
+        # here, before any worker starts (each would crash on it, again and again).
+        check_recording_secrets(options, build_settings(options, None))
+        return
+    _runtime(session.config)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
@@ -335,6 +355,14 @@ class CitationsReporter:
         self._baseline(session)
         if self.options.report is not None:
             self.report.write_json(self.options.report)
+        html_path = self.config.getoption("citations_html", None)
+        if html_path:
+            write_html(
+                Path(html_path), self.report.to_dict(), self._run_lines(), "pytest-citations report"
+            )
+        csv_path = self.config.getoption("citations_csv", None)
+        if csv_path:
+            write_csv(Path(csv_path), self.report.claims_for_csv())
         if self.run_failures and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -373,7 +401,13 @@ class CitationsReporter:
         lines += [f"  unused: {n}" for n in unused]
         if self.options.update_baseline:
             full_run = _is_full_run(self.config)
-            removable = [n for n in unused if full_run and n.split("::", 1)[0] in ran_files]
+            root = self.config.rootpath
+            removable = [
+                n
+                for n in unused
+                if full_run
+                and (n.split("::", 1)[0] in ran_files or not (root / n.split("::", 1)[0]).exists())
+            ]
             baseline.updated(claims, removable).write(path)
             kept = len(unused) - len(removable)
             lines.append(
@@ -381,6 +415,13 @@ class CitationsReporter:
                 + (f", {kept} kept (not a full run of their files)" if kept else "")
             )
         self.baseline_lines = lines
+
+    def _run_lines(self) -> list[str]:
+        """Summary figures for the HTML report: precision, share, costs, decision."""
+        lines = [*self.report.precision.lines(), f"supported_share={self.report.supported_share}"]
+        lines.append(self.report.usage_line())
+        release = self.report.release_lines(self.run_failures)
+        return lines + [line for line in release if line.startswith("Release decision")]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.report:
@@ -405,7 +446,8 @@ class CitationsReporter:
             )
             + (f" (jointly by {', '.join(c['joint_support'])})" if c.get("joint_support") else "")
             for c in self.report.claims
-            if c["label"] in ("uncited", "misattributed", "partial") or c.get("joint_support")
+            if c["label"] in ("contradicted", "uncited", "misattributed", "partial")
+            or c.get("joint_support")
         ]
         if notes:
             write("")
@@ -446,7 +488,8 @@ class CitationsReporter:
 
 
 def _is_full_run(config: pytest.Config) -> bool:
-    """No selection narrowed the run (``-k``, ``-m``, ``--deselect``, ``--lf``)."""
+    """No selection narrowed the run (``-k``, ``-m``, ``--deselect``, ``--lf``, or a node id
+    such as ``cases/x.yaml::case::claim-1`` that runs part of a file)."""
     option = config.option
     return not (
         getattr(option, "keyword", "")
@@ -454,6 +497,7 @@ def _is_full_run(config: pytest.Config) -> bool:
         or getattr(option, "deselect", None)
         or getattr(option, "lf", False)
         or (getattr(option, "failedfirst", False) and False)
+        or any("::" in str(arg) for arg in config.args)
     )
 
 
@@ -479,7 +523,12 @@ def _register_reporter(config: pytest.Config, options: Options) -> None:
 def citation_verifier(request: pytest.FixtureRequest) -> Iterator[CitationVerifier]:
     """Verify claims against URLs inside a test; traffic goes to the test's own cassette
     (``<cassettes>/<test module>/<test name>.yaml``) and replays offline by default."""
-    runtime = _runtime(request.config)
+    try:
+        runtime = _runtime(request.config)
+    except pytest.UsageError as error:
+        # Recording without its token: one usage error for the run, as for case files,
+        # rather than an error with a traceback in every test that uses the fixture.
+        pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
     path = runtime.test_cassette_path(request.path, request.node.name)
     runtime.register_test_source(path, request.node.nodeid)
     session = runtime.library.open(path)
@@ -507,20 +556,27 @@ class CitationVerifier:
         return path
 
     def verify(self, claim: str, urls: Sequence[str] | str) -> ClaimVerdict:
-        """Verify one claim against its cited URLs; returns the claim's verdict."""
+        """Verify one claim against its cited URLs; returns the claim's verdict. Fails the
+        test when a request is missing from its cassette (naming the cassette and the
+        command that records it) rather than returning a verdict nobody checked."""
+        __tracebackhide__ = True
         from .verifier import ClaimRequest
 
         listed = [urls] if isinstance(urls, str) else list(urls)
         verdict = self._runtime.run_in_cassette(self._session, [ClaimRequest.of(claim, listed)])[0]
         self.verdicts.append(verdict)
+        if verdict.problems:
+            pytest.fail(f"claim could not be checked\n{explain(verdict)}", pytrace=False)
         return verdict
 
     def assert_supported(self, claim: str, urls: Sequence[str] | str) -> ClaimVerdict:
         """Fail unless the claim is supported; see :func:`pytest_citations.assert_supported`."""
+        __tracebackhide__ = True
         return assert_supported(claim, urls, verifier=self)
 
     def assert_not_contradicted(self, claim: str, urls: Sequence[str] | str) -> ClaimVerdict:
         """Fail when a cited page contradicts the claim."""
+        __tracebackhide__ = True
         return assert_not_contradicted(claim, urls, verifier=self)
 
     @staticmethod

@@ -15,13 +15,19 @@ import pytest
 from .audit import AuditLog
 from .baseline import Baseline
 from .cases import Case, Claim
-from .cassettes import CassetteLibrary, CassetteSession, RecordMode, build_vcr
+from .cassettes import (
+    CassetteLibrary,
+    CassetteSession,
+    RecordMode,
+    build_vcr,
+    keep_builtin_scrubbing,
+)
 from .fetch import CrawlerFactory
 from .judges import BUILTIN_JUDGES, JudgeFactory
 from .labels import Label
 from .redact import LogRedaction, Secret
 from .release import ClaimAssessment, ClaimFacts, Criteria, assess_claim
-from .settings import KEY_VARIABLES, Settings
+from .settings import KEY_VARIABLES, MODEL_VARIABLES, Settings
 from .sync import SyncVerifier
 from .transport import make_http_client, network_transport
 from .verdicts import ClaimVerdict, Usage
@@ -65,12 +71,13 @@ class Options:
         """Read options and ini values with their precedence written down here, once."""
         rootdir = config.rootpath
 
-        def value(option: str, ini: str, env: str | None = None) -> Any:
+        def value(option: str, ini: str, *envs: str | None) -> Any:
             given = config.getoption(option, None)
             if given not in (None, ""):
                 return given
-            if env and os.environ.get(env, "").strip():
-                return os.environ[env].strip()
+            for env in envs:
+                if env and os.environ.get(env, "").strip():
+                    return os.environ[env].strip()
             raw = config.getini(ini)
             return raw if raw not in (None, "", []) else None
 
@@ -83,8 +90,12 @@ class Options:
                 f"unknown citations record mode {mode!r}; choose one of {choices}"
             ) from None
         fail_on_raw = value("citations_fail_on", "citations_fail_on")
+        # Comma- or space-separated, on the command line and in the ini file alike (the
+        # ini key is of type "args", so "contradicted,partial" arrives as one word).
         if isinstance(fail_on_raw, str):
-            fail_on_raw = fail_on_raw.replace(",", " ").split()
+            fail_on_raw = [fail_on_raw]
+        if fail_on_raw:
+            fail_on_raw = " ".join(fail_on_raw).replace(",", " ").split()
         fail_on = tuple(fail_on_raw or DEFAULT_FAIL_ON)
         known = {label.value for label in Label}
         for label in fail_on:
@@ -124,12 +135,17 @@ class Options:
         update_baseline = bool(config.getoption("citations_update_baseline", False))
         if update_baseline and not baseline:
             raise pytest.UsageError("--citations-update-baseline needs --citations-baseline PATH")
+        judge = str(value("citations_judge", "citations_judge", "JUDGE_PROVIDER") or "openai")
         return cls(
             enabled=bool(config.getoption("citations", False)),
             record_mode=record_mode,
             cassette_dir=cassette_dir if cassette_dir.is_absolute() else rootdir / cassette_dir,
-            judge=str(value("citations_judge", "citations_judge", "JUDGE_PROVIDER") or "openai"),
-            model=value("citations_model", "citations_model", "JUDGE_MODEL"),
+            judge=judge,
+            # The model the header shows is the one the judge uses: JUDGE_MODEL, then the
+            # chosen provider's own variable (OPENAI_MODEL, ...), as the README documents.
+            model=value(
+                "citations_model", "citations_model", "JUDGE_MODEL", MODEL_VARIABLES.get(judge)
+            ),
             concurrency=concurrency_value,
             fail_on=fail_on,
             min_precision=min_precision_value,
@@ -207,8 +223,9 @@ def build_settings(options: Options, embedding_cache: Path | None) -> Settings:
         "embedding_cache_dir": embedding_cache,
         "fetcher": options.fetcher,
     }
-    if options.model:
-        overrides["judge_model"] = options.model
+    # Always the plugin's choice (None: the provider's default), never a model that
+    # Settings.from_env read for the provider JUDGE_PROVIDER names when another was chosen.
+    overrides["judge_model"] = options.model
     settings = Settings.from_env(**overrides)
     if options.record_mode is RecordMode.NONE:
         # Offline: placeholders for missing secrets, and no waiting on recorded Retry-After.
@@ -251,6 +268,7 @@ class Runtime:
         self.redaction = LogRedaction(self.settings.redactor()).install()
         vcr_config = build_vcr(self.settings.redactor())
         config.hook.pytest_citations_vcr(config=config, vcr=vcr_config)
+        keep_builtin_scrubbing(vcr_config, self.settings.redactor())
         self.backends = Backends()
         config.hook.pytest_citations_backends(config=config, backends=self.backends)
         self.library = CassetteLibrary(

@@ -92,6 +92,8 @@ class _Once:
         if self.observer is not None:
             self.observer.used(work)
         task = self.tasks.get(key)
+        if task is not None and _refused(task):
+            task = None  # refused by one recording; another may hold the answer
         if task is None:
 
             async def run() -> T:
@@ -441,3 +443,8 @@ class Verifier:
 def _note(problems: list[str], error: Exception) -> None:
     if str(error) not in problems:
         problems.append(str(error))
+
+
+def _refused(task: asyncio.Task[Any]) -> bool:
+    """A finished task whose request a transport refused (say, missing from a cassette)."""
+    return task.done() and not task.cancelled() and isinstance(task.exception(), RequestRefused)
