@@ -159,7 +159,8 @@ def test_rewrite_replaces_the_file_and_drops_stale_interactions(citations: Citat
     citations.write("cases/water.yaml", TWO_CLAIMS)
     citations.record("cases/")
     cassette = citations.cassette("cases/water.yaml")
-    assert crawled_urls(cassette) == [BOILING_URL, REFUNDS_URL]
+    # Both pages are crawled concurrently: the order they land in the cassette is not fixed.
+    assert sorted(crawled_urls(cassette)) == sorted([BOILING_URL, REFUNDS_URL])
     citations.write("cases/water.yaml", ONE_CLAIM)
 
     result, web = citations.record("cases/", mode="rewrite")
