@@ -20,6 +20,7 @@ from test_ops_support import (
     BOILING_URL,
     CONTRADICTED_CLAIM,
     GONE_URL,
+    NINE_CASE,
     NOT_FOUND_CLAIM,
     OLD_REPORT_URL,
     PARTIAL_CLAIM,
@@ -49,28 +50,6 @@ HEADER = [
     "rid",
 ]
 
-NINE_CASE = f"""\
-id: nine
-citations:
-  1: {BOILING_URL}
-  2: {OLD_REPORT_URL}
-  3: {REFUNDS_URL}
-  4: {GONE_URL}
-  5: {RETURNS_URL}
-  6: {SOFT_404_URL}
-  7: {PDF_URL}
-claims:
-  - text: {SUPPORTED_CLAIM}
-    cites: [1, 2]
-  - text: {REFUNDS_CLAIM}
-    cites: [3, 4]
-  - text: {CONTRADICTED_CLAIM}
-    cites: [1]
-  - text: {PARTIAL_CLAIM}
-    cites: [5]
-  - text: {NOT_FOUND_CLAIM}
-    cites: [5, 6, 7]
-"""
 
 #: (claim, url, label, reason) of the nine rows, in claim then citation order.
 NINE_ROWS = [

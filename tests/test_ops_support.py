@@ -24,6 +24,42 @@ import pytest
 from fakes import CrawlbaseEmulator, JudgeEmulator
 from fakes import site as example_site
 
+# Claims, pages and the nine-citation case of the example site, shared with the plugin
+# tests and re-exported for the operations tests.
+from plugin_helpers import (
+    BOILING_URL,
+    CONTRADICTED_CLAIM,
+    GONE_URL,
+    NINE_CASE,
+    NOT_FOUND_CLAIM,
+    OLD_REPORT_URL,
+    PARTIAL_CLAIM,
+    PDF_URL,
+    REFUNDS_CLAIM,
+    REFUNDS_URL,
+    RETURNS_URL,
+    SOFT_404_URL,
+    STEERING_VARIABLES,
+    SUPPORTED_CLAIM,
+)
+
+__all__ = [
+    "BOILING_URL",
+    "CONTRADICTED_CLAIM",
+    "GONE_URL",
+    "NINE_CASE",
+    "NOT_FOUND_CLAIM",
+    "OLD_REPORT_URL",
+    "PARTIAL_CLAIM",
+    "PDF_URL",
+    "REFUNDS_CLAIM",
+    "REFUNDS_URL",
+    "RETURNS_URL",
+    "SOFT_404_URL",
+    "STEERING_VARIABLES",
+    "SUPPORTED_CLAIM",
+]
+
 CRAWLBASE_TOKEN = "ops-cb-normal-canary-71c3e9"
 CRAWLBASE_JS_TOKEN = "ops-cb-js-canary-52a9f0"
 OPENAI_API_KEY = "sk-ops-openai-canary-d84e17"
@@ -40,19 +76,6 @@ REPO = Path(__file__).resolve().parent.parent
 #: The three shipped example case files (the calibration set is left out).
 EXAMPLES = ("boiling-point.yaml", "fetch-rules.yaml", "returns-policy.yaml")
 
-# Claims and pages of the example site (tests/fakes/site.py) and what the judge says.
-SUPPORTED_CLAIM = "Water boils at 100 °C at sea level."
-CONTRADICTED_CLAIM = "On mountains water boils at 50 °C."
-REFUNDS_CLAIM = "Refunds go to the original payment method."
-PARTIAL_CLAIM = example_site.PARTIAL_RETURNS_CLAIM
-NOT_FOUND_CLAIM = "Opened software licences cannot be returned."  # against the returns page
-BOILING_URL = example_site.BOILING_URL
-OLD_REPORT_URL = example_site.OLD_REPORT_URL
-RETURNS_URL = example_site.RETURNS_URL
-REFUNDS_URL = example_site.REFUNDS_URL
-SOFT_404_URL = example_site.SOFT_404_URL
-PDF_URL = example_site.PDF_URL
-GONE_URL = "https://example.org/gone"  # not on the site: the emulator answers a 404 page
 
 _SCRIPT = Path(sys.executable).with_name("pytest-citations")
 #: The installed console script (the module as a fallback when it is not on disk).
@@ -151,23 +174,6 @@ def copy_examples(target: Path, *, cassettes: bool = True) -> None:
                 REPO / "cassettes" / "cases" / name, target / "cassettes" / "cases" / name
             )
 
-
-#: Every variable that steers the plugin or the engine; cleared before a pytester run.
-STEERING_VARIABLES = (
-    *SECRETS,
-    "CRAWLBASE_API_URL",
-    "OPENAI_BASE_URL",
-    "OPENAI_MODEL",
-    "ANTHROPIC_BASE_URL",
-    "ANTHROPIC_MODEL",
-    "OLLAMA_HOST",
-    "OLLAMA_MODEL",
-    "JUDGE_PROVIDER",
-    "JUDGE_MODEL",
-    "BATCH_CONCURRENCY",
-    "CITATIONS_EMBEDDING_MODEL",
-    "PYTEST_ADDOPTS",
-)
 
 #: Arguments of every inner pytest run: the lexical embedder, no cache, no hypothesis.
 PYTEST_ARGS = (
