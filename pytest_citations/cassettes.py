@@ -360,6 +360,10 @@ class CassetteLibrary:
         if session is not None:
             session.used.add(key)
 
+    def scope(self) -> Hashable | None:
+        """Work done for the active cassette is shared with the whole run."""
+        return None
+
     def remember(self, key: Hashable | None, interaction: Interaction) -> None:
         """File an interaction under the work it belongs to."""
         if key is None:

@@ -36,7 +36,53 @@ class Reason:
     FETCH_ERROR = "fetch_error"
     JUDGE_ERROR = "judge_error"
     JUDGE_INVALID_RESPONSE = "judge_invalid_response"
+    #: The provider declined to answer (OpenAI ``message.refusal``, Anthropic
+    #: ``stop_reason: refusal``).
+    JUDGE_REFUSED = "judge_refused"
+    #: The reply was cut at the token limit (``finish_reason``/``stop_reason``/``done_reason``
+    #: ``length`` or ``max_tokens``).
+    JUDGE_TRUNCATED = "judge_truncated"
+    #: The reply held no content at all (an empty Anthropic ``content`` list).
+    JUDGE_EMPTY_RESPONSE = "judge_empty_response"
     QUOTE_NOT_IN_SOURCE = "evidence_quote_not_in_source"
+    #: The quote stands in the passages but is too short to be evidence ("Water", "a").
+    QUOTE_TOO_SHORT = "evidence_quote_too_short"
     NO_PASSAGES = "no_passages"
-    NO_CITATIONS = "no_citations"
     REQUEST_REFUSED = "request_refused"
+
+    @staticmethod
+    def http(status: int) -> str:
+        """The reason of an origin status that is not a page to judge: ``http_403``."""
+        return f"http_{status}"
+
+    @staticmethod
+    def crawl_status(status: int) -> str:
+        """The reason of a crawl whose own status (``pc_status``/``cb_status``) is not 2xx."""
+        return f"{CRAWL_STATUS_PREFIX}{status}"
+
+
+CRAWL_STATUS_PREFIX = "crawl_status_"
+
+#: Reasons that say "the verifier could not check this citation" (its own infrastructure
+#: failed: the crawler, the judge, or a recording), as opposed to findings about the page
+#: (404, soft 404, homepage redirect, PDF, empty page). A claim with such a citation is not
+#: a pass unless the run allows unchecked citations.
+UNCHECKED_REASONS = frozenset(
+    {
+        Reason.FETCH_ERROR,
+        Reason.CRAWL_FAILED,
+        Reason.JUDGE_ERROR,
+        Reason.JUDGE_INVALID_RESPONSE,
+        Reason.JUDGE_REFUSED,
+        Reason.JUDGE_TRUNCATED,
+        Reason.JUDGE_EMPTY_RESPONSE,
+        Reason.REQUEST_REFUSED,
+    }
+)
+
+
+def is_unchecked(reason: str | None) -> bool:
+    """True when ``reason`` means the citation could not be checked at all."""
+    return reason is not None and (
+        reason in UNCHECKED_REASONS or reason.startswith(CRAWL_STATUS_PREFIX)
+    )

@@ -22,3 +22,8 @@ class WorkObserver(Protocol):
     def used(self, key: Hashable) -> None:
         """``key`` was needed by the code running in the current context."""
         ...
+
+    def scope(self) -> Hashable | None:
+        """Who may share work done in the current context: None for the whole run, or a key
+        that keeps it to one scope (a replay-only cassette answers only from itself)."""
+        ...

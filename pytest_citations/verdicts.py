@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .labels import Label
+from .labels import Label, is_unchecked
 
 #: The fields of a citation verdict, in the order of 000's ``/verify`` response.
 VERDICT_FIELDS = (
@@ -17,6 +17,7 @@ VERDICT_FIELDS = (
     "original_status",
     "rid",
     "reason",
+    "warnings",
 )
 
 
@@ -32,11 +33,21 @@ class CitationVerdict:
     original_status: int | None = None
     rid: str | None = None
     reason: str | None = None
+    #: Things the reader should know that did not decide the label, such as a page cut at
+    #: the size limit (``page_truncated: kept 500000 of 12600000 characters``).
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def checked(self) -> bool:
+        """False when the verifier's own infrastructure kept it from checking this citation
+        (fetch or judge error, an unusable judge reply, a request no recording holds)."""
+        return not is_unchecked(self.reason)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping with the label as a plain string."""
         data = asdict(self)
         data["label"] = self.label.value
+        data["warnings"] = list(self.warnings)
         return data
 
     @classmethod
@@ -52,6 +63,7 @@ class CitationVerdict:
             original_status=int(status) if status is not None else None,
             rid=data.get("rid"),
             reason=data.get("reason"),
+            warnings=tuple(data.get("warnings") or ()),
         )
 
 
@@ -72,6 +84,16 @@ class ClaimVerdict:
     #: (url, passages shown to the judge) for every judged citation; the deterministic
     #: checks (numbers and dates traceable, C7) read them.
     evidence: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def unchecked(self) -> tuple[CitationVerdict, ...]:
+        """Citations the verifier could not check (see :attr:`CitationVerdict.checked`)."""
+        return tuple(citation for citation in self.citations if not citation.checked)
+
+    @property
+    def complete(self) -> bool:
+        """True when every citation was checked and no request was refused."""
+        return not self.problems and not self.unchecked
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping in the shape of 000's ``/verify`` response."""

@@ -89,9 +89,11 @@ class _Once:
 
     def get(self, key: Any, start: Callable[[], Awaitable[T]]) -> asyncio.Task[T]:
         work = (self.kind, key)
+        scoped: Any = key
         if self.observer is not None:
             self.observer.used(work)
-        task = self.tasks.get(key)
+            scoped = (self.observer.scope(), key)
+        task = self.tasks.get(scoped)
         if task is not None and _refused(task):
             task = None  # refused by one recording; another may hold the answer
         if task is None:
@@ -101,7 +103,7 @@ class _Once:
                 return await start()
 
             task = asyncio.ensure_future(run())
-            self.tasks[key] = task
+            self.tasks[scoped] = task
         return task
 
     async def drain(self) -> None:

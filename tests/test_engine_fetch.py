@@ -463,6 +463,7 @@ def test_f8_only_the_rid_is_kept(crawlbase, judge, verify, article, secret_value
         "original_status",
         "rid",
         "reason",
+        "warnings",
     }
 
 

@@ -18,7 +18,7 @@ from plugin_helpers import (
     load_report,
 )
 
-#: The eight fields of every citation verdict, as the engine gives them.
+#: The fields of every citation verdict, as the engine gives them (000's eight + warnings).
 VERDICT_FIELDS = {
     "url",
     "label",
@@ -28,6 +28,7 @@ VERDICT_FIELDS = {
     "original_status",
     "rid",
     "reason",
+    "warnings",
 }
 CLAIMS_PASS = ("--citations-fail-on", "unreachable")
 USAGE = re.compile(
