@@ -167,6 +167,7 @@ def test_json_report_holds_every_case_claim_and_verdict(
         "original_status": None,
         "rid": None,
         "reason": "pdf_unsupported",
+        "warnings": [],
     }
     supported = claims["cases/nine.yaml::nine::claim-1"]["citations"][0]
     assert supported["label"] == "supported"
