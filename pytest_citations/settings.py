@@ -71,11 +71,20 @@ class Settings:
     anthropic_base_url: str = DEFAULT_ANTHROPIC_BASE_URL
     ollama_host: str = DEFAULT_OLLAMA_HOST
     concurrency: int = 4
+    #: Seconds to open a connection (``CITATIONS_CONNECT_TIMEOUT``).
     connect_timeout: float = 10.0
+    #: Seconds any one read or write may wait (``CITATIONS_TIMEOUT``); Crawlbase advises 90.
     read_timeout: float = 90.0
+    #: Wall-clock seconds one request may take in all, retries and backoff included
+    #: (``CITATIONS_DEADLINE``): a peer that trickles bytes cannot hold a run forever.
+    deadline: float = 180.0
+    #: Retries after the first attempt (``CITATIONS_RETRIES``).
     retries: int = 3
     backoff: float = 1.0
     max_backoff: float = 30.0
+    #: Characters of a fetched page kept for retrieval (``CITATIONS_MAX_PAGE_CHARS``); the
+    #: rest is cut and the verdict says so in its ``warnings``.
+    max_page_chars: int = 500_000
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
     embedding_cache_dir: Path | None = None
     top_k: int = 3
@@ -87,6 +96,13 @@ class Settings:
             raise ConfigurationError("the concurrency limit must be at least 1")
         if self.top_k < 1:
             raise ConfigurationError("top_k must be at least 1")
+        if self.retries < 0:
+            raise ConfigurationError("retries must be 0 or more")
+        for name in ("connect_timeout", "read_timeout", "deadline"):
+            if getattr(self, name) <= 0:
+                raise ConfigurationError(f"{name} must be more than 0 seconds")
+        if self.max_page_chars < 1000:
+            raise ConfigurationError("max_page_chars must be at least 1000")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
@@ -108,6 +124,13 @@ class Settings:
             or DEFAULT_ANTHROPIC_BASE_URL,
             "ollama_host": env.get("OLLAMA_HOST", "").strip() or DEFAULT_OLLAMA_HOST,
             "concurrency": int(_number(env, "BATCH_CONCURRENCY", 4, minimum=1)),
+            "connect_timeout": _number(env, "CITATIONS_CONNECT_TIMEOUT", 10.0, minimum=0.001),
+            "read_timeout": _number(env, "CITATIONS_TIMEOUT", 90.0, minimum=0.001),
+            "deadline": _number(env, "CITATIONS_DEADLINE", 180.0, minimum=0.001),
+            "retries": int(_number(env, "CITATIONS_RETRIES", 3, minimum=0)),
+            "max_page_chars": int(
+                _number(env, "CITATIONS_MAX_PAGE_CHARS", 500_000, minimum=1000)
+            ),
             "embedding_model": env.get("CITATIONS_EMBEDDING_MODEL", "").strip()
             or DEFAULT_EMBEDDING_MODEL,
         }
