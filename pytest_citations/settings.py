@@ -128,9 +128,7 @@ class Settings:
             "read_timeout": _number(env, "CITATIONS_TIMEOUT", 90.0, minimum=0.001),
             "deadline": _number(env, "CITATIONS_DEADLINE", 180.0, minimum=0.001),
             "retries": int(_number(env, "CITATIONS_RETRIES", 3, minimum=0)),
-            "max_page_chars": int(
-                _number(env, "CITATIONS_MAX_PAGE_CHARS", 500_000, minimum=1000)
-            ),
+            "max_page_chars": int(_number(env, "CITATIONS_MAX_PAGE_CHARS", 500_000, minimum=1000)),
             "embedding_model": env.get("CITATIONS_EMBEDDING_MODEL", "").strip()
             or DEFAULT_EMBEDDING_MODEL,
         }
