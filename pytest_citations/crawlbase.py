@@ -11,14 +11,18 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
-from .errors import AuthenticationError, CitationsError
-from .redact import Secret
+from .errors import AuthenticationError, CitationsError, CreditsExhaustedError
 from .settings import Settings
-from .transport import RETRYABLE_STATUSES, Requester, is_replayed
+from .transport import RETRYABLE_STATUSES, Requester, is_replayed, placeholder
 from .verdicts import Usage
 
 #: HTTP status of a failed crawl: not billed, escalated to JavaScript (F6), not retried.
 CRAWL_FAILED_STATUS = 520
+#: HTTP status of a request the API rejected (a URL it cannot crawl): the citation's URL is
+#: invalid; no retry, and no second try on the JavaScript token.
+REJECTED_STATUS = 422
+#: Origin statuses Crawlbase bills when its own status is 200 (its "Response" page).
+BILLABLE_ORIGIN_STATUSES = frozenset({200, 201, 204, 301, 302, 404, 410})
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,17 @@ class CrawlResponse:
     def failed(self) -> bool:
         """The crawl itself failed (HTTP 520 or another non-200 answer of the API)."""
         return self.status_code != 200
+
+    @property
+    def billed(self) -> bool:
+        """Crawlbase charges a crawl only when its own status is 200 and the origin answered
+        a page, a redirect it followed, or a 404/410 (a 207 empty page, a captcha marked
+        ``pc_status`` 503 or an origin 403 are free)."""
+        return (
+            not self.failed
+            and self.cb_status in (None, 200)
+            and (self.original_status is None or self.original_status in BILLABLE_ORIGIN_STATUSES)
+        )
 
 
 class StoredPageNotFound(CitationsError):
@@ -71,21 +86,26 @@ class CrawlbaseClient:
         self.usage = usage
         self._base = settings.crawlbase_api_url.rstrip("/") + "/"
 
-    def _token(self, javascript: bool) -> tuple[Secret, dict[str, str]]:
-        """The token of an attempt, plus ``javascript=true`` when no JS token is set (F6)."""
+    def _token(self, javascript: bool) -> tuple[str, dict[str, str]]:
+        """The variable whose token an attempt uses, plus ``javascript=true`` when no
+        JavaScript token is set (F6). The request carries only its placeholder; the network
+        transport puts the value in."""
         if javascript and self.settings.crawlbase_js_token is not None:
-            return self.settings.crawlbase_js_token, {}
-        token = self.settings.require_crawlbase_token()
-        return token, ({"javascript": "true"} if javascript else {})
+            return self.settings.crawlbase_js_token.variable, {}
+        return "CRAWLBASE_TOKEN", ({"javascript": "true"} if javascript else {})
 
-    def _check_auth(self, response: httpx.Response, token: Secret) -> None:
+    @staticmethod
+    def _check_account(response: httpx.Response, variable: str) -> None:
+        """401/403 and 402 are about the account, not the page: they stop the run."""
         if response.status_code in (401, 403):
-            raise AuthenticationError(token.variable, "Crawlbase", response.status_code)
+            raise AuthenticationError(variable, "Crawlbase", response.status_code)
+        if response.status_code == 402:
+            raise CreditsExhaustedError(variable)
 
     async def crawl(self, url: str, *, readability: bool, javascript: bool) -> CrawlResponse:
         """One Crawling API call: ``format=md``, ``store=true``, optional ``md_readability``."""
-        token, extra = self._token(javascript)
-        params = {"token": token.reveal(), "url": url, "format": "md", "store": "true"}
+        variable, extra = self._token(javascript)
+        params = {"token": placeholder(variable), "url": url, "format": "md", "store": "true"}
         if readability:
             params["md_readability"] = "true"
         params.update(extra)
@@ -96,7 +116,7 @@ class CrawlbaseClient:
         response = await self.requester.send(
             "Crawlbase crawl", build, retry_statuses=_CRAWL_RETRY_STATUSES
         )
-        self._check_auth(response, token)
+        self._check_account(response, variable)
         result = CrawlResponse(
             status_code=response.status_code,
             cb_status=_int_header(response, "cb_status", "pc_status"),
@@ -112,8 +132,7 @@ class CrawlbaseClient:
     def _bill(self, result: CrawlResponse, *, replayed: bool) -> None:
         """Count a crawl: spent when live, saved when a recording answered it."""
         usage = self.usage
-        # Crawlbase bills a crawl only when its own status is 200 (a 207 empty page is not).
-        billed = not result.failed and result.cb_status in (None, 200)
+        billed = result.billed
         cost = (2.0 if result.javascript else 1.0) + (0.5 if result.rid else 0.0)
         if replayed:
             usage.replayed_crawls += 1
@@ -135,18 +154,16 @@ class CrawlbaseClient:
         if not rid:
             raise ValueError("a rid is required")
         token = self.settings.crawlbase_token or self.settings.crawlbase_js_token
-        if token is None:
-            self.settings.require_crawlbase_token()
-        assert token is not None
+        variable = token.variable if token is not None else "CRAWLBASE_TOKEN"
         url = urljoin(self._base, "storage")
 
         def build() -> httpx.Request:
             return self.requester.http.build_request(
-                "GET", url, params={"token": token.reveal(), "rid": rid}
+                "GET", url, params={"token": placeholder(variable), "rid": rid}
             )
 
         response = await self.requester.send("Crawlbase storage", build)
-        self._check_auth(response, token)
+        self._check_account(response, variable)
         self.usage.storage_reads += 1
         if response.status_code == 404:
             raise StoredPageNotFound(f"no stored page for rid {rid!r}")

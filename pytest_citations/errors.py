@@ -16,7 +16,13 @@ class MissingTokenError(CitationsError):
         super().__init__(f"{variable} is not set.{detail}")
 
 
-class AuthenticationError(CitationsError):
+class AccountError(CitationsError):
+    """A peer refused the account behind a secret: nothing more can be checked this run."""
+
+    variable: str
+
+
+class AuthenticationError(AccountError):
     """A peer refused a secret (HTTP 401/403); names the variable that holds it."""
 
     def __init__(self, variable: str, service: str, status: int) -> None:
@@ -25,6 +31,19 @@ class AuthenticationError(CitationsError):
         super().__init__(
             f"{service} refused the credential in {variable} (HTTP {status}). "
             f"Check the value of {variable}."
+        )
+
+
+class CreditsExhaustedError(AccountError):
+    """Crawlbase answered HTTP 402: the account behind a token has no credits left."""
+
+    def __init__(self, variable: str) -> None:
+        self.variable = variable
+        self.status = 402
+        super().__init__(
+            f"Crawlbase answered HTTP 402: the account of {variable} is out of credits. "
+            "Add credits (or use another account's token) and run again; nothing was "
+            "recorded for the requests that failed."
         )
 
 

@@ -1,18 +1,23 @@
 """The fetch rules of 000 (F1–F8): from a cited URL to markdown worth judging, or to a
 verdict that needs no judge.
 
-One URL is interpreted in this order: PDF (no request) → crawl failure → origin status →
-homepage redirect → soft 404 → thin text (readability retry, then JavaScript) → judge.
+One URL is interpreted in this order: invalid or over-long URL, PDF (no request) → request
+rejected (422) → crawl failure → origin 404/410 → a crawl or origin status that is not a page
+(escalate to JavaScript once, then ``unreachable``) → homepage redirect → soft 404 → thin
+text (readability retry, then JavaScript) → judge. A page longer than the size cap is cut,
+and the verdict says so.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
-from .crawlbase import CrawlResponse
+import idna
+
+from .crawlbase import REJECTED_STATUS, CrawlResponse
 from .labels import Label, Reason
 from .settings import Settings
 from .transport import Requester
@@ -24,6 +29,15 @@ THIN_CHARS = 200
 SOFT_404_MAX_CHARS = 800
 #: The API's status for "the origin answered 200 with an empty page" (F6).
 EMPTY_PAGE_STATUS = 207
+#: Longest URL accepted, after IDNA and percent-encoding (the sitemap protocol's limit, and
+#: what browsers and CDNs reliably carry). Longer ones are ``invalid_url``, not sent.
+MAX_URL_CHARS = 2048
+#: Characters of a page kept for retrieval unless the settings say otherwise.
+DEFAULT_MAX_PAGE_CHARS = 500_000
+#: Origin statuses that are a page to read (2xx) or a finding of their own (404, 410).
+_PAGE_STATUSES = frozenset({*range(200, 300), 404, 410})
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
+_QUERY_SAFE = _PATH_SAFE + "?"
 
 #: What a page is called in a "page does not exist" template; a phrase like "has been moved"
 #: or "not found" counts only when it is about the page, not about anything (F5).
@@ -80,6 +94,7 @@ class FetchResult:
     javascript: bool = False
     label: Label | None = None
     reason: str | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def judgeable(self) -> bool:
@@ -94,8 +109,45 @@ def visible_chars(text: str) -> int:
 
 def is_supported_url(url: str) -> bool:
     """An absolute http(s) URL with a host."""
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:  # "http://[::1" and other broken netlocs
+        return False
     return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
+def request_url(url: str) -> str | None:
+    """The URL as it is sent to the crawler: an internationalised host IDNA-encoded, a
+    non-ASCII path or query percent-encoded (UTF-8). None for a URL that is not an absolute
+    http(s) URL, whose host cannot be encoded, or that is longer than
+    :data:`MAX_URL_CHARS`. An ASCII URL comes back unchanged."""
+    url = url.strip()
+    if not is_supported_url(url):
+        return None
+    if not url.isascii():
+        parts = urlsplit(url)
+        userinfo, at, hostport = parts.netloc.rpartition("@")
+        host, colon, port = hostport, "", ""
+        if not hostport.startswith("[") and hostport.count(":") == 1:
+            host, colon, port = hostport.partition(":")
+        if not host.isascii():
+            try:
+                host = idna.encode(host, uts46=True).decode("ascii")
+            except (idna.IDNAError, UnicodeError):
+                return None
+        netloc = quote(userinfo, safe=":%") + at + host + colon + port
+        url = urlunsplit(
+            (
+                parts.scheme,
+                netloc,
+                quote(parts.path, safe=_PATH_SAFE),
+                quote(parts.query, safe=_QUERY_SAFE),
+                quote(parts.fragment, safe=_QUERY_SAFE),
+            )
+        )
+        if not url.isascii():
+            return None
+    return url if len(url) <= MAX_URL_CHARS else None
 
 
 def is_pdf(url: str) -> bool:
@@ -124,6 +176,19 @@ def is_soft_404(markdown: str) -> bool:
     )
 
 
+def blocked_reason(response: CrawlResponse) -> str | None:
+    """The reason when a crawl answered HTTP 200 with something that is not the page: the
+    API's own status (``pc_status``/``cb_status``) is not 2xx (a captcha or challenge page
+    is marked 503), or the origin answered neither a page nor 404/410 (403, 429, 5xx).
+    Such text must never reach the judge."""
+    if response.cb_status is not None and not 200 <= response.cb_status < 300:
+        return Reason.crawl_status(response.cb_status)
+    status = response.original_status
+    if status is not None and status not in _PAGE_STATUSES:
+        return Reason.http(status)
+    return None
+
+
 def _verdict_result(url: str, response: CrawlResponse, label: Label, reason: str) -> FetchResult:
     return FetchResult(
         url=url,
@@ -141,6 +206,9 @@ def _terminal(url: str, response: CrawlResponse) -> FetchResult | None:
     if response.original_status in (404, 410):
         reason = Reason.HTTP_404 if response.original_status == 404 else Reason.HTTP_410
         return _verdict_result(url, response, Label.UNREACHABLE, reason)
+    blocked = blocked_reason(response)
+    if blocked is not None:
+        return _verdict_result(url, response, Label.UNREACHABLE, blocked)
     if is_homepage_redirect(url, response.final_url):
         return _verdict_result(url, response, Label.NOT_FOUND, Reason.REDIRECTED_TO_HOMEPAGE)
     if is_soft_404(response.markdown):
@@ -156,24 +224,41 @@ class _Attempt:
     response: CrawlResponse
     escalate: bool
 
+    @property
+    def blocked(self) -> bool:
+        """The crawl answered something that is not the page (see :func:`blocked_reason`)."""
+        return self.result is not None and blocked_reason(self.response) is not None
 
-async def _attempt(crawler: Crawler, url: str, javascript: bool) -> _Attempt:
-    first = await crawler.crawl(url, readability=True, javascript=javascript)
+
+def _rejected(url: str, response: CrawlResponse) -> _Attempt:
+    """HTTP 422: the API will not crawl this URL; the same request on the other token would
+    be rejected too, so nothing is retried."""
+    result = FetchResult(url=url, label=Label.NOT_FOUND, reason=Reason.INVALID_URL)
+    return _Attempt(result, response, escalate=False)
+
+
+async def _attempt(crawler: Crawler, url: str, target: str, javascript: bool) -> _Attempt:
+    first = await crawler.crawl(target, readability=True, javascript=javascript)
+    if first.status_code == REJECTED_STATUS:
+        return _rejected(url, first)
     if first.failed:
         return _Attempt(None, first, escalate=True)
     terminal = _terminal(url, first)
     if terminal is not None:
-        return _Attempt(terminal, first, escalate=False)
+        # A challenge page or a refusing origin may let a browser through (F6): escalate once.
+        return _Attempt(terminal, first, escalate=blocked_reason(first) is not None)
     response = first
     # A 207 means the origin sent an empty page: only a browser can help, so the readability
     # retry is skipped on the normal path (F6). On the rendered path F2 still applies.
     empty_origin = first.cb_status == EMPTY_PAGE_STATUS and not javascript
     if visible_chars(first.markdown) < THIN_CHARS and not empty_origin:
-        retry = await crawler.crawl(url, readability=False, javascript=javascript)
+        retry = await crawler.crawl(target, readability=False, javascript=javascript)
+        if retry.status_code == REJECTED_STATUS:
+            return _rejected(url, retry)
         if not retry.failed:
             terminal = _terminal(url, retry)
             if terminal is not None:
-                return _Attempt(terminal, retry, escalate=False)
+                return _Attempt(terminal, retry, escalate=blocked_reason(retry) is not None)
             if visible_chars(retry.markdown) >= visible_chars(first.markdown):
                 response = retry
     thin = visible_chars(response.markdown) < THIN_CHARS
@@ -189,31 +274,53 @@ async def _attempt(crawler: Crawler, url: str, javascript: bool) -> _Attempt:
     return _Attempt(page, response, escalate=thin or empty_signal)
 
 
-async def fetch_citation(crawler: Crawler, url: str) -> FetchResult:
+def cap_page(page: FetchResult, max_chars: int) -> FetchResult:
+    """``page`` with its markdown cut at the last whitespace before ``max_chars``, and a
+    warning saying how much was kept; unchanged when it is short enough."""
+    size = len(page.markdown)
+    if size <= max_chars:
+        return page
+    cut = page.markdown.rfind("\n", 0, max_chars)
+    if cut < max_chars // 2:
+        cut = max(page.markdown.rfind(" ", 0, max_chars), max_chars // 2)
+    kept = page.markdown[:cut]
+    note = f"page_truncated: kept {len(kept)} of {size} characters"
+    return replace(page, markdown=kept, warnings=(*page.warnings, note))
+
+
+async def fetch_citation(
+    crawler: Crawler, url: str, *, max_chars: int = DEFAULT_MAX_PAGE_CHARS
+) -> FetchResult:
     """Apply every fetch rule to one cited URL.
 
     Starts on the normal token and escalates to JavaScript only on a failed crawl (HTTP
-    520), ``cb_status`` 207, or text still thin after the readability retry (F6); the
-    rendered page goes through the same interpretation. After the JavaScript attempt a
-    crawl that still fails is ``unreachable``/``crawl_failed``, a page still empty is
+    520), ``cb_status`` 207, text still thin after the readability retry (F6), or an answer
+    that is not the page (a challenge, a refusing origin); the rendered page goes through
+    the same interpretation. After the JavaScript attempt a crawl that still fails is
+    ``unreachable``/``crawl_failed``, an answer that is still not the page is
+    ``unreachable`` with a reason naming its status, a page still empty is
     ``unreachable``/``empty_page``, and thin but non-empty text is judged.
     """
-    if not is_supported_url(url):
+    target = request_url(url)
+    if target is None:
         return FetchResult(url=url, label=Label.NOT_FOUND, reason=Reason.INVALID_URL)
-    if is_pdf(url):
+    if is_pdf(target):
         return FetchResult(url=url, label=Label.NOT_FOUND, reason=Reason.PDF_UNSUPPORTED)
 
-    normal = await _attempt(crawler, url, javascript=False)
+    normal = await _attempt(crawler, url, target, javascript=False)
     if not normal.escalate and normal.result is not None:
-        return normal.result
-    rendered = await _attempt(crawler, url, javascript=True)
+        return cap_page(normal.result, max_chars)
+    rendered = await _attempt(crawler, url, target, javascript=True)
     if rendered.result is not None and (rendered.result.label or not rendered.escalate):
-        return rendered.result
+        return cap_page(rendered.result, max_chars)
+    blocked = next((a.result for a in (rendered, normal) if a.blocked), None)
+    if blocked is not None:
+        return blocked
     # Still failed, thin or empty after JavaScript: judge the richest text there is.
     candidates = [attempt.result for attempt in (rendered, normal) if attempt.result is not None]
     best = max(candidates, key=lambda page: visible_chars(page.markdown), default=None)
     if best is not None and visible_chars(best.markdown) > 0:
-        return best
+        return cap_page(best, max_chars)
     original_status = next(
         (a.response.original_status for a in (rendered, normal) if a.response.original_status),
         None,

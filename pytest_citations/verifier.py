@@ -14,31 +14,30 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-import httpx
-
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
 from .crawlbase import CrawlbaseClient
 from .embeddings import Embedder, EmbeddingCache, Vectors, make_embedder
-from .errors import ConfigurationError, RequestRefused
+from .errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
 from .fetch import Crawler, CrawlerFactory, FetchResult, fetch_citation
 from .guard import guard, quote_in_passages
 from .judges import BUILTIN_JUDGES, Judge, JudgeFactory, Judgement
-from .labels import Label, Reason
+from .labels import Label, Reason, is_unchecked
 from .passages import split_passages
 from .redact import LogRedaction
 from .retrieval import top_k_passages
 from .settings import Settings
 from .tracing import WorkObserver, current_work
-from .transport import Requester, TransientError, make_http_client
+from .transport import HttpClient, Requester, TransientError, make_http_client
 from .verdicts import CitationVerdict, ClaimVerdict, Usage
 
 T = TypeVar("T")
 
 #: Confidence of verdicts the engine decided by rule (dead link, PDF, …), as in 000's sample.
 RULE_CONFIDENCE = 1.0
-#: Reasons that mean "we could not tell", not "we decided": confidence 0.
-_FAILURE_REASONS = frozenset({Reason.FETCH_ERROR, Reason.CRAWL_FAILED})
+#: Errors that stop the whole run instead of becoming one citation's verdict: a refused or
+#: exhausted account, a missing secret, an unusable setting.
+_FATAL = (AccountError, MissingTokenError, ConfigurationError)
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,12 @@ class Verifier:
     ``fetchers`` (name → factory, chosen by ``settings.fetcher``),
     ``judge`` (a :class:`~pytest_citations.judges.Judge`) and ``embedder``; ``judges`` maps
     extra provider names to factories; ``observer`` hears which shared work each caller
-    needs (see :mod:`pytest_citations.tracing`).
+    needs (see :mod:`pytest_citations.tracing`). ``http`` and ``semaphore`` let several
+    verifiers share one client and one limit on requests in flight (the service does).
+
+    Whatever goes wrong while checking one citation becomes that citation's verdict, with a
+    reason that says the citation could not be checked; only account, secret and setting
+    errors stop the run.
     """
 
     def __init__(
@@ -133,7 +137,8 @@ class Verifier:
         judge: Judge | None = None,
         embedder: Embedder | None = None,
         audit: AuditLog | None = None,
-        http: httpx.AsyncClient | None = None,
+        http: HttpClient | None = None,
+        semaphore: asyncio.Semaphore | None = None,
         judges: Mapping[str, JudgeFactory] | None = None,
         fetchers: Mapping[str, CrawlerFactory] | None = None,
         observer: WorkObserver | None = None,
@@ -164,6 +169,7 @@ class Verifier:
         )
         self._http = http
         self._owns_http = http is None
+        self._semaphore = semaphore
         self._requester: Requester | None = None
         self._log_redaction: LogRedaction | None = None
         self._fetches = _Once("fetch", observer)
@@ -181,7 +187,9 @@ class Verifier:
         if self._http is None:
             self._http = make_http_client(self.settings)
         self._requester = Requester(
-            self._http, self.settings, asyncio.Semaphore(self.settings.concurrency)
+            self._http,
+            self.settings,
+            self._semaphore or asyncio.Semaphore(self.settings.concurrency),
         )
         if self._crawler is None:
             factory = self._fetcher_factories[self.settings.fetcher]
@@ -360,12 +368,7 @@ class Verifier:
     def _fetch(self, url: str) -> asyncio.Task[FetchResult]:
         async def run() -> FetchResult:
             assert self._crawler is not None
-            try:
-                return await fetch_citation(self._crawler, url)
-            except TransientError:
-                return FetchResult(
-                    url=url, final_url=None, label=Label.UNREACHABLE, reason=Reason.FETCH_ERROR
-                )
+            return await fetch_citation(self._crawler, url, max_chars=self.settings.max_page_chars)
 
         return self._fetches.get(url, run)
 
@@ -388,39 +391,56 @@ class Verifier:
         return self._judgements.get((judge.name, judge.model, claim, tuple(passages)), run)
 
     async def _verify_refusable(self, claim: str, url: str, work: _ClaimWork) -> CitationVerdict:
-        """A refused request (missing from an offline replay) fails only this citation."""
+        """Never raises for one citation: a refused request (missing from an offline replay),
+        a peer that kept failing or an unexpected error becomes this citation's verdict,
+        with a reason saying it could not be checked (fetch_error, judge_error,
+        request_refused) and a note on the claim. Only fatal errors stop the run."""
+        stage = _Stage()
         try:
-            return await self._verify_citation(claim, url, work)
+            return await self._verify_citation(claim, url, work, stage)
+        except _FATAL:
+            raise
         except RequestRefused as refused:
             _note(work.problems, refused)
             return CitationVerdict(url=url, label=Label.NOT_FOUND, reason=Reason.REQUEST_REFUSED)
+        except Exception as error:  # one citation's failure must not crash the run
+            _note(work.problems, stage.problem(error))
+            label = Label.UNREACHABLE if stage.judging is None else Label.NOT_FOUND
+            reason = Reason.FETCH_ERROR if stage.judging is None else Reason.JUDGE_ERROR
+            located = stage.judging or CitationVerdict(url=url, label=label)
+            return replace(located, label=label, reason=reason, confidence=0.0)
 
-    async def _verify_citation(self, claim: str, url: str, work: _ClaimWork) -> CitationVerdict:
+    async def _verify_citation(
+        self, claim: str, url: str, work: _ClaimWork, stage: _Stage
+    ) -> CitationVerdict:
         page = await self._fetch(url)
         if not page.judgeable:
             assert page.label is not None
-            confidence = 0.0 if page.reason in _FAILURE_REASONS else RULE_CONFIDENCE
+            checked = not is_unchecked(page.reason)
             return CitationVerdict(
                 url=url,
                 label=page.label,
-                confidence=confidence,
+                confidence=RULE_CONFIDENCE if checked else 0.0,
                 final_url=page.final_url,
                 original_status=page.original_status,
                 rid=page.rid,
                 reason=page.reason,
+                warnings=page.warnings,
             )
-        index = await self._index(page)
-        if claim not in self._claim_vectors:
-            await self._embed_claims([claim])
-        passages = top_k_passages(
-            self._claim_vectors[claim], index.passages, index.vectors, self.settings.top_k
-        )
         located = CitationVerdict(
             url=url,
             label=Label.NOT_FOUND,
             final_url=page.final_url,
             original_status=page.original_status,
             rid=page.rid,
+            warnings=page.warnings,
+        )
+        stage.judging = located
+        index = await self._index(page)
+        if claim not in self._claim_vectors:
+            await self._embed_claims([claim])
+        passages = top_k_passages(
+            self._claim_vectors[claim], index.passages, index.vectors, self.settings.top_k
         )
         if not passages:
             return replace(located, reason=Reason.NO_PASSAGES)
@@ -442,7 +462,23 @@ class Verifier:
         )
 
 
-def _note(problems: list[str], error: Exception) -> None:
+@dataclass
+class _Stage:
+    """How far one citation's check got, for the verdict of an error that stopped it."""
+
+    #: The located verdict once the page was fetched (errors after it are the judge's side).
+    judging: CitationVerdict | None = None
+
+    def problem(self, error: Exception) -> str:
+        """A note for the claim; only what cannot hold a secret (never the error's text
+        unless the engine wrote it without one)."""
+        what = "the judge" if self.judging is not None else "fetching the page"
+        if isinstance(error, TransientError):
+            return f"{what} failed: {error}"
+        return f"{what} failed ({type(error).__name__})"
+
+
+def _note(problems: list[str], error: Exception | str) -> None:
     if str(error) not in problems:
         problems.append(str(error))
 
