@@ -47,6 +47,9 @@ CRITERIA_KEYS = frozenset(
 #: Labels a human may give a claim for calibration (C5).
 EXPECTABLE_LABELS = ("supported", "partial", "contradicted", "not_found")
 _ID = re.compile(r"[^A-Za-z0-9_.-]+")
+#: Deeper YAML than this is refused: no case needs it, and PyYAML composes recursively.
+MAX_DEPTH = 100
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 class CaseFileError(CitationsError):
@@ -103,7 +106,33 @@ class Case:
 
 
 class _LineLoader(yaml.SafeLoader):
-    """A safe loader whose mappings remember the line of each key and of themselves."""
+    """A safe loader whose mappings remember the line of each key and of themselves, and
+    that refuses aliases and nesting deeper than :data:`MAX_DEPTH` while composing, before
+    anything is built: a few hundred bytes of aliases expand to gigabytes once a value is
+    turned into text, and deep nesting exhausts the stack."""
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise CaseFileError(
+                "",
+                event.start_mark.line + 1,
+                f"YAML aliases (*{event.anchor}) are not allowed in case files; "
+                "write the value out",
+            )
+        if self._depth >= MAX_DEPTH:
+            raise CaseFileError(
+                "",
+                self.peek_event().start_mark.line + 1,  # type: ignore[no-untyped-call]
+                f"nested deeper than {MAX_DEPTH} levels",
+            )
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 class _Mapping(dict[Any, Any]):
@@ -117,7 +146,13 @@ class _Sequence(list[Any]):
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> _Mapping:
-    loader.flatten_mapping(node)
+    for key_node, _ in node.value:
+        if key_node.tag == _MERGE_TAG:
+            raise CaseFileError(
+                "",
+                key_node.start_mark.line + 1,
+                "YAML merge keys (<<) are not allowed in case files; write the keys out",
+            )
     mapping = _Mapping()
     mapping.line = node.start_mark.line + 1
     mapping.key_lines = {}
@@ -151,6 +186,14 @@ def _line_of(container: Any, key: Any = None, default: int = 0) -> int:
     return default
 
 
+def _quote_hint(key: str, value: Any) -> str:
+    """``, got 42 (quote it: text: "42")`` for a scalar YAML did not read as a string."""
+    if isinstance(value, dict | list):
+        return f", got a {'mapping' if isinstance(value, dict) else 'list'}"
+    shown = str(value).lower() if isinstance(value, bool) else str(value)
+    return f', got {shown} (quote it: {key}: "{shown}")'
+
+
 def _slug(text: str) -> str:
     return _ID.sub("-", text).strip("-") or "case"
 
@@ -162,18 +205,48 @@ class _Parser:
     def error(self, line: int, message: str) -> CaseFileError:
         return CaseFileError(self.path, line, message)
 
-    def text(self, container: Any, key: str, *, required: bool) -> str | None:
+    def text(
+        self, container: Any, key: str, *, required: bool, owner: str = "", line: int = 0
+    ) -> str | None:
+        """A string field, stripped; None when absent. Numbers, dates, lists and mappings
+        are refused rather than stringified: ``text: 42`` is a slip, and a stringified
+        mapping can be arbitrarily large."""
         value = container.get(key)
+        named = f"'{key}'" + (f" of {owner}" if owner else "")
         if value is None:
             if required:
-                raise self.error(_line_of(container), f"'{key}' is required")
+                raise self.error(_line_of(container, None, line), f"{named} is required")
             return None
-        if not isinstance(value, str | int | float) or isinstance(value, bool):
-            raise self.error(_line_of(container, key), f"'{key}' must be text")
-        value = str(value).strip()
+        where = _line_of(container, key, line)
+        if not isinstance(value, str):
+            raise self.error(where, f"{named} must be a string{_quote_hint(key, value)}")
+        value = value.strip()
         if required and not value:
-            raise self.error(_line_of(container, key), f"'{key}' must not be empty")
+            raise self.error(where, f"{named} must not be empty")
         return value
+
+    def marker(self, raw: Any, line: int) -> str:
+        """A citation marker: ``1``, ``"1"`` and ``"[1]"`` are the same marker."""
+        if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+            raise self.error(line, f"a citation marker must be a number or a string: {raw!r}")
+        return str(raw).strip().strip("[]").strip()
+
+    def markers(self, raw: dict[Any, Any], line: int, what: str) -> dict[str, Any]:
+        """Marker -> value, refusing two markers that are one once normalised."""
+        seen: dict[str, Any] = {}
+        for key, value in raw.items():
+            where = _line_of(raw, key, line)
+            marker = self.marker(key, where)
+            if marker in seen:
+                raise self.error(
+                    where,
+                    f"duplicate marker [{marker}] in {what} (the same as marker "
+                    f"{seen[marker][0]!r} after '[]' and spaces are removed)"
+                    if str(seen[marker][0]) != str(key)
+                    else f"duplicate marker [{marker}] in {what}",
+                )
+            seen[marker] = (key, value, where)
+        return seen
 
     def url(self, value: Any, line: int, what: str) -> str:
         if not isinstance(value, str) or not is_supported_url(value):
@@ -192,10 +265,8 @@ class _Parser:
             }
         if isinstance(raw, dict):
             return {
-                str(marker).strip("[] "): self.url(
-                    value, _line_of(raw, marker, line), f"citation [{marker}]"
-                )
-                for marker, value in raw.items()
+                marker: self.url(value, where, f"citation [{key}]")
+                for marker, (key, value, where) in self.markers(raw, line, "'citations'").items()
             }
         raise self.error(line, "'citations' must be a mapping of marker to URL, or a list of URLs")
 
@@ -215,8 +286,17 @@ class _Parser:
         else:
             raise self.error(line, f"claim {index} must be a mapping with 'text' and 'cites'")
         text = raw_map.get("text")
-        if not isinstance(text, str) or not text.strip():
+        if text is not None and not isinstance(text, str):
+            raise self.error(
+                _line_of(raw_map, "text", line),
+                f"'text' of claim {index} must be a string{_quote_hint('text', text)}",
+            )
+        if text is None or not text.strip():
             raise self.error(_line_of(raw_map, "text", line), f"claim {index} has an empty text")
+        owner = f"claim {index}"
+        for key in ("id", "notes"):
+            self.text(raw_map, key, required=False, owner=owner, line=line)
+        topic = self.text(raw_map, "topic", required=False, owner=owner, line=line)
         cites = raw_map.get("cites", [])
         if isinstance(cites, str | int):
             cites = [cites]
@@ -229,7 +309,7 @@ class _Parser:
         cites_line = _line_of(raw_map, "cites", line)
         for position, cite in enumerate(cites):
             cite_line = _line_of(cites, position, cites_line)
-            marker = str(cite).strip().strip("[]").strip()
+            marker = self.marker(cite, cite_line)
             if marker in citations:
                 urls.append(citations[marker])
                 markers.append(marker)
@@ -242,7 +322,6 @@ class _Parser:
                     cite_line,
                     f"claim {index} cites [{marker}], which is not in 'citations' (known: {known})",
                 )
-        topic = raw_map.get("topic")
         expect = raw_map.get("expect")
         if expect is not None and expect not in EXPECTABLE_LABELS:
             raise self.error(
@@ -258,7 +337,7 @@ class _Parser:
             urls=tuple(dict.fromkeys(urls)),
             markers=tuple(markers),
             line=_line_of(raw, None, line) if isinstance(raw, dict) else line,
-            topic=str(topic) if topic is not None else None,
+            topic=topic or None,
             expect=expect,
             general=general,
         )
@@ -338,14 +417,23 @@ class _Parser:
                 _line_of(raw, unknown[0], line),
                 f"unknown key {unknown[0]!r} (allowed: " + ", ".join(sorted(CASE_KEYS)) + ")",
             )
-        case_id = _slug(self.text(raw, "id", required=False) or default_id)
+        case_id = _slug(self.text(raw, "id", required=False, line=line) or default_id)
+        question = self.text(raw, "question", required=False, line=line)
+        topic = self.text(raw, "topic", required=False, line=line)
+        self.text(raw, "notes", required=False, line=line)
+        tags = raw.get("tags")
+        if tags is not None and not (
+            isinstance(tags, str)
+            or (isinstance(tags, list) and all(isinstance(tag, str) for tag in tags))
+        ):
+            raise self.error(_line_of(raw, "tags", line), "'tags' must be a list of strings")
         if case_id in ids:
             raise self.error(_line_of(raw, "id", line), f"duplicate case id {case_id!r}")
         ids.add(case_id)
         citations = self.citations(raw.get("citations"), _line_of(raw, "citations", line))
         raw_claims = raw.get("claims")
         claims_line = _line_of(raw, "claims", line)
-        answer = self.text(raw, "answer", required=False)
+        answer = self.text(raw, "answer", required=False, line=line)
         if raw_claims is None and answer:
             claims = self.derived_claims(answer, _line_of(raw, "answer", line), citations)
         elif not isinstance(raw_claims, list) or not raw_claims:
@@ -357,10 +445,9 @@ class _Parser:
                 self.claim(item, number, _line_of(raw_claims, number - 1, claims_line), citations)
                 for number, item in enumerate(raw_claims, start=1)
             )
-        topic = raw.get("topic")
-        if topic is not None:
+        if topic:
             claims = tuple(
-                claim if claim.topic else replace(claim, topic=str(topic)) for claim in claims
+                claim if claim.topic else replace(claim, topic=topic) for claim in claims
             )
         min_precision = raw.get("min_precision")
         if min_precision is not None and (
@@ -375,10 +462,10 @@ class _Parser:
         retrieved_line = _line_of(raw, "retrieved", line)
         if isinstance(retrieved_raw, dict):
             retrieved_markers = {
-                self.url(value, _line_of(retrieved_raw, marker, retrieved_line), "retrieved URL"): (
-                    str(marker).strip("[] ")
-                )
-                for marker, value in retrieved_raw.items()
+                self.url(value, where, "retrieved URL"): marker
+                for marker, (_, value, where) in self.markers(
+                    retrieved_raw, retrieved_line, "'retrieved'"
+                ).items()
             }
         elif isinstance(retrieved_raw, list):
             retrieved_markers = {
@@ -394,8 +481,8 @@ class _Parser:
             id=case_id,
             path=self.path,
             line=_line_of(raw, None, line),
-            question=self.text(raw, "question", required=False),
-            answer=self.text(raw, "answer", required=False),
+            question=question,
+            answer=answer,
             citations=citations,
             claims=claims,
             min_precision=float(min_precision) if min_precision is not None else None,
@@ -418,6 +505,9 @@ def load_cases(path: Path, text: str | None = None) -> list[Case]:
         document = yaml.load(text, Loader=_LineLoader)  # a SafeLoader subclass
     except CaseFileError as error:
         raise CaseFileError(path, error.line, error.message) from None
+    except RecursionError:
+        # MAX_DEPTH keeps composing shallow; this is for a stack already deep when called.
+        raise CaseFileError(path, 0, "the YAML is nested too deeply") from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark is not None else 0
