@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import HttpJudge, _int
+from ..labels import Reason
+from .base import HttpJudge, _blank, _field, _int
 
 ANTHROPIC_VERSION = "2023-06-01"
 TOOL_NAME = "record_verdict"
+#: stop_reason values of a reply cut short: at max_tokens, or at the model's context window.
+TRUNCATED = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
 class AnthropicJudge(HttpJudge):
@@ -44,8 +47,25 @@ class AnthropicJudge(HttpJudge):
             "tool_choice": {"type": "tool", "name": TOOL_NAME},
         }
 
-    def read(self, data: Any) -> tuple[Any, int, int]:
-        usage = data.get("usage") or {}
-        blocks = [block for block in data["content"] if block.get("type") == "tool_use"]
-        content = blocks[0]["input"] if blocks else data["content"][0].get("text")
-        return content, _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
+    def usage(self, data: Any) -> tuple[int, int]:
+        usage = _field(data, "usage")
+        return _int(_field(usage, "input_tokens")), _int(_field(usage, "output_tokens"))
+
+    def read(self, data: Any) -> tuple[Any, str | None]:
+        stop_reason = data.get("stop_reason")
+        if stop_reason == "refusal":
+            return None, Reason.JUDGE_REFUSED
+        if stop_reason in TRUNCATED:
+            return None, Reason.JUDGE_TRUNCATED
+        blocks = data["content"]
+        if not isinstance(blocks, list):
+            raise TypeError("content is not a list of blocks")
+        if not blocks:
+            return None, Reason.JUDGE_EMPTY_RESPONSE
+        tools = [block for block in blocks if block.get("type") == "tool_use"]
+        if tools:
+            return tools[0]["input"], None
+        text = "".join(block["text"] for block in blocks if block.get("type") == "text")
+        if _blank(text):
+            return None, Reason.JUDGE_EMPTY_RESPONSE
+        return text, None

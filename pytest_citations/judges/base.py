@@ -138,8 +138,14 @@ class HttpJudge:
         """The provider's request body, asking for JSON that fits ``schema``."""
         raise NotImplementedError
 
-    def read(self, data: Any) -> tuple[Any, int, int]:
-        """(verdict content, prompt tokens, completion tokens) from the answer's JSON."""
+    def usage(self, data: Any) -> tuple[int, int]:
+        """(prompt tokens, completion tokens) billed for the answer; never raises."""
+        raise NotImplementedError
+
+    def read(self, data: Any) -> tuple[Any, str | None]:
+        """(verdict content, None), or (None, reason) when the provider says the reply cannot
+        be used: refused, cut at the token limit, or empty. Raises (KeyError, IndexError,
+        TypeError, ValueError) when the answer does not have the provider's shape."""
         raise NotImplementedError
 
     # Shared flow --------------------------------------------------------------------
@@ -168,12 +174,19 @@ class HttpJudge:
         if response.status_code != 200:
             return None, replace(Judgement.failed(Reason.JUDGE_ERROR), replayed=replayed)
         try:
-            content, prompt_tokens, completion_tokens = self.read(response.json())
-        except (ValueError, KeyError, IndexError, TypeError):
-            failed = Judgement.failed(Reason.JUDGE_INVALID_RESPONSE)
-            return None, replace(failed, replayed=replayed)
-        usage = Judgement.failed(Reason.JUDGE_INVALID_RESPONSE, prompt_tokens, completion_tokens)
-        return content, replace(usage, replayed=replayed)
+            data = response.json()
+        except ValueError:
+            data = None
+        # Usage first: a reply that cannot be used was still paid for.
+        prompt_tokens, completion_tokens = self.usage(data)
+        try:
+            content, problem = self.read(data)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            content, problem = None, Reason.JUDGE_INVALID_RESPONSE
+        outcome = Judgement.failed(
+            problem or Reason.JUDGE_INVALID_RESPONSE, prompt_tokens, completion_tokens
+        )
+        return (None if problem else content), replace(outcome, replayed=replayed)
 
     async def judge(self, claim: str, passages: Sequence[str]) -> Judgement:
         """Ask once (with the transport's retries); every failure becomes a labelled result."""
@@ -202,3 +215,17 @@ class HttpJudge:
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _field(data: Any, *path: str) -> Any:
+    """``data[path[0]][path[1]]…``, or None where a level is missing or not an object."""
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _blank(content: Any) -> bool:
+    """True for a reply with nothing in it: no content, or only whitespace."""
+    return content is None or (isinstance(content, str) and not content.strip())

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import HttpJudge, _int
+from ..labels import Reason
+from .base import HttpJudge, _blank, _field, _int
 
 
 class OllamaJudge(HttpJudge):
@@ -31,9 +32,14 @@ class OllamaJudge(HttpJudge):
             ],
         }
 
-    def read(self, data: Any) -> tuple[Any, int, int]:
-        return (
-            data["message"]["content"],
-            _int(data.get("prompt_eval_count")),
-            _int(data.get("eval_count")),
-        )
+    def usage(self, data: Any) -> tuple[int, int]:
+        return _int(_field(data, "prompt_eval_count")), _int(_field(data, "eval_count"))
+
+    def read(self, data: Any) -> tuple[Any, str | None]:
+        # Ollama has no refusal signal: a refusal is text, which fails the verdict's parse.
+        if data.get("done_reason") == "length":
+            return None, Reason.JUDGE_TRUNCATED
+        content = data["message"]["content"]
+        if _blank(content):
+            return None, Reason.JUDGE_EMPTY_RESPONSE
+        return content, None

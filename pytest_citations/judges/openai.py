@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import HttpJudge, _int
+from ..labels import Reason
+from .base import HttpJudge, _blank, _field, _int
 
 
 class OpenAIJudge(HttpJudge):
@@ -38,7 +39,22 @@ class OpenAIJudge(HttpJudge):
             },
         }
 
-    def read(self, data: Any) -> tuple[Any, int, int]:
-        usage = data.get("usage") or {}
-        content = data["choices"][0]["message"]["content"]
-        return content, _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+    def usage(self, data: Any) -> tuple[int, int]:
+        usage = _field(data, "usage")
+        return _int(_field(usage, "prompt_tokens")), _int(_field(usage, "completion_tokens"))
+
+    def read(self, data: Any) -> tuple[Any, str | None]:
+        choice = data["choices"][0]
+        message = choice["message"]
+        finish = choice.get("finish_reason")
+        # A refusal comes in its own field with null content; the content filter says so in
+        # finish_reason. Either way the judge declined to answer.
+        if message.get("refusal") is not None or finish == "content_filter":
+            return None, Reason.JUDGE_REFUSED
+        # Cut at the token limit: the JSON is incomplete even when it happens to parse.
+        if finish == "length":
+            return None, Reason.JUDGE_TRUNCATED
+        content = message.get("content")
+        if _blank(content):
+            return None, Reason.JUDGE_EMPTY_RESPONSE
+        return content, None

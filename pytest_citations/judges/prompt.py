@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +29,9 @@ VERDICT_SCHEMA: dict[str, Any] = {
     "properties": {
         "label": {"type": "string", "enum": list(JUDGE_LABELS)},
         "evidence_quote": {"type": ["string", "null"]},
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        # No minimum/maximum: OpenAI's strict mode has rejected them. parse_verdict checks
+        # the range instead.
+        "confidence": {"type": "number"},
     },
     "required": ["label", "evidence_quote", "confidence"],
     "additionalProperties": False,
@@ -47,11 +48,6 @@ def user_message(claim: str, passages: Sequence[str]) -> str:
         for number, text in enumerate(passages, start=1)
     ]
     return f"{CLAIM_HEADER}\n{claim}\n\n{PASSAGES_HEADER}\n" + "\n".join(blocks)
-
-
-def schema_json() -> str:
-    """The verdict schema as compact, key-sorted JSON (stable request bodies for cassettes)."""
-    return json.dumps(VERDICT_SCHEMA, sort_keys=True, separators=(",", ":"))
 
 
 # Joint support (004, C2): a claim checked against the passages of all its cited pages. ----
@@ -88,7 +84,7 @@ JOINT_SCHEMA: dict[str, Any] = {
                 "additionalProperties": False,
             },
         },
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "confidence": {"type": "number"},
     },
     "required": ["label", "quotes", "confidence"],
     "additionalProperties": False,

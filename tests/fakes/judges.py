@@ -3,6 +3,16 @@
 Routes: ``POST /v1/chat/completions`` (OpenAI), ``POST /v1/messages`` (Anthropic),
 ``POST /api/chat`` (Ollama). Verdicts come from explicit rules or a deterministic heuristic
 oracle (:func:`oracle_verdict`) that reads the claim and passages out of the user message.
+
+Answers have the shapes the providers publish (OpenAI's chat.completion object, Anthropic's
+message object, Ollama's /api/chat response), so that recordings made here look like the real
+thing. A rule's ``stop`` makes a reply unusable the way each provider does it: a refusal, a
+reply cut at the token limit, or an empty reply.
+
+The emulator is a gullible model: an order after ``SYSTEM:`` that it finds outside the
+``<passage>`` fences of the user message is obeyed (see :func:`injected_order`). A page that
+forges the fences can thus steer it, as it could steer a real model, unless the prompt
+neutralised the forgery.
 """
 
 from __future__ import annotations
@@ -17,10 +27,20 @@ from typing import Any, Literal
 from ._server import HANG_SECONDS, EmulatorBase, Request, Response
 
 Provider = Literal["openai", "anthropic", "ollama"]
+#: How a rule spoils a reply: ``refusal`` (OpenAI ``message.refusal``, Anthropic
+#: ``stop_reason: refusal``; Ollama has no refusal signal and answers the refusal as text),
+#: ``content_filter`` (OpenAI ``finish_reason: content_filter``; a refusal elsewhere),
+#: ``length`` (``finish_reason: length``, ``stop_reason: max_tokens``, ``done_reason:
+#: length``; the content is cut in half), ``context_window`` (Anthropic ``stop_reason:
+#: model_context_window_exceeded``; ``length`` elsewhere), ``empty`` (an empty Anthropic
+#: ``content`` list, an empty content string elsewhere).
+Stop = Literal["refusal", "content_filter", "length", "context_window", "empty"]
 
 TOOL_NAME = "record_verdict"
 CREATED_AT = "2026-01-01T00:00:00Z"
 CREATED_UNIX = 1767225600
+SYSTEM_FINGERPRINT = "fp_emulator"
+REFUSAL_TEXT = "I'm sorry, but I can't help with that request."
 
 # -- parsing the user message ------------------------------------------------------------------
 
@@ -198,6 +218,72 @@ def joint_oracle_verdict(claim: str, sourced: list[tuple[int, str]]) -> dict[str
     return {"label": "supported", "quotes": quotes, "confidence": 0.8}
 
 
+# -- the gullible model ---------------------------------------------------------------------------
+
+# A naive reader of fences: the first closing tag ends a passage, whatever follows it.
+_NAIVE_PASSAGE = re.compile(r"<passage\b([^>]*)>.*?</passage>", re.DOTALL)
+_SOURCE_ATTRIBUTE = re.compile(r'\bsource="(\d+)"')
+_ORDER = re.compile(r"\bSYSTEM\s*:\s*(.+)", re.IGNORECASE | re.DOTALL)
+_ORDER_LABEL = re.compile(r"\b(supported|partial|contradicted|not_found)\b", re.IGNORECASE)
+_ORDER_QUOTE = re.compile(r'"([^"]+)"|\u201c([^\u201d]+)\u201d')
+_ORDER_CONFIDENCE = re.compile(r"\bconfidence\D{0,12}?(0(?:\.\d+)?|1(?:\.0+)?)\b", re.I)
+
+
+@dataclass(frozen=True)
+class InjectedOrder:
+    """What a page's forged ``SYSTEM:`` order tells the model to answer."""
+
+    label: str
+    quote: str | None
+    confidence: float
+    #: The source of the passage the order follows (joint requests), counted from 1.
+    source: int
+
+    def single(self) -> dict[str, Any]:
+        """The order as a single verdict."""
+        return {"label": self.label, "evidence_quote": self.quote,
+                "confidence": self.confidence}
+
+    def joint(self) -> dict[str, Any]:
+        """The order as a joint verdict, its quote credited to the source it follows."""
+        quotes = [] if self.quote is None else [{"source": self.source, "quote": self.quote}]
+        return {"label": self.label, "quotes": quotes, "confidence": self.confidence}
+
+
+def injected_order(text: str) -> InjectedOrder | None:
+    """The order a gullible model obeys: ``SYSTEM: ...`` found OUTSIDE the passage fences.
+
+    Fences are read naively (a passage ends at the first ``</passage>``), so a page whose text
+    closes its own fence and opens a new one puts its order outside. The order gives the label
+    (the first label word), the quote (the first double-quoted text) and the confidence
+    (``confidence 1.0``; 1.0 when not given). Orders inside fences are data, never obeyed.
+    """
+    _, header, rest = text.partition(_PASSAGES_HEADER)
+    if not header:
+        return None
+    source, position = 1, 0
+    outside: list[tuple[int, str]] = []
+    for fenced in _NAIVE_PASSAGE.finditer(rest):
+        outside.append((source, rest[position:fenced.start()]))
+        attribute = _SOURCE_ATTRIBUTE.search(fenced.group(1))
+        source = int(attribute.group(1)) if attribute else source
+        position = fenced.end()
+    outside.append((source, rest[position:]))
+    for after_source, between in outside:
+        order = _ORDER.search(between)
+        if order is None:
+            continue
+        label = _ORDER_LABEL.search(order.group(1))
+        if label is None:
+            continue
+        quoted = _ORDER_QUOTE.search(order.group(1))
+        quote = next(group for group in quoted.groups() if group) if quoted else None
+        confidence = _ORDER_CONFIDENCE.search(order.group(1))
+        return InjectedOrder(label.group(1).lower(), quote,
+                             float(confidence.group(1)) if confidence else 1.0, after_source)
+    return None
+
+
 class _Auto(enum.Enum):
     AUTO = "auto"
 
@@ -216,6 +302,8 @@ class JudgeRule:
     raw: str | None = None
     #: For joint requests: ``[(source, quote), ...]`` to answer instead of the oracle's.
     quotes: list[tuple[int, str]] | None = None
+    #: Spoil every reply this rule answers (see :data:`Stop`).
+    stop: Stop | None = None
 
 
 @dataclass
@@ -290,6 +378,8 @@ class JudgeEmulator(EmulatorBase):
         self.openai_key = openai_key
         self.anthropic_key = anthropic_key
         self.latency = latency
+        #: Obey "SYSTEM:" orders found outside the passage fences (see injected_order).
+        self.gullible = True
         self.rules: dict[tuple[str, str | None], JudgeRule] = {}
         self._faults: deque[_Fault] = deque()
         self._hangs = 0
@@ -318,7 +408,8 @@ class JudgeEmulator(EmulatorBase):
     def rule(self, claim: str, label: str = "supported", quote: str | _Auto | None = AUTO,
              confidence: float = 0.9, raw: str | None = None,
              provider: Provider | None = None,
-             quotes: list[tuple[int, str]] | None = None) -> JudgeRule:
+             quotes: list[tuple[int, str]] | None = None,
+             stop: Stop | None = None) -> JudgeRule:
         """Answer ``claim`` (exact text, stripped) with a fixed verdict or ``raw`` content.
 
         ``quote`` may be any string (even one absent from the passages) or None; left out, it
@@ -326,9 +417,11 @@ class JudgeEmulator(EmulatorBase):
         (Anthropic: as tool input when it is a JSON object, else as a text block).
         ``provider`` limits the rule to one provider. ``quotes`` (``[(source, quote)]``) makes
         it answer joint requests (several sources) instead; other rules leave those to the
-        joint oracle.
+        joint oracle. ``stop`` spoils the replies the rule answers (single requests, and joint
+        ones when ``quotes`` is given) as a refusal, a truncation or an empty reply; their
+        token usage is still reported.
         """
-        rule = JudgeRule(label, quote, confidence, raw, quotes)
+        rule = JudgeRule(label, quote, confidence, raw, quotes, stop)
         with self._lock:
             self.rules[(claim.strip(), provider)] = rule
         return rule
@@ -477,6 +570,9 @@ class JudgeEmulator(EmulatorBase):
             return _error_response(provider, fault.status, "injected failure", headers)
 
         verdict: dict[str, Any] | None
+        joint = 'source="' in user_text
+        order = injected_order(user_text) if self.gullible and rule is None else None
+        stop = rule.stop if rule is not None and (not joint or rule.quotes is not None) else None
         if rule is not None and rule.raw is not None:
             verdict, content = None, rule.raw
             try:
@@ -484,7 +580,12 @@ class JudgeEmulator(EmulatorBase):
                 label = str(parsed.get("label")) if isinstance(parsed, dict) else None
             except ValueError:
                 label = None
-        elif 'source="' in user_text:
+        elif order is not None:
+            # A gullible model: the page's forged "SYSTEM:" order replaces its own judgement.
+            verdict = order.joint() if joint else order.single()
+            content = json.dumps(verdict, ensure_ascii=False)
+            label = order.label
+        elif joint:
             verdict = joint_oracle_verdict(claim, parse_sources(user_text))
             if rule is not None and rule.quotes is not None:  # only joint rules apply here
                 verdict = {"label": rule.label,
@@ -500,53 +601,136 @@ class JudgeEmulator(EmulatorBase):
                            "confidence": rule.confidence}
             content = json.dumps(verdict, ensure_ascii=False)
             label = str(verdict["label"])
+        reply = _Reply.of(provider, content, verdict, stop)
         prompt_tokens = sum(len(text.split()) for text in [*system_texts, user_text])
-        completion_tokens = len(content.split())
-        record(200, label, prompt_tokens, completion_tokens)
+        # Providers bill output tokens even for an empty reply.
+        completion_tokens = max(1, len(reply.generated.split()))
+        record(200, None if stop is not None else label, prompt_tokens, completion_tokens)
 
         if provider == "openai":
-            return Response.json(200, {
-                "id": f"chatcmpl-fake-{serial}", "object": "chat.completion",
-                "created": CREATED_UNIX, "model": model,
-                "choices": [{"index": 0,
-                             "message": {"role": "assistant", "content": content},
-                             "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": prompt_tokens,
-                          "completion_tokens": completion_tokens,
-                          "total_tokens": prompt_tokens + completion_tokens},
-            })
+            return Response.json(200, _openai_body(model, serial, reply, prompt_tokens,
+                                                   completion_tokens))
         if provider == "anthropic":
-            return Response.json(200, self._anthropic_body(
-                body, model, serial, verdict, content, prompt_tokens, completion_tokens))
-        return Response.json(200, {
-            "model": model, "created_at": CREATED_AT,
-            "message": {"role": "assistant", "content": content},
-            "done": True, "done_reason": "stop",
-            "prompt_eval_count": prompt_tokens, "eval_count": completion_tokens,
-        })
+            return Response.json(200, _anthropic_body(body, model, serial, reply,
+                                                      prompt_tokens, completion_tokens))
+        return Response.json(200, _ollama_body(model, reply, prompt_tokens, completion_tokens))
 
-    @staticmethod
-    def _anthropic_body(body: dict[str, Any], model: str, serial: int,
-                        verdict: dict[str, Any] | None, content: str, prompt_tokens: int,
-                        completion_tokens: int) -> dict[str, Any]:
-        tools = body.get("tools")
-        wants_tool = isinstance(tools, list) and any(
-            isinstance(tool, dict) and tool.get("name") == TOOL_NAME for tool in tools)
-        tool_input = verdict
-        if tool_input is None:
-            try:
-                parsed = json.loads(content)
-            except ValueError:
-                parsed = None
-            tool_input = parsed if isinstance(parsed, dict) else None
-        if wants_tool and tool_input is not None:
-            blocks: list[dict[str, Any]] = [{"type": "tool_use", "id": f"toolu_fake_{serial}",
-                                             "name": TOOL_NAME, "input": tool_input}]
-            stop_reason = "tool_use"
-        else:
-            blocks = [{"type": "text", "text": content}]
-            stop_reason = "end_turn"
-        return {"id": f"msg_fake_{serial}", "type": "message", "role": "assistant",
-                "model": model, "content": blocks, "stop_reason": stop_reason,
-                "stop_sequence": None,
-                "usage": {"input_tokens": prompt_tokens, "output_tokens": completion_tokens}}
+
+# -- provider-shaped replies --------------------------------------------------------------------
+
+
+@dataclass
+class _Reply:
+    """What the model generated, before a provider wraps it: the content (None when there is
+    none), the verdict object behind it (for Anthropic's tool input), and how it stopped."""
+
+    content: str | None
+    verdict: dict[str, Any] | None
+    stop: Stop | None
+    refusal: str | None = None
+
+    @classmethod
+    def of(cls, provider: Provider, content: str, verdict: dict[str, Any] | None,
+           stop: Stop | None) -> _Reply:
+        if stop is None:
+            return cls(content, verdict, None)
+        if stop in ("refusal", "content_filter"):
+            if provider == "openai" and stop == "refusal":
+                return cls(None, None, stop, REFUSAL_TEXT)
+            if provider == "openai":
+                return cls(None, None, stop)
+            return cls(REFUSAL_TEXT, None, stop)  # Anthropic's refusal text, Ollama's plain text
+        if stop in ("length", "context_window"):
+            return cls(content[: max(1, len(content) // 2)], None, stop)
+        return cls("", None, stop)
+
+    @property
+    def generated(self) -> str:
+        """The text the model produced (for the token count)."""
+        return self.refusal or self.content or ""
+
+
+def _openai_body(model: str, serial: int, reply: _Reply, prompt_tokens: int,
+                 completion_tokens: int) -> dict[str, Any]:
+    """An OpenAI chat.completion object (the CreateChatCompletionResponse schema)."""
+    finish = {"length": "length", "context_window": "length",
+              "content_filter": "content_filter"}.get(reply.stop or "", "stop")
+    return {
+        "id": f"chatcmpl-fake-{serial}", "object": "chat.completion",
+        "created": CREATED_UNIX, "model": model,
+        "choices": [{"index": 0,
+                     "message": {"role": "assistant", "content": reply.content,
+                                 "refusal": reply.refusal, "annotations": []},
+                     "logprobs": None,
+                     "finish_reason": finish}],
+        "usage": {"prompt_tokens": prompt_tokens,
+                  "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens,
+                  "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+                  "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                                "accepted_prediction_tokens": 0,
+                                                "rejected_prediction_tokens": 0}},
+        "service_tier": "default",
+        "system_fingerprint": SYSTEM_FINGERPRINT,
+    }
+
+
+def _anthropic_body(body: dict[str, Any], model: str, serial: int, reply: _Reply,
+                    prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
+    """An Anthropic message object; a forced tool gets the verdict as ``tool_use`` input."""
+    tools = body.get("tools")
+    wants_tool = isinstance(tools, list) and any(
+        isinstance(tool, dict) and tool.get("name") == TOOL_NAME for tool in tools)
+    tool_input = reply.verdict
+    if tool_input is None and reply.stop is None and reply.content is not None:
+        try:
+            parsed = json.loads(reply.content)
+        except ValueError:
+            parsed = None
+        tool_input = parsed if isinstance(parsed, dict) else None
+    blocks: list[dict[str, Any]]
+    if reply.stop == "empty":
+        blocks, stop_reason = [], "end_turn"
+    elif reply.stop is not None:
+        blocks = [{"type": "text", "text": reply.content or ""}]
+        stop_reason = {"length": "max_tokens",
+                       "context_window": "model_context_window_exceeded"}.get(
+            reply.stop, "refusal")
+    elif wants_tool and tool_input is not None:
+        blocks = [{"type": "tool_use", "id": f"toolu_fake_{serial}", "name": TOOL_NAME,
+                   "input": tool_input}]
+        stop_reason = "tool_use"
+    else:
+        blocks = [{"type": "text", "text": reply.content or ""}]
+        stop_reason = "end_turn"
+    return {"id": f"msg_fake_{serial}", "type": "message", "role": "assistant",
+            "model": model, "content": blocks, "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": {"input_tokens": prompt_tokens,
+                      "cache_creation_input_tokens": 0,
+                      "cache_read_input_tokens": 0,
+                      "cache_creation": {"ephemeral_5m_input_tokens": 0,
+                                         "ephemeral_1h_input_tokens": 0},
+                      "output_tokens": completion_tokens,
+                      "server_tool_use": None,
+                      "service_tier": "standard"}}
+
+
+def _ollama_body(model: str, reply: _Reply, prompt_tokens: int,
+                 completion_tokens: int) -> dict[str, Any]:
+    """An Ollama /api/chat response (not streamed); durations in nanoseconds, made up."""
+    load = 1_000_000
+    prompt_eval = prompt_tokens * 100_000
+    evaluation = completion_tokens * 10_000_000
+    return {
+        "model": model, "created_at": CREATED_AT,
+        "message": {"role": "assistant", "content": reply.generated},
+        "done_reason": "length" if reply.stop in ("length", "context_window") else "stop",
+        "done": True,
+        "total_duration": load + prompt_eval + evaluation,
+        "load_duration": load,
+        "prompt_eval_count": prompt_tokens,
+        "prompt_eval_duration": prompt_eval,
+        "eval_count": completion_tokens,
+        "eval_duration": evaluation,
+    }
