@@ -44,6 +44,13 @@ CRITERIA_KEYS = frozenset(
         "fail_on",
     }
 )
+#: Top-level keys that make a YAML file a case file. YAML with none of them belongs to
+#: another tool (mkdocs, docker compose, pre-commit, CI) and is not collected.
+SIGNATURE_KEYS = ("cases", "claims", "citations", "answer", "question")
+_KEY = r"['\"]?(?:" + "|".join(SIGNATURE_KEYS) + r")['\"]?[ \t]*:"
+_BLOCK_SIGNATURE = re.compile(r"^" + _KEY, re.MULTILINE)
+_FLOW_SIGNATURE = re.compile(r"[{,]\s*" + _KEY)
+_PREAMBLE = re.compile(r"(?:\s+|#[^\n]*|---|%[^\n]*)*")
 #: Labels a human may give a claim for calibration (C5).
 EXPECTABLE_LABELS = ("supported", "partial", "contradicted", "not_found")
 _ID = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -535,6 +542,18 @@ def load_cases(path: Path, text: str | None = None) -> list[Case]:
             for n, item in enumerate(items, start=1)
         ]
     return [parser.case(document, 1, stem, ids)]
+
+
+def looks_like_case_file(text: str) -> bool:
+    """True when a top-level key of the YAML text is one of :data:`SIGNATURE_KEYS`. A text
+    scan, not a parse: another tool's YAML may use tags (``!!python/name:``) that a safe
+    load refuses, and it must not become a collection error."""
+    if _BLOCK_SIGNATURE.search(text):
+        return True
+    # A document written as one flow mapping: {id: x, claims: [...]}
+    start = _PREAMBLE.match(text)
+    body = text[start.end() if start else 0 :]
+    return body.startswith("{") and _FLOW_SIGNATURE.search(body) is not None
 
 
 def iter_claims(cases: list[Case]) -> Iterator[tuple[Case, Claim]]:

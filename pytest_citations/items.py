@@ -3,9 +3,12 @@ checks the case's citation precision. Each item delegates to the shared runtime.
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -241,6 +244,46 @@ def claim_record(item: ClaimItem, assessment: ClaimAssessment) -> dict[str, Any]
             {"url": url, "passages": list(passages)} for url, passages in verdict.evidence
         ],
     }
+
+
+#: The default of the ``citations_files`` ini key, as ``python_files`` is for modules.
+DEFAULT_CASE_GLOBS = ("*.yaml", "*.yml")
+
+
+def matches_any(path: Path, patterns: Sequence[str]) -> bool:
+    """``python_files`` matching: a pattern without a ``/`` matches the file name, one with
+    a ``/`` matches the end of the path."""
+    for pattern in patterns:
+        if "/" in pattern or os.sep in pattern:
+            pattern = pattern if os.path.isabs(pattern) else f"*{os.sep}{pattern}"
+            if fnmatch.fnmatch(str(path), pattern.replace("/", os.sep)):
+                return True
+        elif fnmatch.fnmatch(path.name, pattern):
+            return True
+    return False
+
+
+class CollectionErrors:
+    """Lets the run go on after collection errors only when every one came from a case
+    file, so that ``--citations`` never changes how a broken Python module is handled."""
+
+    def __init__(self) -> None:
+        self.case_files: set[str] = set()
+        self.other_errors = 0
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Count a collection error that no case file caused."""
+        if report.failed and not self._in_case_file(report.nodeid):
+            self.other_errors += 1
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        """Before pytest decides to stop on collection errors: go on if all were ours."""
+        if session.testsfailed and not self.other_errors:
+            session.config.option.continue_on_collection_errors = True
+
+    def _in_case_file(self, nodeid: str) -> bool:
+        return nodeid in self.case_files or nodeid.split("::", 1)[0] in self.case_files
 
 
 def looks_like_cassette(text: str) -> bool:

@@ -14,15 +14,26 @@ from . import hookspecs
 from .assertions import active_verifier, assert_not_contradicted, assert_supported, explain
 from .baseline import Baseline
 from .calibration import Agreement
+from .cases import looks_like_case_file
 from .cassettes import RecordMode
 from .csvreport import write_csv
 from .html import write_html
-from .items import CASE_PROPERTY, RECORD_PROPERTY, RUNTIME_KEY, CaseFile, looks_like_cassette
+from .items import (
+    CASE_PROPERTY,
+    DEFAULT_CASE_GLOBS,
+    RECORD_PROPERTY,
+    RUNTIME_KEY,
+    CaseFile,
+    CollectionErrors,
+    looks_like_cassette,
+    matches_any,
+)
 from .report import RunReport, merge_usage
 from .runtime import Options, Runtime, build_settings, check_recording_secrets
 from .verdicts import ClaimVerdict
 
 OPTIONS_KEY = pytest.StashKey[Options]()
+COLLECTION_KEY = pytest.StashKey[CollectionErrors]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -163,16 +174,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("citations_embedding_model", "embedding model name or path")
     parser.addini("citations_audit_db", "path of the SQLite audit index")
     parser.addini("citations_fetcher", "fetcher backend name (default crawlbase)")
+    parser.addini(
+        "citations_files",
+        "glob-style patterns of case files, like python_files (default *.yaml *.yml)",
+        type="args",
+        default=list(DEFAULT_CASE_GLOBS),
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Read the options once; a broken case file must not stop the other files."""
+    """Read the options once and start the reporter when case files are collected."""
     options = Options.from_config(config)
     config.stash[OPTIONS_KEY] = options
     if options.enabled:
         _register_reporter(config, options)
-        # A broken case file is a collection error; the rest of the files still run.
-        config.option.continue_on_collection_errors = True
+        # A broken case file must not stop the other files; a broken Python module must
+        # stop the run exactly as it does without --citations. The guard decides which.
+        guard = CollectionErrors()
+        config.stash[COLLECTION_KEY] = guard
+        config.pluginmanager.register(guard, "citations-collection")
 
 
 def _runtime(config: pytest.Config) -> Runtime:
@@ -203,18 +223,23 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
-    """Case files, only with ``--citations``; never a cassette."""
-    options = parent.config.stash[OPTIONS_KEY]
-    if not options.enabled or file_path.suffix not in (".yaml", ".yml"):
+    """Case files, only with ``--citations``: files matching ``citations_files`` that hold
+    a case key; never a cassette, never another tool's YAML."""
+    config = parent.config
+    options = config.stash[OPTIONS_KEY]
+    if not options.enabled or not matches_any(file_path, config.getini("citations_files")):
         return None
     if options.cassette_dir.resolve() in file_path.resolve().parents:
         return None
     try:
-        if looks_like_cassette(file_path.read_text(encoding="utf-8", errors="replace")):
-            return None
+        text = file_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        pass
-    return CaseFile.from_parent(parent, path=file_path)
+        text = None  # unreadable: the case file reports it, with its name
+    if text is not None and (looks_like_cassette(text) or not looks_like_case_file(text)):
+        return None
+    case_file: CaseFile = CaseFile.from_parent(parent, path=file_path)
+    config.stash[COLLECTION_KEY].case_files.add(case_file.nodeid)
+    return case_file
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -293,6 +318,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if reporter is not None:
         del config.stash[REPORTER_KEY]
         config.pluginmanager.unregister(reporter)
+    guard = config.stash.get(COLLECTION_KEY, None)
+    if guard is not None:
+        del config.stash[COLLECTION_KEY]
+        config.pluginmanager.unregister(guard)
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
