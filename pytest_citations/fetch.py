@@ -36,6 +36,8 @@ MAX_URL_CHARS = 2048
 DEFAULT_MAX_PAGE_CHARS = 500_000
 #: Origin statuses that are a page to read (2xx) or a finding of their own (404, 410).
 _PAGE_STATUSES = frozenset({*range(200, 300), 404, 410})
+_HOST = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?")
+_IPV6 = re.compile(r"[0-9A-Fa-f:.]+(?:%25[\w.~-]+)?")
 _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 _QUERY_SAFE = _PATH_SAFE + "?"
 
@@ -116,26 +118,43 @@ def is_supported_url(url: str) -> bool:
     return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
 
 
+def _ascii_host(host: str) -> str | None:
+    """The host as sent: IDNA-encoded when it is not ASCII; None when it is not a valid
+    host name or address (spaces, broken punycode such as ``xn--``)."""
+    if host.startswith("[") and host.endswith("]"):
+        return host if _IPV6.fullmatch(host[1:-1]) else None
+    try:
+        if not host.isascii():
+            return idna.encode(host, uts46=True).decode("ascii")
+        if "xn--" in host.lower():
+            idna.decode(host)
+    except (idna.IDNAError, UnicodeError):
+        return None
+    return host if _HOST.fullmatch(host) else None
+
+
 def request_url(url: str) -> str | None:
     """The URL as it is sent to the crawler: an internationalised host IDNA-encoded, a
     non-ASCII path or query percent-encoded (UTF-8). None for a URL that is not an absolute
-    http(s) URL, whose host cannot be encoded, or that is longer than
-    :data:`MAX_URL_CHARS`. An ASCII URL comes back unchanged."""
+    http(s) URL, whose host is not a valid name or address, or that is longer than
+    :data:`MAX_URL_CHARS`. A valid ASCII URL comes back unchanged."""
     url = url.strip()
     if not is_supported_url(url):
         return None
+    parts = urlsplit(url)
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    host, colon, port = hostport, "", ""
+    if hostport.startswith("["):
+        end = hostport.find("]") + 1
+        host, rest = hostport[:end], hostport[end:]
+        colon, port = rest[:1], rest[1:]
+    elif ":" in hostport:
+        host, colon, port = hostport.partition(":")
+    ascii_host = _ascii_host(host)
+    if ascii_host is None or (colon and not port.isdigit()):
+        return None
     if not url.isascii():
-        parts = urlsplit(url)
-        userinfo, at, hostport = parts.netloc.rpartition("@")
-        host, colon, port = hostport, "", ""
-        if not hostport.startswith("[") and hostport.count(":") == 1:
-            host, colon, port = hostport.partition(":")
-        if not host.isascii():
-            try:
-                host = idna.encode(host, uts46=True).decode("ascii")
-            except (idna.IDNAError, UnicodeError):
-                return None
-        netloc = quote(userinfo, safe=":%") + at + host + colon + port
+        netloc = quote(userinfo, safe=":%") + at + ascii_host + colon + port
         url = urlunsplit(
             (
                 parts.scheme,
@@ -145,8 +164,6 @@ def request_url(url: str) -> str | None:
                 quote(parts.fragment, safe=_QUERY_SAFE),
             )
         )
-        if not url.isascii():
-            return None
     return url if len(url) <= MAX_URL_CHARS else None
 
 

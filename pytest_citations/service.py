@@ -6,16 +6,18 @@ A thin shell over the engine, built on Starlette and served by uvicorn (the opti
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import AuthenticationError, CitationsError, MissingTokenError
-from .fetch import is_supported_url
+from .errors import AccountError, CitationsError, MissingTokenError
+from .fetch import MAX_URL_CHARS, is_supported_url
 from .redact import LogRedaction
 from .settings import KEY_VARIABLES, Settings
+from .transport import HttpClient, make_http_client
 from .verifier import Verifier
 
 #: Request limits: cited URLs per claim, characters of the claim, bytes of the body.
@@ -78,6 +80,15 @@ def parse_request(body: bytes, limits: Limits) -> tuple[str, list[str]]:
         errors.append({"loc": ["body", "urls"], "msg": f"at most {limits.max_urls} urls"})
     elif not all(isinstance(url, str) and url.strip() for url in urls):
         errors.append({"loc": ["body", "urls"], "msg": "every url must be a non-empty string"})
+    else:
+        for position, url in enumerate(urls):
+            if len(url.strip()) > MAX_URL_CHARS:
+                errors.append(
+                    {
+                        "loc": ["body", "urls", position],
+                        "msg": f"url over {MAX_URL_CHARS} characters",
+                    }
+                )
     if errors:
         raise _Invalid(422, errors)
     assert isinstance(claim, str)
@@ -88,13 +99,15 @@ def parse_request(body: bytes, limits: Limits) -> tuple[str, list[str]]:
 def create_app(
     settings: Settings | None = None,
     limits: Limits | None = None,
-    verifier_factory: Callable[[Settings], Verifier] = Verifier,
+    verifier_factory: Callable[[Settings, HttpClient, asyncio.Semaphore], Verifier] | None = None,
 ) -> Any:
     """The Starlette application. ``settings`` default to the environment, read at start-up.
 
-    Each ``/verify`` request gets its own verifier (``verifier_factory``): a verifier fetches
-    each URL once in its lifetime, and the service must check pages as they are at the time
-    of the request, not as they were at the first request since start-up.
+    Each ``/verify`` request gets its own verifier: a verifier fetches each URL once in its
+    lifetime, and the service must check pages as they are at the time of the request, not
+    as they were at the first request since start-up. All of them share one HTTP client
+    and one limit on requests in flight (``settings.concurrency``), so fifty concurrent
+    calls keep as few requests in flight as one would.
     """
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -104,15 +117,28 @@ def create_app(
     limits = limits or Limits()
     state: dict[str, Any] = {}
 
+    def shared_verifier(current: Settings, http: HttpClient, limit: asyncio.Semaphore) -> Verifier:
+        return Verifier(current, http=http, semaphore=limit)
+
+    build = verifier_factory or shared_verifier
+
+    def verifier() -> Verifier:
+        return build(state["settings"], state["http"], state["limit"])
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         current = settings or Settings.from_env()
         state["settings"] = current
+        state["limit"] = asyncio.Semaphore(current.concurrency)
         with LogRedaction(current.redactor()):
-            if missing_secret(current) is None:
-                # Build one verifier at start-up so that a bad setting fails it, not requests.
-                await verifier_factory(current).aclose()
-            yield
+            state["http"] = make_http_client(current)
+            try:
+                if missing_secret(current) is None:
+                    # One verifier at start-up, so that a bad setting fails it, not requests.
+                    await verifier().aclose()
+                yield
+            finally:
+                await state["http"].aclose()
 
     async def health(request: Request) -> JSONResponse:
         current: Settings = state["settings"]
@@ -148,11 +174,11 @@ def create_app(
         if missing is not None:
             return JSONResponse({"detail": f"{missing} is not set"}, status_code=503)
         try:
-            async with verifier_factory(state["settings"]) as verifier:
-                verdict = await verifier.verify(claim, urls)
+            async with verifier() as checking:
+                verdict = await checking.verify(claim, urls)
         except MissingTokenError as error:
             return JSONResponse({"detail": f"{error.variable} is not set"}, status_code=503)
-        except AuthenticationError as error:
+        except AccountError as error:  # a refused credential or an exhausted account
             return JSONResponse({"detail": str(error)}, status_code=502)
         except CitationsError as error:
             return JSONResponse({"detail": str(error)}, status_code=500)

@@ -405,3 +405,58 @@ def test_serve_command_answers_health_and_verify(web: Web, tmp_path: Path) -> No
     output_text = log.read_text(encoding="utf-8", errors="replace")
     assert_no_secret(output_text)
     assert "Traceback" not in output_text
+
+
+# -- Issue 8: one limit for every request, and URLs over the limit --------------------------
+
+
+def test_concurrent_requests_share_one_limit_on_requests_in_flight(web: Web) -> None:
+    # 50 concurrent /verify calls used to put 190 Crawlbase requests in flight with a limit
+    # of 4: each request built its own verifier with its own semaphore.
+    urls = [f"https://example.org/concurrency/{n}" for n in range(50)]
+    for url in urls:
+        web.crawlbase.add(url, markdown=example_site.PAGES[BOILING_URL].markdown, latency=0.05)
+    web.crawlbase.reset_counters()
+    env = {**web.env, "BATCH_CONCURRENCY": "4"}
+    try:
+        with serving(env) as service:
+
+            def call(url: str) -> int:
+                body = {"claim": SUPPORTED_CLAIM, "urls": [url]}
+                return service.client.post(service.url + "/verify", json=body).status_code
+
+            threads = [threading.Thread(target=call, args=(url,)) for url in urls]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=60)
+    finally:
+        for url in urls:
+            web.crawlbase.pages.pop(url, None)
+
+    assert web.crawlbase.crawl_count == 50
+    assert 1 <= web.crawlbase.max_in_flight <= 4
+
+
+def test_a_url_over_the_length_limit_answers_422(service: Service, counters: Web) -> None:
+    long_url = "https://example.org/" + "a" * 3_000  # the body stays under its own limit
+    response = service.verify({"claim": SUPPORTED_CLAIM, "urls": [BOILING_URL, long_url]})
+
+    assert response.status_code == 422, response.text
+    (error,) = response.json()["detail"]
+    assert error["loc"] == ["body", "urls", 1]
+    assert "2048 characters" in error["msg"]
+    assert counters.crawlbase.crawl_count == 0
+
+
+def test_an_internationalised_url_is_verified_not_a_server_error(
+    service: Service, counters: Web
+) -> None:
+    response = service.verify({"claim": SUPPORTED_CLAIM, "urls": ["https://bücher.example/straße"]})
+
+    assert response.status_code == 200, response.text
+    (citation,) = response.json()["citations"]
+    assert citation["url"] == "https://bücher.example/straße"
+    assert [r.target_url for r in counters.crawlbase.requests] == [
+        "https://xn--bcher-kva.example/stra%C3%9Fe"
+    ]

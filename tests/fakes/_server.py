@@ -43,6 +43,8 @@ class Response:
     body: bytes = b""
     content_type: str | None = None
     headers: list[tuple[str, str]] = field(default_factory=list)
+    #: Seconds between two-byte chunks of the body: a peer that trickles (0: all at once).
+    trickle: float = 0.0
 
     @classmethod
     def json(cls, status: int, payload: Any, headers: list[tuple[str, str]] | None = None,
@@ -128,7 +130,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(response.body)))
         self.end_headers()
-        if response.body:
+        if response.trickle > 0:
+            self.wfile.flush()
+            for start in range(0, len(response.body), 2):
+                self.server.emulator._sleep(response.trickle)
+                self.wfile.write(response.body[start : start + 2])
+                self.wfile.flush()
+        elif response.body:
             self.wfile.write(response.body)
         self.wfile.flush()
 

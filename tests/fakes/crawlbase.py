@@ -46,6 +46,8 @@ class FakePage:
     retry_after: float = 0
     latency: float | None = None
     hang: bool = False
+    #: Seconds between two-byte chunks of the answer (a peer that never quite times out).
+    trickle: float = 0.0
 
     def body_for(self, javascript: bool, readability: bool) -> str:
         """The markdown answered for one request variant."""
@@ -285,7 +287,9 @@ class CrawlbaseEmulator(EmulatorBase):
         if status != 200:
             credits = 0.0  # Crawlbase charges a crawl only when its pc_status is 200
         record(200, credits, rid)
-        return Response.text(200, body, headers)
+        answer = Response.text(200, body, headers)
+        answer.trickle = page.trickle
+        return answer
 
     @staticmethod
     def _error(status: int, retry_after: float) -> Response:
