@@ -39,6 +39,32 @@ EXIT_CODES = (
 )
 
 
+#: Request limits as global options (flag, Settings field, type, help). The command line
+#: wins over the environment variable named in the help, which wins over the default.
+LIMIT_OPTIONS: tuple[tuple[str, str, type[float] | type[int], str], ...] = (
+    ("--timeout", "read_timeout", float, "seconds a read may wait (CITATIONS_TIMEOUT, 90)"),
+    (
+        "--connect-timeout",
+        "connect_timeout",
+        float,
+        "seconds to connect (CITATIONS_CONNECT_TIMEOUT, 10)",
+    ),
+    (
+        "--deadline",
+        "deadline",
+        float,
+        "seconds a request may take in all, retries included (CITATIONS_DEADLINE, 180)",
+    ),
+    ("--retries", "retries", int, "retries after the first attempt (CITATIONS_RETRIES, 3)"),
+    (
+        "--max-page-chars",
+        "max_page_chars",
+        int,
+        "characters of a page kept; the rest is cut (CITATIONS_MAX_PAGE_CHARS, 500000)",
+    ),
+)
+
+
 @dataclass(frozen=True)
 class BatchRecord:
     """One line of a batch file: ``{"id": …, "claim": …, "urls": [...]}``."""
@@ -190,6 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--judge", help="judge provider (default: JUDGE_PROVIDER or openai)")
     parser.add_argument("--model", help="judge model")
     parser.add_argument("--concurrency", type=int, help="requests in flight (default 4)")
+    for flag, field, kind, text in LIMIT_OPTIONS:
+        parser.add_argument(flag, dest=field, type=kind, metavar="N", help=text)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     verify = commands.add_parser(
@@ -256,6 +284,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides["judge_model"] = args.model
     if args.concurrency:
         overrides["concurrency"] = args.concurrency
+    for _, field, _, _ in LIMIT_OPTIONS:
+        if getattr(args, field) is not None:
+            overrides[field] = getattr(args, field)
     try:
         settings = Settings.from_env(**overrides)
     except ConfigurationError as error:

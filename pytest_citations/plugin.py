@@ -29,7 +29,7 @@ from .items import (
     matches_any,
 )
 from .report import RunReport, merge_usage
-from .runtime import Options, Runtime, build_settings, check_recording_secrets
+from .runtime import LIMITS, Options, Runtime, build_settings, check_recording_secrets
 from .verdicts import ClaimVerdict
 
 OPTIONS_KEY = pytest.StashKey[Options]()
@@ -139,6 +139,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="report the judge's agreement with the claims' human 'expect:' labels.",
+    )
+    group.addoption(
+        "--citations-allow-unchecked",
+        action="store_true",
+        default=False,
+        help="count citations that could not be checked (fetch or judge errors, missing "
+        "recordings) as their labels instead of making their claims errors.",
+    )
+    for limit in LIMITS:
+        group.addoption(
+            limit.flag,
+            dest=limit.option,
+            default=None,
+            metavar="N" if limit.integer else "SECONDS",
+            help=f"{limit.help}; env {limit.env}, ini {limit.ini}.",
+        )
+        parser.addini(limit.ini, limit.help)
+    parser.addini(
+        "citations_allow_unchecked",
+        "count citations that could not be checked as their labels (default false)",
+        type="bool",
+        default=False,
     )
     parser.addini("citations_record_mode", "cassette record mode (default none)")
     parser.addini(
@@ -256,6 +278,12 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         f"embedder={options.embedding_model} concurrency={options.concurrency} "
         f"fail_on={','.join(options.fail_on)}"
         + (f" min_precision={options.min_precision:g}" if options.min_precision is not None else "")
+        + "".join(
+            f" {limit.name.replace('-', '_')}={options.limits[limit.field]:g}"
+            for limit in LIMITS
+            if limit.field in options.limits
+        )
+        + (" allow_unchecked" if options.allow_unchecked else "")
     ]
 
 

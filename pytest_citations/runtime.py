@@ -22,6 +22,7 @@ from .cassettes import (
     build_vcr,
     keep_builtin_scrubbing,
 )
+from .errors import ConfigurationError
 from .fetch import CrawlerFactory
 from .judges import BUILTIN_JUDGES, JudgeFactory
 from .labels import Label
@@ -65,6 +66,12 @@ class Options:
     update_baseline: bool = False
     calibrate: bool = False
     min_agreement: tuple[str, float] | None = None
+    #: Count citations the verifier could not check as their labels (the opt-out of
+    #: ``citations_allow_unchecked``); by default such a claim is an error.
+    allow_unchecked: bool = False
+    #: Request limits given on the command line, in the environment or the ini file; a
+    #: limit left out keeps the engine's default (see :data:`LIMITS`).
+    limits: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Options:
@@ -136,6 +143,14 @@ class Options:
         if update_baseline and not baseline:
             raise pytest.UsageError("--citations-update-baseline needs --citations-baseline PATH")
         judge = str(value("citations_judge", "citations_judge", "JUDGE_PROVIDER") or "openai")
+        limits: dict[str, float] = {}
+        for limit in LIMITS:
+            raw_limit = value(limit.option, limit.ini, limit.env)
+            if raw_limit is not None:
+                limits[limit.field] = limit.parse(raw_limit)
+        allow_unchecked = bool(config.getoption("citations_allow_unchecked", False)) or bool(
+            config.getini("citations_allow_unchecked")
+        )
         return cls(
             enabled=bool(config.getoption("citations", False)),
             record_mode=record_mode,
@@ -163,6 +178,8 @@ class Options:
             update_baseline=update_baseline,
             calibrate=bool(config.getoption("citations_calibrate", False)),
             min_agreement=_agreement_gate(config.getini("citations_min_agreement")),
+            allow_unchecked=allow_unchecked,
+            limits=limits,
         )
 
     def criteria_for(self, case: Case) -> Criteria:
@@ -174,6 +191,101 @@ class Options:
 
 
 AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A request limit settable as ``--citations-X``, ini ``citations_X`` and an environment
+    variable, and the :class:`Settings` field it sets."""
+
+    name: str
+    field: str
+    env: str
+    integer: bool
+    minimum: float
+    #: True when the minimum itself is not allowed (timeouts must be more than 0).
+    exclusive: bool
+    help: str
+
+    @property
+    def option(self) -> str:
+        """The ``config.getoption`` name: ``citations_timeout``."""
+        return "citations_" + self.name.replace("-", "_")
+
+    @property
+    def ini(self) -> str:
+        """The ini key, the same as the option's destination."""
+        return self.option
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag: ``--citations-timeout``."""
+        return f"--citations-{self.name}"
+
+    def parse(self, raw: Any) -> float:
+        """The number, or a usage error that names the flag and what it must be."""
+        try:
+            number = float(raw)
+            if self.integer and number != int(number):
+                raise ValueError
+        except (TypeError, ValueError):
+            kind = "a whole number" if self.integer else "a number of seconds"
+            raise pytest.UsageError(f"{self.flag} must be {kind}, got {raw!r}") from None
+        if number < self.minimum or (self.exclusive and number == self.minimum):
+            bound = "more than" if self.exclusive else "at least"
+            raise pytest.UsageError(f"{self.flag} must be {bound} {self.minimum:g}, got {raw!r}")
+        return int(number) if self.integer else number
+
+
+#: The request limits (issue 8). Their defaults and validation live in :class:`Settings`;
+#: the CLI (``pytest-citations --timeout``) offers the same under shorter names.
+LIMITS = (
+    Limit(
+        "timeout",
+        "read_timeout",
+        "CITATIONS_TIMEOUT",
+        False,
+        0,
+        True,
+        "seconds any one read or write may wait (default 90)",
+    ),
+    Limit(
+        "connect-timeout",
+        "connect_timeout",
+        "CITATIONS_CONNECT_TIMEOUT",
+        False,
+        0,
+        True,
+        "seconds to open a connection (default 10)",
+    ),
+    Limit(
+        "deadline",
+        "deadline",
+        "CITATIONS_DEADLINE",
+        False,
+        0,
+        True,
+        "seconds one request may take in all, retries included (default 180)",
+    ),
+    Limit(
+        "retries",
+        "retries",
+        "CITATIONS_RETRIES",
+        True,
+        0,
+        False,
+        "retries of a failed request after the first attempt (default 3)",
+    ),
+    Limit(
+        "max-page-chars",
+        "max_page_chars",
+        "CITATIONS_MAX_PAGE_CHARS",
+        True,
+        1000,
+        False,
+        "characters of a page kept for retrieval; the rest is cut (default 500000)",
+    ),
+)
 
 
 def _fraction_option(raw: Any, name: str) -> float | None:
@@ -226,7 +338,11 @@ def build_settings(options: Options, embedding_cache: Path | None) -> Settings:
     # Always the plugin's choice (None: the provider's default), never a model that
     # Settings.from_env read for the provider JUDGE_PROVIDER names when another was chosen.
     overrides["judge_model"] = options.model
-    settings = Settings.from_env(**overrides)
+    overrides.update(options.limits)
+    try:
+        settings = Settings.from_env(**overrides)
+    except ConfigurationError as error:  # say CITATIONS_TIMEOUT=abc, read here
+        raise pytest.UsageError(f"citations: {error}") from None
     if options.record_mode is RecordMode.NONE:
         # Offline: placeholders for missing secrets, and no waiting on recorded Retry-After.
         settings = settings.replace(
@@ -284,17 +400,28 @@ class Runtime:
 
     # Cassettes ------------------------------------------------------------------------
     def cassette_path(self, source: Path) -> Path:
-        """The cassette of a case file: its path mirrored under the cassette folder."""
+        """The cassette of a case file: its path mirrored under the cassette folder, its
+        suffix kept (``a.yaml`` and ``a.yml`` are two files, so two cassettes)."""
         try:
             relative = source.resolve().relative_to(self.config.rootpath.resolve())
         except ValueError:
             relative = Path(source.name)
-        return self.options.cassette_dir / relative.with_suffix(".yaml")
+        if relative.suffix not in (".yaml", ".yml"):
+            relative = relative.with_suffix(".yaml")
+        return self.library.assign(
+            self.options.cassette_dir / relative,
+            source.resolve(),
+            f"the case file {_relative(source, self.config.rootpath)}",
+        )
 
     def test_cassette_path(self, module: Path, test_name: str) -> Path:
         """A test's cassette: ``<cassettes>/<module>/<test>.yaml`` (pytest-recording's way)."""
         safe = "".join(ch if ch.isalnum() or ch in "-_.[]" else "-" for ch in test_name)
-        return self.options.cassette_dir / module.stem / f"{safe}.yaml"
+        return self.library.assign(
+            self.options.cassette_dir / module.stem / f"{safe}.yaml",
+            (module.resolve(), test_name),
+            f"the test {_relative(module, self.config.rootpath)}::{test_name}",
+        )
 
     def record_command(self, cassette: Path) -> str:
         """The command that records what a cassette lacks."""
