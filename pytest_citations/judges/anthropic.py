@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
+from ..transport import placeholder
 from .base import HttpJudge, _blank, _field, _int
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -26,7 +27,8 @@ class AnthropicJudge(HttpJudge):
         assert self.key is not None
         return {
             "content-type": "application/json",
-            "x-api-key": self.key.reveal(),
+            # A placeholder: only the network transport puts the key in (issue 8, secrets).
+            "x-api-key": placeholder(self.key.variable),
             "anthropic-version": ANTHROPIC_VERSION,
         }
 

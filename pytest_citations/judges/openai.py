@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
+from ..transport import placeholder
 from .base import HttpJudge, _blank, _field, _int
 
 
@@ -19,7 +20,9 @@ class OpenAIJudge(HttpJudge):
 
     def headers(self) -> dict[str, str]:
         assert self.key is not None
-        return {"content-type": "application/json", "authorization": f"Bearer {self.key.reveal()}"}
+        # A placeholder: only the network transport puts the key in (issue 8, secrets).
+        key = placeholder(self.key.variable)
+        return {"content-type": "application/json", "authorization": f"Bearer {key}"}
 
     def payload(self, system: str, user: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
         return {
