@@ -32,7 +32,7 @@ def test_g1_whitespace_is_collapsed_and_trimmed():
         "“the bridge opens in 1932”",  # typographic as in the source
         "the bridge opens\n   in 1932",  # different whitespace
         "Refunds go to the original payment method",
-        "14 days.",
+        "within 14 days.",  # three content words: the minimum of evidence (test_trust_guard)
     ],
 )
 def test_g1_quote_found_after_normalisation(quote):
@@ -95,8 +95,8 @@ def test_g2_not_found_without_quote_passes_and_never_keeps_a_quote():
 
 
 def test_g3_confidence_survives_only_when_the_quote_passes():
-    passing = guard(Label.SUPPORTED, "14 days", 0.73, PASSAGES)
-    failing = guard(Label.SUPPORTED, "15 days", 0.73, PASSAGES)
+    passing = guard(Label.SUPPORTED, "within 14 days", 0.73, PASSAGES)
+    failing = guard(Label.SUPPORTED, "within 15 days", 0.73, PASSAGES)
     assert passing.confidence == 0.73
     assert failing.confidence == 0.0
 
