@@ -2,8 +2,10 @@
 citation markers (``[1]``, ``[1][3]``, ``[1, 3]``) and strip them from the claim text.
 
 A sentence ends at ``.``, ``!`` or ``?`` followed by space and a capital, a digit or a quote,
-or at a line break. Abbreviations (``e.g.``, ``Dr.``, ``U.S.``), initials, decimals (``3.5``)
-and units (``5 kg. of``) do not end one.
+or at a line break. Abbreviations (``e.g.``, ``Dr.``, ``Warner Bros.``, ``approx.``, ``No. 5``,
+``(b. 2001)``), dotted initialisms (``U.S.``, ``The A.V. Club``), initials (``J. R. R.``),
+German abbreviations (``z. B.``, ``u. a.``, ``Nr.``, ``bzw.``), decimals (``3.5``) and units
+(``5 kg. of``) do not end one.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ ABBREVIATIONS = frozenset(
     ft no nos vol fig figs p pp ch sec art para eq ed eds inc ltd co corp llc plc gmbh
     ag bros dept est min max avg jan feb mar apr jun jul aug sep sept oct nov dec mon
     tue tues wed thu thur thurs fri sat sun kg g mg lb lbs oz km m cm mm mi yd in hr
-    hrs sec secs yr yrs mo mos pct u.s u.k u.n e.u a.m p.m
+    hrs sec secs yr yrs mo mos pct u.s u.k u.n e.u a.m p.m b d c fl r
+    nr bzw usw vgl ggf evtl sog bzgl ebd hrsg mio mrd tsd jh jhd geb gest abs bspw
     """.split()
 )
 
@@ -29,6 +32,7 @@ _BEFORE_NUMBERS = frozenset(
     """
     no nos vol fig figs p pp ch sec art para eq ed eds est min max avg jan feb mar apr
     jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun
+    b d c fl r
     """.split()
 )
 #: Units and company suffixes: ordinary words that end a sentence before a capital or a
@@ -37,9 +41,17 @@ _BEFORE_NUMBERS = frozenset(
 _WORD_LIKE = frozenset(
     """
     kg g mg lb lbs oz km m cm mm mi yd in ft hr hrs secs yr yrs mo mos pct inc ltd co
-    corp llc plc gmbh ag bros dept
+    corp llc plc gmbh ag dept
     """.split()
 )
+#: German abbreviations written as two or three spaced parts ("z. B.", "u. a.", "d. h.",
+#: "i. d. R."): no dot inside them ends a sentence.
+_SPACED_ABBREVIATION = re.compile(
+    r"(?<![\w.])(?:i\. ?d\. ?R|z\. ?B|z\. ?T|u\. ?a|u\. ?U|u\. ?Ä|d\. ?h|o\. ?ä|o\. ?g|"
+    r"s\. ?o|s\. ?u|v\. ?a|m\. ?E|i\. ?A|n\. ?Chr|v\. ?Chr)\.",
+)
+#: A dotted initialism: "U.S.", "A.V.", "J.R.R.", "e.g." (the token before its last dot).
+_INITIALISM = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 
 _MARKER_GROUP = re.compile(r"\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]")
 _MARKERS_RUN = re.compile(r"(?:\s*\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\])+")
@@ -68,12 +80,15 @@ def _expand(group: str) -> list[str]:
     return numbers
 
 
-def _ends_sentence(text: str, end: int, punct_start: int) -> bool:
-    """Whether the punctuation at ``punct_start..end`` closes a sentence."""
+def _ends_sentence(text: str, end: int, punct_start: int, protected: set[int]) -> bool:
+    """Whether the punctuation at ``punct_start..end`` closes a sentence; dots at the
+    ``protected`` offsets (inside spaced abbreviations) never do."""
     rest = text[end:]
     following = rest.lstrip()
     if not following:
         return True
+    if punct_start in protected:
+        return False
     if not rest[:1].isspace() and not rest.startswith("["):
         return False  # "3.5", "e.g.x", "U.S.-made"
     if text[punct_start] in "!?":
@@ -87,7 +102,9 @@ def _ends_sentence(text: str, end: int, punct_start: int) -> bool:
             if first.isdigit():
                 return False  # "No. 5", "Fig. 3"
         elif key not in _WORD_LIKE:
-            return False  # "Dr. Smith", "e.g. Apples", "U.S. Army"
+            return False  # "Dr. Smith", "e.g. Apples", "U.S. Army", "Warner Bros.' 2020"
+    if _INITIALISM.fullmatch(token):
+        return False  # "The A.V. Club", "J.R.R. Tolkien"
     if (
         len(token) == 1
         and text[punct_start - 1].isupper()
@@ -103,13 +120,19 @@ def split_sentences(answer: str) -> list[str]:
     for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)", answer):
         text = " ".join(block.split())
         text = re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", text)
+        protected = {
+            match.start() + offset
+            for match in _SPACED_ABBREVIATION.finditer(text)
+            for offset, character in enumerate(match.group(0))
+            if character == "."
+        }
         start = 0
         for match in _END.finditer(text):
             end = match.end()
             markers = _MARKERS_RUN.match(text, end)
             if markers:
                 end = markers.end()
-            if _ends_sentence(text, end, match.start()):
+            if _ends_sentence(text, end, match.start(), protected):
                 sentence = text[start:end].strip()
                 if sentence:
                     sentences.append(sentence)

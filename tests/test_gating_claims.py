@@ -381,3 +381,33 @@ def test_answer_sentence_citing_an_unknown_marker_is_a_collection_error(
     result.stdout.fnmatch_lines(
         ["*cases/bad.yaml:4: sentence 2 of 'answer' cites [[]4[]], which is not in 'citations'*"]
     )
+
+
+# -- abbreviations of real answers (issue 10) --------------------------------------------------
+
+KEPT_TOGETHER = {
+    "company suffix before a possessive": "The film was part of Warner Bros.' 2020 slate [1].",
+    "company suffix before a name": "Warner Bros. Pictures released it in May [1].",
+    "dotted initialism before a capital": "The A.V. Club praised the episode [2].",
+    "initialism without spaces": "J.R.R. Tolkien wrote it [1].",
+    "born": "Jane Doe (b. 2001) is a singer from Ohio [1].",
+    "circa": "The church was built c. 1850 by monks [1].",
+    "number sign": "The single peaked at No. 3 in the UK [1].",
+    "approx": "The tower is approx. 300 m tall [1].",
+    "middle initial": "George W. Bush signed the act [1].",
+    "z. B.": "Obst, z. B. Äpfel und Birnen, ist gesund [1].",
+    "u. a.": "Er spielte u. a. Gitarre und Klavier [1].",
+    "d. h.": "Die Frist ist kurz, d. h. 14 Tage [1].",
+    "Nr.": "Das Haus Nr. 5 ist rot [1].",
+    "bzw.": "Der Preis bzw. Tarif steigt [1].",
+}
+
+
+@pytest.mark.parametrize("sentence", KEPT_TOGETHER.values(), ids=KEPT_TOGETHER.keys())
+def test_abbreviations_stay_inside_their_sentence(sentence: str) -> None:
+    answer = f"{sentence} The next sentence stands alone [9]."
+    first, second = extract_claims(answer)
+
+    assert first.text == sentence.rsplit(" [", 1)[0] + "."
+    assert first.markers == (sentence[-3],)
+    assert second == ExtractedClaim("The next sentence stands alone.", ("9",))
