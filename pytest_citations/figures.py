@@ -2,15 +2,30 @@
 
 A deterministic check: a judge that calls "85%" supported by a page saying "87%" does not
 pass. Figures are compared by value: ``1,200``, ``1 200`` and ``1200`` are one number,
-``85%`` and ``85 percent`` one percentage, ``2024-03-01``, ``1 March 2024`` and
-``March 1, 2024`` one date.
+``85%`` and ``85 percent`` one percentage, ``2024-03-01``, ``2024.03.01``, ``1 March 2024``,
+``March 1, 2024`` and ``15 Jul 19`` (a two-digit year) one date.
+
+Real pages write figures loosely (issue 10), so the evidence is read generously where that
+cannot let a wrong figure through:
+
+* ranges: a claim's number or date inside a range the evidence states (``12-18 April 2015``,
+  ``March 6–7``, ``2018–19``) is traceable, and so is a claim's range equal to the evidence's;
+* dates assembled from parts: a claim's ``June 28, 2019`` is traceable to "Friday June 28"
+  when 2019 stands elsewhere in the evidence (a page's date line, say); a day and month must
+  still match exactly (31 March is not 30 March);
+* words glued by the crawl (``SoccerMay 1 2019``, ``30 JUN 2018Updated``), decades
+  (``2000s``, ``2000's``: any year of the decade), and numbers written as words in the
+  evidence (``three players`` for a claim's ``3``).
+
+Each missing figure carries the evidence's figures of the same kind nearest to it, so that a
+reason can say what was found instead (:meth:`Figure.describe`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 
 MONTHS = {
@@ -34,40 +49,131 @@ MONTHS = {
     )
     for name in names
 }
-_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
-_YEAR = r"(?P<year>\d{4})"
+#: Number words that the evidence may use for a claim's digits ("three players").
+NUMBER_WORDS = {
+    word: value
+    for value, words in enumerate(
+        (
+            "",  # "zero", "one", "first" and "second" (a unit of time) stand in too many
+            "",  # sentences to count as evidence of a claim's 0 or 1
+            "two",
+            "three third",
+            "four fourth",
+            "five fifth",
+            "six sixth",
+            "seven seventh",
+            "eight eighth",
+            "nine ninth",
+            "ten tenth",
+            "eleven eleventh",
+            "twelve twelfth dozen",
+            "thirteen thirteenth",
+            "fourteen fourteenth",
+            "fifteen fifteenth",
+            "sixteen sixteenth",
+            "seventeen seventeenth",
+            "eighteen eighteenth",
+            "nineteen nineteenth",
+            "twenty twentieth",
+        )
+    )
+    for word in words.split()
+    if words
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80}
+NUMBER_WORDS |= {"ninety": 90, "hundred": 100, "thousand": 1000}
+
+# A month name starts a word, or is glued by a crawl to the end of a lower-case word
+# ("SoccerMay"); it never continues into letters ("Mayor", "Marching").
+_MONTH = (
+    r"(?:(?<![^\W\d_])|(?<=[a-z])(?-i:(?=[A-Z])))"
+    r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?(?![^\W\d_])"
+)
+_MONTH2 = _MONTH.replace("(?P<month>", "(?P<month2>")
+_DAY = r"(?<!\d)(?P<day>[0-3]?\d)(?:st|nd|rd|th)?(?![^\W_])"
+_DAY2 = _DAY.replace("(?P<day>", "(?P<day2>")
+# A year: four digits, or two after an apostrophe or after a month with a day ("15 Jul 19").
+_YEAR = r"(?<!\d)(?P<year>\d{4}|['’]\d{2})(?!\d)"
+_SHORT_YEAR = r"(?<!\d)(?P<year>\d{4}|['’]?\d{2})(?![\d:])"
+_DASH = r"\s*(?:[-–—]|to|until|through|and)\s*"
 
 _DATE_PATTERNS = [
-    re.compile(r"\b(?P<year>\d{4})([-/])(?P<m>\d{1,2})\2(?P<d>\d{1,2})\b"),  # 2024-03-01
-    re.compile(
-        r"\b(?P<d>\d{1,2})[./](?P<m>\d{1,2})[./](?P<year>\d{4})\b"
-    ),  # 01.03.2024 / 01/03/2024
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.I),  # 1 March 2024
-    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.I),  # March 1, 2024
-    re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I),  # March 2024
+    # 2024-03-01, 2024/03/01, 2003.06.11
+    re.compile(r"(?<![\d.])(?P<year>\d{4})([-/.])(?P<m>\d{1,2})\2(?P<d>\d{1,2})(?![\d])"),
+    # 01.03.2024, 01/03/2024
+    re.compile(r"(?<![\d.])(?P<d>\d{1,2})[./](?P<m>\d{1,2})[./](?P<year>\d{4})(?!\d)"),
+    # 12-18 April 2015, 12 to 18 April (a range of days)
+    re.compile(rf"{_DAY}{_DASH}{_DAY2}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?", re.I),
+    # March 6–7, 2015, March 6 to 7 (a range of days)
+    re.compile(rf"{_MONTH}\s*{_DAY}{_DASH}{_DAY2}(?:,?\s+{_YEAR})?", re.I),
+    # 1 March 2024, 15 Jul 19, 1st of March
+    re.compile(rf"{_DAY}\s+(?:of\s+)?{_MONTH},?(?:\s+{_SHORT_YEAR})?", re.I),
+    # March 1, 2024, May 1 2019, Mar. 1
+    re.compile(rf"{_MONTH}\s*{_DAY},?(?:\s*{_YEAR})?", re.I),
+    # March 2024
+    re.compile(rf"{_MONTH},?\s*{_YEAR}", re.I),
 ]
+_RANGE_DAYS = {_DATE_PATTERNS[2], _DATE_PATTERNS[3]}
 _CURRENCY = r"(?:[$€£¥]|US\$|USD|EUR|GBP|CHF|JPY)"
+_VALUE = r"\d{1,3}(?:[, \u00a0\u202f]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?"
 _NUMBER = re.compile(
     rf"(?P<currency>{_CURRENCY})?\s?"
-    r"(?<![\w.])(?P<value>\d{1,3}(?:[, \u00a0\u202f]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)"
+    rf"(?<![\w.])(?P<value>{_VALUE})"
     r"(?P<percent>\s?(?:%|percent\b|per\s?cent\b))?",
     re.I,
 )
+#: 2018–19, 2018-2019, 1995 to 2000 (years); 12-18, 10–20% (numbers, low before high).
+_RANGE = re.compile(
+    r"(?<![\w.])(?P<low>\d+(?:\.\d+)?)(?P<pl>\s?%)?\s*(?:[-–—]|to)\s*(?P<high>\d+(?:\.\d+)?)"
+    r"(?P<percent>\s?(?:%|percent\b|per\s?cent\b))?(?![\d.]\d)",
+    re.I,
+)
+#: 08:00, 13:14:05, 7:30 pm: a time of day.
+_TIME = re.compile(
+    r"(?<![\d:])(?P<hour>[0-2]?\d):(?P<minute>[0-5]\d)(?::[0-5]\d)?(?![\d:])"
+    r"(?:\s?(?P<half>[ap])\.?m\b\.?)?",
+    re.I,
+)
+#: 2000s, 2000's, 1990’s: a decade.
+_DECADE = re.compile(r"(?<![\w.])(?P<decade>\d{3}0)['’]?s\b")
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 @dataclass(frozen=True, order=True)
 class Figure:
-    """A number or date as written (``text``) and by value (``kind`` and ``value``)."""
+    """A number or date as written (``text``) and by value (``kind`` and ``value``).
 
-    kind: str  # "number", "percent" or "date"
+    Kinds: ``number``, ``percent``, ``time`` (``13:05``), ``date`` (``2024-03-01``,
+    ``2024-03``, or ``--03-01`` for a day without a year), ``range`` (``low/high`` of
+    numbers, percentages or dates) and ``decade`` (``2000s``). ``found`` holds, for a
+    missing figure, what the evidence gave instead (not part of the figure's identity).
+    """
+
+    kind: str
     value: str
     text: str
+    found: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def key(self) -> tuple[str, str]:
         """What two figures must share to be the same figure."""
         return (self.kind, self.value)
+
+    def describe(self) -> str:
+        """The figure as written, and what the evidence had instead: ``'85%' (the evidence
+        has '87%')``, or ``'85%' (no percentage in the evidence)``."""
+        if self.found:
+            return f"{self.text!r} (the evidence has " + ", ".join(map(repr, self.found)) + ")"
+        return f"{self.text!r} (no {_KIND_NAMES.get(self.kind, self.kind)} in the evidence)"
+
+
+_KIND_NAMES = {
+    "number": "number",
+    "percent": "percentage",
+    "date": "date",
+    "time": "time",
+    "range": "range",
+    "decade": "year of that decade",
+}
 
 
 def _canonical_number(raw: str) -> str | None:
@@ -90,36 +196,98 @@ def _month(raw: str | None) -> int | None:
     return MONTHS.get(raw.lower().rstrip(".")) if raw else None
 
 
+def _year(raw: str | None) -> int | None:
+    """A four-digit year, or a two-digit one read as 19xx from 50 on and 20xx below."""
+    if not raw:
+        return None
+    digits = raw.lstrip("'’")
+    year = int(digits)
+    if len(digits) == 2:
+        year += 1900 if year >= 50 else 2000
+    return year
+
+
+def _date_value(year: int | None, month: int, day: int | None) -> str:
+    stem = f"{year:04d}-{month:02d}" if year is not None else f"--{month:02d}"
+    return stem + (f"-{day:02d}" if day is not None else "")
+
+
+def _blank(chars: list[str], start: int, end: int) -> None:
+    for index in range(start, end):
+        chars[index] = " "
+
+
 def _dates(text: str) -> tuple[list[Figure], str]:
-    """Dates found, and the text with them blanked so their digits are not numbers too."""
+    """Dates and date ranges found, and the text with them blanked so their digits are not
+    numbers too."""
     figures: list[Figure] = []
     chars = list(text)
     for pattern in _DATE_PATTERNS:
         for match in pattern.finditer("".join(chars)):
             groups = match.groupdict()
             month = int(groups["m"]) if groups.get("m") else _month(groups.get("month"))
-            day = groups.get("d") or groups.get("day")
-            year = int(groups["year"])
-            if (
-                pattern is _DATE_PATTERNS[1]
-                and month is not None
-                and month > 12 >= int(groups["d"])
-            ):
-                month, day = int(groups["d"]), str(month)  # 12/31/2024: month first, unambiguously
-            if month is None or not 1 <= month <= 12:
+            day_text = groups.get("d") or groups.get("day")
+            day = int(day_text) if day_text else None
+            year = _year(groups.get("year"))
+            numeric = pattern is _DATE_PATTERNS[1] and month is not None and day is not None
+            if numeric and month is not None and day is not None and month > 12 >= day:
+                month, day = day, month  # 12/31/2024: month first, unambiguously
+            if month is None or not 1 <= month <= 12 or (year is None and day is None):
                 continue
-            if day is not None and not 1 <= int(day) <= 31:
+            if day is not None and not 1 <= day <= 31:
                 continue
-            value = f"{year:04d}-{month:02d}" + (f"-{int(day):02d}" if day else "")
-            figures.append(Figure("date", value, match.group(0)))
-            for index in range(match.start(), match.end()):
-                chars[index] = " "
+            written = match.group(0).strip().rstrip(",")
+            if written.endswith(".") and not re.search(r"\b[A-Za-z]{3,4}\.$", written):
+                written = written[:-1]  # "20 July." keeps its sentence's full stop out
+            if pattern in _RANGE_DAYS:
+                last = int(groups["day2"])
+                if day is None or not day < last <= 31:
+                    continue
+                low, high = _date_value(year, month, day), _date_value(year, month, last)
+                figures.append(Figure("range", f"{low}/{high}", written))
+            else:
+                figures.append(Figure("date", _date_value(year, month, day), written))
+            _blank(chars, match.start(), match.end())
+    return figures, "".join(chars)
+
+
+def _ranges(text: str) -> tuple[list[Figure], str]:
+    figures: list[Figure] = []
+    chars = list(text)
+    for match in _RANGE.finditer(text):
+        low_text, high_text = match.group("low"), match.group("high")
+        if "." not in high_text and len(low_text) == 4 and len(high_text) == 2:
+            high_text = low_text[:2] + high_text  # 2018–19
+        low, high = _canonical_number(low_text), _canonical_number(high_text)
+        if low is None or high is None or not Decimal(low) < Decimal(high):
+            continue  # "2-1" is a score, not a range
+        kind = "percent" if match.group("percent") or match.group("pl") else "number"
+        figures.append(Figure("range", f"{kind}:{low}/{high}", match.group(0).strip()))
+        _blank(chars, match.start(), match.end())
     return figures, "".join(chars)
 
 
 def extract_figures(text: str) -> list[Figure]:
-    """Every date, percentage, currency amount and number in ``text``, in order of kind."""
+    """Every date, range, decade, percentage, currency amount and number in ``text``."""
     figures, rest = _dates(text)
+    chars = list(rest)
+    for match in _TIME.finditer(rest):
+        hour, minute = int(match.group("hour")), int(match.group("minute"))
+        half = (match.group("half") or "").lower()
+        if half and 1 <= hour <= 12:
+            hour = hour % 12 + (12 if half == "p" else 0)
+        if hour < 24:
+            figures.append(Figure("time", f"{hour:02d}:{minute:02d}", match.group(0).strip()))
+            _blank(chars, match.start(), match.end())
+    rest = "".join(chars)
+    decades = list(_DECADE.finditer(rest))
+    for match in decades:
+        figures.append(Figure("decade", match.group("decade") + "s", match.group(0)))
+    chars = list(rest)
+    for match in decades:
+        _blank(chars, match.start(), match.end())
+    ranges, rest = _ranges("".join(chars))
+    figures.extend(ranges)
     for match in _NUMBER.finditer(rest):
         value = _canonical_number(match.group("value"))
         if value is None:
@@ -129,20 +297,145 @@ def extract_figures(text: str) -> list[Figure]:
     return figures
 
 
-def missing_figures(claim: str, evidence: Iterable[str]) -> list[Figure]:
-    """Figures of the claim that appear nowhere in the evidence texts (quote or passages)."""
-    available: set[tuple[str, str]] = set()
-    for text in evidence:
+@dataclass
+class _Evidence:
+    """Everything the evidence states, by value."""
+
+    keys: set[tuple[str, str]] = field(default_factory=set)
+    years: set[int] = field(default_factory=set)
+    months: set[int] = field(default_factory=set)
+    #: (kind, low, high) of numeric ranges; (low, high) of date ranges as ISO-like strings.
+    spans: list[tuple[str, Decimal, Decimal]] = field(default_factory=list)
+    date_spans: list[tuple[str, str]] = field(default_factory=list)
+    written: list[Figure] = field(default_factory=list)
+
+    def add(self, text: str) -> None:
         for figure in extract_figures(text):
-            available.add(figure.key)
+            self.written.append(figure)
+            self.keys.add(figure.key)
             if figure.kind == "date":
-                # A page that gives the full date also gives its year and month.
-                available.add(("date", figure.value[:7]))
-                available.add(("number", str(int(figure.value[:4]))))
+                self._add_date(figure.value)
+            elif figure.kind == "range":
+                low, high = figure.value.split("/")
+                if ":" in low:
+                    kind, low = low.split(":")
+                    self.spans.append((kind, Decimal(low), Decimal(high)))
+                    self.keys.add((kind, low))
+                    self.keys.add((kind, high))
+                    if kind == "number":
+                        self._add_year_span(Decimal(low), Decimal(high))
+                else:
+                    self.date_spans.append((low, high))
+                    self._add_date(low)
+                    self._add_date(high)
+            elif figure.kind == "number" and re.fullmatch(r"1\d{3}|20\d{2}", figure.value):
+                self.years.add(int(figure.value))
+            elif figure.kind == "decade":
+                start = int(figure.value[:4])
+                self.keys.add(("number", str(start)))
+        for word in _WORD.findall(text.lower()):
+            if word in NUMBER_WORDS:
+                self.keys.add(("number", str(NUMBER_WORDS[word])))
+            elif word in MONTHS and (len(word) > 3 or word == "may"):
+                self.months.add(MONTHS[word])
+
+    def _add_year_span(self, low: Decimal, high: Decimal) -> None:
+        if low >= 1000 and high <= 2100 and low == low.to_integral():
+            self.years.update(range(int(low), int(high) + 1))
+
+    def _add_date(self, value: str) -> None:
+        # A page that gives a date also gives its year, its month, and its day of the month.
+        year, month, day = _parse_date(value)
+        self.months.add(month)
+        if year is not None:
+            self.years.add(year)
+            self.keys.add(("number", str(year)))
+            self.keys.add(("date", _date_value(year, month, None)))
+        if day is not None:
+            self.keys.add(("date", _date_value(None, month, day)))
+
+    def holds(self, figure: Figure) -> bool:
+        """Whether the evidence states ``figure`` (see the module docstring)."""
+        if figure.key in self.keys:
+            return True
+        if figure.kind == "date":
+            return self._holds_date(figure.value)
+        if figure.kind in ("number", "percent"):
+            value = Decimal(figure.value)
+            return any(
+                kind == figure.kind and low <= value <= high for kind, low, high in self.spans
+            )
+        if figure.kind == "decade":
+            start = int(figure.value[:4])
+            return any(start <= year < start + 10 for year in self.years)
+        if figure.kind == "range":
+            low, high = figure.value.split("/")
+            if ":" in low:
+                kind, low = low.split(":")
+                return (kind, low) in self.keys and (kind, high) in self.keys
+            return self._holds_date(low) and self._holds_date(high)
+        return False
+
+    def _holds_date(self, value: str) -> bool:
+        if ("date", value) in self.keys:
+            return True
+        year, month, day = _parse_date(value)
+        if day is None:  # a month and year, stated apart ("in May", "2018" in the date line)
+            return year is not None and month in self.months and year in self.years
+        if year is not None and year not in self.years:
+            return False
+        if ("date", _date_value(None, month, day)) in self.keys:
+            return True  # "Friday June 28", and the year elsewhere
+        for low, high in self.date_spans:
+            low_year, low_month, low_day = _parse_date(low)
+            high_year, high_month, high_day = _parse_date(high)
+            if (
+                year is not None
+                and low_year is not None
+                and not low_year <= year <= (high_year or low_year)
+            ):
+                continue
+            if (low_month, low_day or 1) <= (month, day) <= (high_month, high_day or 31):
+                return True
+        return False
+
+    def nearest(self, figure: Figure, count: int = 2) -> tuple[str, ...]:
+        """What the evidence wrote of the same kind, nearest in value first."""
+        same = [f for f in self.written if f.kind == figure.kind]
+        if figure.kind in ("number", "percent"):
+            target = Decimal(figure.value)
+            same.sort(key=lambda f: abs(Decimal(f.value) - target))
+        elif figure.kind == "date":
+            same.sort(key=lambda f: _date_distance(f.value, figure.value))
+        return tuple(dict.fromkeys(f.text for f in same))[:count]
+
+
+def _parse_date(value: str) -> tuple[int | None, int, int | None]:
+    """(year or None, month, day or None) of a date value: ``2024-03-01``, ``2024-03``,
+    ``--03-01``."""
+    year = None if value.startswith("--") else int(value[:4])
+    parts = value[2:].split("-") if year is None else value[5:].split("-")
+    return year, int(parts[0]), int(parts[1]) if len(parts) > 1 else None
+
+
+def _date_distance(a: str, b: str) -> int:
+    def ordinal(value: str) -> int:
+        year, month, day = _parse_date(value)
+        return (year or 0) * 400 + month * 32 + (day or 0)
+
+    return abs(ordinal(a) - ordinal(b))
+
+
+def missing_figures(claim: str, evidence: Iterable[str]) -> list[Figure]:
+    """Figures of the claim that appear nowhere in the evidence texts (quote or passages),
+    each with what the evidence had instead in :attr:`Figure.found`."""
+    available = _Evidence()
+    for text in evidence:
+        available.add(text)
     missing: list[Figure] = []
     for figure in extract_figures(claim):
-        if figure.key not in available and figure not in missing:
-            missing.append(figure)
+        if not available.holds(figure) and figure not in missing:
+            missing.append(replace(figure, found=available.nearest(figure)))
     return missing
 
 

@@ -204,3 +204,90 @@ def test_any_date_is_traceable_across_common_formats(
 
     assert keys(claim) == [("date", date.isoformat())]
     assert missing_figures(claim, [evidence]) == []
+
+
+# -- real text (issue 10): formats, ranges, parts, glue, decades ----------------------------
+
+REAL_TEXT = {
+    "dotted iso date": ("Founded on 2003-06-11.", "Founded 2003.06.11 in Bonn."),
+    "two-digit year": ("Released on 15 July 2019.", "Released 15 Jul 19."),
+    "day inside a day range": ("It opened on 15 April 2015.", "The fair ran 12-18 April 2015."),
+    "day inside a range without year": ("It ended on March 7.", "It ran March 6–7."),
+    "range equal to the source's": ("The 2018–19 season was long.", "In the 2018-2019 season."),
+    "number inside a range": ("About 15% left.", "Between 10 and 20% left, 10–20% in all."),
+    "month glued to a word": ("Signed on May 1, 2019.", "SoccerMay 1 2019 signed"),
+    "year glued to a word": ("It aired in June 2018.", "Live08:00, 30 JUN 2018Updated13:14"),
+    "date assembled from parts": (
+        "The vote was on June 28, 2019.",
+        "Published 2019-07-01. On Friday June 28 the vote was held.",
+    ),
+    "month and year apart": ("It aired in May 2018.", "Published 2018-03-23. It aired in May."),
+    "day without year": ("On August 10, Smith was hired.", "Published Aug. 10, 2014."),
+    "decade from a year": ("It grew in the 2000s.", "It grew in 2003."),
+    "decade from a decade": ("It grew in the 2000s.", "It grew in the 2000's."),
+    "number word": ("Only 3 players may enter.", "Only three players may enter."),
+    "ordinal word": ("Their 3rd album came out.", "Their third album came out."),
+    "time of day": ("Kick-off was at 19:30.", "Kick-off at 7:30 p.m. ET."),
+}
+
+
+@pytest.mark.parametrize(("claim", "evidence"), REAL_TEXT.values(), ids=REAL_TEXT.keys())
+def test_figures_written_loosely_on_real_pages_are_traceable(claim: str, evidence: str) -> None:
+    assert missing_figures(claim, [evidence]) == []
+
+
+STILL_STRICT = {
+    "other percentage": ("Revenue grew 85%.", "Revenue grew 87%.", "85%"),
+    "other day of the month": ("It opened on 31 March 2024.", "It opened 30 March 2024.", "31"),
+    "day outside the range": ("It opened on 20 April 2015.", "It ran 12-18 April 2015.", "20"),
+    "parts without the year": ("The vote was on June 28, 2019.", "On Friday June 28.", "28"),
+    "parts with another day": ("The vote was on June 27, 2019.", "June 28. 2019", "27"),
+    "month without the year": ("It aired in May 2018.", "It aired in May 2017.", "May"),
+    "range not equal": ("The 2018–19 season.", "The 2017-2018 season.", "2018"),
+    "decade without its years": ("It grew in the 1990s.", "It grew in 2003.", "1990s"),
+    "one is not any one": ("It has 1 owner.", "One of the owners left.", "1"),
+    "score is not a range": ("It won 3 times.", "It won 4-2.", "3"),
+}
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "needle"), STILL_STRICT.values(), ids=STILL_STRICT.keys()
+)
+def test_a_real_mismatch_still_fails(claim: str, evidence: str, needle: str) -> None:
+    missing = missing_figures(claim, [evidence])
+    assert len(missing) == 1
+    assert needle in missing[0].text
+
+
+EXTRACTED_REAL = {
+    "dotted iso": ("2003.06.11", [("date", "2003-06-11")]),
+    "two-digit year": ("15 Jul 19", [("date", "2019-07-15")]),
+    "old two-digit year": ("3 May '98", [("date", "1998-05-03")]),
+    "day range": ("12-18 April 2015", [("range", "2015-04-12/2015-04-18")]),
+    "day range, month first": ("March 6–7", [("range", "--03-06/--03-07")]),
+    "glued month": ("SoccerMay 1 2019", [("date", "2019-05-01")]),
+    "month is not a word's start": ("Mayor Marchetti said 5.", [("number", "5")]),
+    "day and month": ("Friday June 28", [("date", "--06-28")]),
+    "decade": ("the 2000's and 1990s", [("decade", "2000s"), ("decade", "1990s")]),
+    "season": ("the 2018–19 season", [("range", "number:2018/2019")]),
+    "times are not numbers": ("at 08:00 and 7:30 pm", [("time", "08:00"), ("time", "19:30")]),
+}
+
+
+@pytest.mark.parametrize(("text", "expected"), EXTRACTED_REAL.values(), ids=EXTRACTED_REAL.keys())
+def test_extract_figures_from_real_text(text: str, expected: list[tuple[str, str]]) -> None:
+    assert keys(text) == expected
+
+
+def test_a_missing_figure_says_what_the_evidence_has_instead() -> None:
+    (missing,) = missing_figures(
+        "Revenue grew 85% in 2023.", ["Revenue grew 87% in 2023, 60% in 2022."]
+    )
+    assert missing.found == ("87%", "60%")
+    assert missing.describe() == "'85%' (the evidence has '87%', '60%')"
+    (date,) = missing_figures("Opened on 31 March 2024.", ["Opened on 30 March 2024."])
+    assert date.describe() == "'31 March 2024' (the evidence has '30 March 2024')"
+    (alone,) = missing_figures("It has 30 rooms.", ["It has many rooms."])
+    assert alone.describe() == "'30' (no number in the evidence)"
+    # What was found is not part of a figure's identity.
+    assert missing == Figure("percent", "85", "85%")
