@@ -30,6 +30,7 @@ main { padding: 16px 24px; max-width: 1100px; }
            font-size: 13px; }
 .decision { font-weight: 600; margin: 8px 0 0; }
 .decision.fail { color: var(--bad); } .decision.pass { color: var(--ok); }
+.decision.incomplete { color: var(--warn); }
 .filters { margin: 12px 0 0; display: flex; flex-wrap: wrap; gap: 6px; }
 .filters button { border: 1px solid var(--line); background: #fff; border-radius: 16px;
                   padding: 2px 12px; cursor: pointer; font: inherit; font-size: 13px; }
@@ -136,7 +137,7 @@ def _passage_for(claim: Mapping[str, Any], url: str, quote: str | None) -> str |
 
 
 def _rank(claim: Mapping[str, Any]) -> tuple[int, int, int]:
-    failed = bool(claim.get("failures")) or bool(claim.get("problems"))
+    failed = any(claim.get(key) for key in ("failures", "unchecked", "problems"))
     contradicted = claim["label"] == Label.CONTRADICTED.value
     try:
         label_rank = LABEL_RANK[Label(claim["label"])]
@@ -178,9 +179,11 @@ def _citation_html(claim: Mapping[str, Any], citation: Mapping[str, Any]) -> str
 
 def _claim_html(claim: Mapping[str, Any]) -> str:
     label = str(claim["label"])
-    failures = list(claim.get("failures") or []) + [
-        f"not checked: {problem}" for problem in claim.get("problems") or []
-    ]
+    failures = (
+        list(claim.get("failures") or [])
+        + [f"could not be checked: {line}" for line in claim.get("unchecked") or []]
+        + [f"not checked: {problem}" for problem in claim.get("problems") or []]
+    )
     failed = " failed" if failures else ""
     notes = ""
     if claim.get("joint_support"):
@@ -212,9 +215,11 @@ def _case_html(case: Mapping[str, Any]) -> str:
     decision = release.get("decision")
     badge = ""
     if decision:
-        why = f" ({release['failures'][0]})" if release.get("failures") else ""
+        reasons = release.get("failures") or release.get("incomplete") or []
+        why = f" ({reasons[0]})" if reasons else ""
         badge = (
-            f'<div class="decision {decision}">release decision: {decision}{html.escape(why)}</div>'
+            f'<div class="decision {html.escape(str(decision))}">release decision: '
+            f"{html.escape(str(decision))}{html.escape(why)}</div>"
         )
     claims = sorted(case["claims"], key=_rank)
     precision = case.get("citation_precision")
@@ -250,7 +255,7 @@ def render_html(report: Mapping[str, Any], run_lines: Sequence[str], title: str)
         1
         for case in cases
         for claim in case["claims"]
-        if claim.get("failures") or claim.get("problems")
+        if any(claim.get(key) for key in ("failures", "unchecked", "problems"))
     )
 
     def button(label: str, shown: str, pressed: bool) -> str:
@@ -265,7 +270,9 @@ def render_html(report: Mapping[str, Any], run_lines: Sequence[str], title: str)
         button(label, f"{label} ({counts[label]})", False) for label in labels if counts.get(label)
     ]
     decision = next((line for line in run_lines if line.startswith("Release decision")), "")
-    decision_class = "fail" if ": fail" in decision else "pass"
+    decision_class = next(
+        (kind for kind in ("fail", "incomplete") if f": {kind}" in decision), "pass"
+    )
     figures = "".join(
         f"<span>{html.escape(line)}</span>"
         for line in run_lines

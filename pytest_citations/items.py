@@ -20,6 +20,7 @@ from .errors import AuthenticationError, CitationsError
 from .labels import Label
 from .release import ClaimAssessment, decide_case
 from .runtime import Runtime
+from .sanitize import clean, strip_controls
 from .verdicts import ClaimVerdict
 
 RUNTIME_KEY = pytest.StashKey[Runtime]()
@@ -53,7 +54,7 @@ class CaseFile(pytest.File):
         if isinstance(excinfo.value, CaseFileError):
             error = excinfo.value
             where = self.nodeid + (f":{error.line}" if error.line else "")
-            return f"{where}: {error.message}"
+            return strip_controls(f"{where}: {error.message}")
         return super().repr_failure(excinfo)
 
 
@@ -74,6 +75,10 @@ class _CaseItem(pytest.Item):
     def __init__(self, *, case: Case, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
+        #: Why the file could not be verified at all: the item fails with it in runtest.
+        self._error: CitationCheckFailure | None = None
+        #: What fails the item, found in setup, raised in runtest.
+        self._messages: list[str] = []
 
     @property
     def case_file(self) -> CaseFile:
@@ -96,14 +101,14 @@ class _CaseItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | Any:
         if isinstance(excinfo.value, CitationCheckFailure):
-            return str(excinfo.value)
+            return strip_controls(str(excinfo.value))
         return super().repr_failure(excinfo, style=style)
 
 
 class ClaimItem(_CaseItem):
-    """Fails when the claim could not be checked, misses an acceptance criterion (a failing
-    label, a forbidden contradicted topic, an untraceable figure, an uncited statement), or
-    got worse than its baseline."""
+    """An error when a citation could not be checked (unless the run allows it); fails when
+    the claim misses an acceptance criterion (a failing label, a forbidden contradicted topic,
+    an untraceable figure, an uncited statement) or got worse than its baseline."""
 
     def __init__(self, *, claim: Claim, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -113,17 +118,56 @@ class ClaimItem(_CaseItem):
         markers = "".join(f"[{m}]" for m in self.claim.markers) or "uncited"
         return f"<ClaimItem {self.name} {self.claim.text!r} {markers}>"
 
-    def runtest(self) -> None:
+    def setup(self) -> None:
+        """Verify the file (once) and judge this claim; a claim that could not be checked
+        is an error here, in setup, so that pytest reports ERROR rather than FAILED."""
         runtime = _runtime(self)
-        verdict = self.results()[(self.case.id, self.claim.index)]
+        try:
+            verdict = self.results()[(self.case.id, self.claim.index)]
+        except CitationCheckFailure as error:
+            self._error = error  # the run could not verify the file: runtest fails with it
+            return
         assessment = runtime.assess(self.case, self.claim, verdict)
         record = claim_record(self, assessment)
-        change = runtime.baseline.compare(self.nodeid, record) if runtime.baseline else None
+        change = None
+        if runtime.baseline and not assessment.incomplete:
+            change = runtime.baseline.compare(self.nodeid, record)
         if change is not None:
             record["baseline"] = {"change": change.kind, "old_label": change.old_label}
         self.user_properties.append((RECORD_PROPERTY, json.dumps(record, ensure_ascii=False)))
         self.stash[VERDICT_KEY] = verdict
-        explanation = explain(verdict, self.claim.markers)
+        explanation = explain(verdict, self.claim.markers) + self._notes(verdict)
+        if assessment.incomplete:
+            pytest.fail(
+                strip_controls(unchecked_message(verdict, assessment.unchecked, explanation)),
+                pytrace=False,
+            )
+        for failure in assessment.failures:
+            if failure.criterion == "fail_on":
+                fail_on = ", ".join(runtime.options.criteria_for(self.case).fail_on)
+                self._messages.append(f"claim is {verdict.label.value} (failing labels: {fail_on})")
+            else:
+                self._messages.append(f"claim fails {failure}")
+        if change is not None and change.kind == "regression":
+            self._messages.append(
+                f"claim regressed against the baseline {runtime.options.baseline}\n"
+                + side_by_side(change)
+            )
+        if self._messages and assessment.unchecked:
+            self._messages.append(
+                f"also not checked: {len(assessment.unchecked)} of {len(verdict.citations)} "
+                "citations\n" + "\n".join(f"  {line}" for line in assessment.unchecked)
+            )
+        if self._messages:
+            self._messages.append(explanation)
+
+    def runtest(self) -> None:
+        if self._error is not None:
+            raise self._error
+        if self._messages:
+            raise CitationCheckFailure("\n".join(self._messages))
+
+    def _notes(self, verdict: ClaimVerdict) -> str:
         extra = ""
         if verdict.joint_support:
             extra += "\n  supported jointly by: " + ", ".join(verdict.joint_support)
@@ -133,22 +177,7 @@ class ClaimItem(_CaseItem):
                 (f"[{markers[url]}] " if url in markers else "") + url
                 for url in verdict.misattributed_to
             )
-        if verdict.problems:
-            raise CitationCheckFailure(f"claim could not be checked\n{explanation}{extra}")
-        messages = []
-        for failure in assessment.failures:
-            if failure.criterion == "fail_on":
-                fail_on = ", ".join(runtime.options.criteria_for(self.case).fail_on)
-                messages.append(f"claim is {verdict.label.value} (failing labels: {fail_on})")
-            else:
-                messages.append(f"claim fails {failure}")
-        if change is not None and change.kind == "regression":
-            messages.append(
-                f"claim regressed against the baseline {runtime.options.baseline}\n"
-                + side_by_side(change)
-            )
-        if messages:
-            raise CitationCheckFailure("\n".join(messages) + f"\n{explanation}{extra}")
+        return extra
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.claim.line - 1, f"{self.case.id}::{self.claim.name}"
@@ -156,11 +185,18 @@ class ClaimItem(_CaseItem):
 
 class PrecisionItem(_CaseItem):
     """The case's release decision: fails when its citation precision or its share of fully
-    supported claims is below the threshold (if one is set)."""
+    supported claims is below the threshold (if one is set); an error when only citations
+    that could not be checked stand between the case and its threshold."""
 
-    def runtest(self) -> None:
+    def setup(self) -> None:
+        """Decide the case; a threshold that unchecked citations could still meet is an
+        error here, in setup."""
         runtime = _runtime(self)
-        results = self.results()
+        try:
+            results = self.results()
+        except CitationCheckFailure as error:
+            self._error = error  # the run could not verify the file: runtest fails with it
+            return
         assessments = [
             runtime.assess(self.case, claim, results[(self.case.id, claim.index)])
             for claim in self.case.claims
@@ -183,8 +219,9 @@ class PrecisionItem(_CaseItem):
                     {
                         "file": self.case_file.nodeid,
                         "case": self.case.id,
-                        "decision": "pass" if decision.passed else "fail",
+                        "decision": decision.decision,
                         "failures": [str(failure) for failure in decision.failures],
+                        "incomplete": decision.incomplete_reasons(),
                         "supported_share": [decision.share.supported, decision.share.total],
                     },
                     ensure_ascii=False,
@@ -194,28 +231,71 @@ class PrecisionItem(_CaseItem):
         case_failures = [
             f for f in decision.failures if f.criterion in ("min_precision", "min_supported_share")
         ]
-        if not case_failures:
-            return
-        lines = [f"case {self.case.id!r} fails {failure}" for failure in case_failures]
-        if any(f.criterion == "min_precision" for f in case_failures):
-            for claim, assessment in zip(self.case.claims, assessments, strict=True):
-                for citation in assessment.verdict.citations:
-                    if citation.label is not Label.SUPPORTED:
-                        reason = f" ({citation.reason})" if citation.reason else ""
-                        lines.append(
-                            f"  {claim.name}: {citation.label.value:<12} {citation.url}{reason}"
-                        )
-        raise CitationCheckFailure("\n".join(lines))
+        if case_failures:
+            lines = [f"case {self.case.id!r} fails {failure}" for failure in case_failures]
+            if any(f.criterion == "min_precision" for f in case_failures):
+                lines += _non_supported(self.case, assessments)
+            self._messages = lines
+        elif decision.undecided:
+            lines = [
+                f"case {self.case.id!r} could not be decided: {failure}"
+                for failure in decision.undecided
+            ]
+            lines += _non_supported(self.case, assessments)
+            lines.append(ALLOW_UNCHECKED_HINT)
+            pytest.fail(strip_controls("\n".join(lines)), pytrace=False)
+
+    def runtest(self) -> None:
+        if self._error is not None:
+            raise self._error
+        if self._messages:
+            raise CitationCheckFailure("\n".join(self._messages))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.case.line - 1, f"{self.case.id}::precision"
+
+
+def _non_supported(case: Case, assessments: list[ClaimAssessment]) -> list[str]:
+    lines = []
+    for claim, assessment in zip(case.claims, assessments, strict=True):
+        for citation in assessment.verdict.citations:
+            if citation.label is not Label.SUPPORTED:
+                reason = f" ({citation.reason})" if citation.reason else ""
+                lines.append(f"  {claim.name}: {citation.label.value:<12} {citation.url}{reason}")
+    return lines
+
+
+#: The next step after an unchecked citation, in every message that reports one.
+ALLOW_UNCHECKED_HINT = (
+    "Fix the cause and run again; to count unchecked citations as their labels instead, "
+    "pass --citations-allow-unchecked (ini: citations_allow_unchecked = true)."
+)
+
+
+def unchecked_message(verdict: ClaimVerdict, unchecked: Sequence[str], explanation: str) -> str:
+    """The message of a claim that could not be checked: which citations and why, the
+    verdict as far as it got, and the opt-out."""
+    lines = [
+        f"claim could not be checked: {len(verdict.unchecked) or len(unchecked)} of "
+        f"{len(verdict.citations)} citations unchecked",
+        *(f"  {line}" for line in unchecked),
+        explanation,
+        ALLOW_UNCHECKED_HINT,
+    ]
+    return "\n".join(lines)
 
 
 VERDICT_KEY = pytest.StashKey[ClaimVerdict]()
 
 
 def claim_record(item: ClaimItem, assessment: ClaimAssessment) -> dict[str, Any]:
-    """Everything the summary and reports need about one claim, as plain JSON data."""
+    """Everything the summary and reports need about one claim, as plain JSON data, with
+    terminal control sequences removed from everything a page could have put there."""
+    record: dict[str, Any] = clean(_raw_record(item, assessment))
+    return record
+
+
+def _raw_record(item: ClaimItem, assessment: ClaimAssessment) -> dict[str, Any]:
     case = item.case
     verdict = assessment.verdict
     claim = item.claim
@@ -233,6 +313,8 @@ def claim_record(item: ClaimItem, assessment: ClaimAssessment) -> dict[str, Any]
         "citations": [citation.to_dict() for citation in verdict.citations],
         "problems": list(verdict.problems),
         "failures": [str(failure) for failure in assessment.failures],
+        "decision": assessment.decision,
+        "unchecked": list(assessment.unchecked),
         "topic": claim.topic,
         "general": claim.general,
         "expect": claim.expect,

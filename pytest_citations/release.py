@@ -9,8 +9,8 @@ from typing import Any
 
 from .aggregate import Precision
 from .figures import Figure, has_figures, missing_figures
-from .labels import Label
-from .verdicts import ClaimVerdict
+from .labels import CRAWL_STATUS_PREFIX, Label, Reason
+from .verdicts import CitationVerdict, ClaimVerdict
 
 #: Reason of a claim whose figure is in no evidence the judge saw.
 NUMBER_NOT_IN_EVIDENCE = "number_not_in_evidence"
@@ -41,6 +41,9 @@ class Criteria:
     min_supported_share: float | None = None
     uncited_allowed: bool = True
     min_precision: float | None = None
+    #: Count citations the verifier could not check as their labels. Off by default: a
+    #: judge or crawler that is down must not let a contradicted claim pass.
+    allow_unchecked: bool = False
 
     def merged(self, overrides: Mapping[str, Any]) -> Criteria:
         """These criteria with a case's ``criteria:`` (and ``min_precision:``) applied."""
@@ -68,6 +71,43 @@ class ClaimFacts:
 
     topic: str | None = None
     general: bool = False
+    #: (url, marker) of each citation, to name citations as the case file does: ``[1] url``.
+    markers: tuple[tuple[str, str], ...] = ()
+
+
+#: What each reason that leaves a citation unchecked means, for messages and reports.
+UNCHECKED_MEANINGS = {
+    Reason.FETCH_ERROR: "the crawler could not be reached or kept failing",
+    Reason.CRAWL_FAILED: "the crawl failed with both tokens",
+    Reason.JUDGE_ERROR: "the judge could not be reached or answered with an error",
+    Reason.JUDGE_INVALID_RESPONSE: "the judge's reply was not a usable verdict",
+    Reason.JUDGE_REFUSED: "the judge refused to answer",
+    Reason.JUDGE_TRUNCATED: "the judge's reply was cut at its token limit",
+    Reason.JUDGE_EMPTY_RESPONSE: "the judge's reply was empty",
+    Reason.REQUEST_REFUSED: "the request is not in the recording (see below)",
+}
+
+
+def unchecked_meaning(reason: str | None) -> str:
+    """Why a citation with this reason could not be checked, in words."""
+    if reason and reason.startswith(CRAWL_STATUS_PREFIX):
+        return f"the crawler reported status {reason.removeprefix(CRAWL_STATUS_PREFIX)}"
+    return UNCHECKED_MEANINGS.get(reason or "", "it could not be checked")
+
+
+def describe_unchecked(
+    verdict: ClaimVerdict, markers: tuple[tuple[str, str], ...] = ()
+) -> tuple[str, ...]:
+    """One line per citation the verifier could not check: ``[1] url: judge_error (why)``;
+    the claim's problems when no citation carries the reason."""
+    named = dict(markers)
+
+    def line(citation: CitationVerdict) -> str:
+        marker = f"[{named[citation.url]}] " if citation.url in named else ""
+        return f"{marker}{citation.url}: {citation.reason} ({unchecked_meaning(citation.reason)})"
+
+    lines = tuple(line(citation) for citation in verdict.unchecked)
+    return lines or verdict.problems
 
 
 @dataclass(frozen=True)
@@ -77,11 +117,26 @@ class ClaimAssessment:
     verdict: ClaimVerdict
     failures: tuple[Failure, ...] = ()
     missing: tuple[Figure, ...] = ()
+    #: The citations that could not be checked, one line each (see
+    #: :func:`describe_unchecked`); empty when all were, or when the run allows it.
+    unchecked: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
-        """True when no criterion failed."""
-        return not self.failures
+        """True when no criterion failed and nothing was left unchecked."""
+        return self.decision == "pass"
+
+    @property
+    def incomplete(self) -> bool:
+        """Not decided: some citation could not be checked and nothing failed anyway."""
+        return self.decision == "incomplete"
+
+    @property
+    def decision(self) -> str:
+        """``fail`` (a real failure wins), ``incomplete`` or ``pass``."""
+        if self.failures:
+            return "fail"
+        return "incomplete" if self.unchecked else "pass"
 
     @property
     def fully_supported(self) -> bool:
@@ -133,7 +188,21 @@ def assess_claim(verdict: ClaimVerdict, facts: ClaimFacts, criteria: Criteria) -
                     f"{NUMBER_NOT_IN_EVIDENCE}: {shown} appears in no cited passage or quote",
                 )
             )
-    return ClaimAssessment(verdict, tuple(failures), tuple(missing))
+    unchecked: tuple[str, ...] = ()
+    if not criteria.allow_unchecked and not verdict.complete:
+        unchecked = describe_unchecked(verdict, facts.markers)
+        failures = [f for f in failures if _stands_unchecked(f, verdict)]
+    return ClaimAssessment(verdict, tuple(failures), tuple(missing), unchecked)
+
+
+def _stands_unchecked(failure: Failure, verdict: ClaimVerdict) -> bool:
+    """True for a failure that no answer of the unchecked citations could undo: a checked
+    citation contradicts the claim, and one contradiction decides the claim (A1)."""
+    return (
+        failure.criterion in ("fail_on", "forbid_contradicted_topics")
+        and verdict.label is Label.CONTRADICTED
+        and any(c.checked and c.label is Label.CONTRADICTED for c in verdict.citations)
+    )
 
 
 @dataclass(frozen=True)
@@ -166,22 +235,42 @@ def supported_share(assessments: Iterable[ClaimAssessment], general: Sequence[bo
 
 @dataclass(frozen=True)
 class CaseDecision:
-    """Whether a case may ship, and every criterion it missed."""
+    """Whether a case may ship, every criterion it missed, and what could not be decided."""
 
     share: Share
     precision: Precision
     failures: tuple[Failure, ...] = field(default_factory=tuple)
+    #: Names of the claims that could not be checked (and did not fail anyway).
+    incomplete: tuple[str, ...] = ()
+    #: Case criteria missed with the figures at hand that unchecked citations could
+    #: still meet: neither a pass nor a fail.
+    undecided: tuple[Failure, ...] = ()
 
     @property
     def passed(self) -> bool:
-        """True when neither the case nor any of its claims failed a criterion."""
-        return not self.failures
+        """True when nothing failed and everything was checked."""
+        return self.decision == "pass"
+
+    @property
+    def decision(self) -> str:
+        """``fail`` (a real failure wins), ``incomplete`` or ``pass``."""
+        if self.failures:
+            return "fail"
+        return "incomplete" if self.incomplete or self.undecided else "pass"
+
+    def incomplete_reasons(self) -> list[str]:
+        """Why the case is incomplete: the claims not checked, the criteria not decided."""
+        reasons = [f"{', '.join(self.incomplete)} could not be checked"] if self.incomplete else []
+        return reasons + [str(failure) for failure in self.undecided]
 
     def line(self) -> str:
-        """``pass`` or ``fail (criterion: why)`` as 004's worked example states it."""
-        if self.passed:
-            return "pass"
-        return f"fail ({self.failures[0]})"
+        """``pass``, ``fail (criterion: why)`` as 004's worked example states it, or
+        ``incomplete (why)``."""
+        if self.failures:
+            return f"fail ({self.failures[0]})"
+        if self.decision == "incomplete":
+            return f"incomplete ({self.incomplete_reasons()[0]})"
+        return "pass"
 
 
 def decide_case(
@@ -196,25 +285,41 @@ def decide_case(
         for assessment, name in zip(assessments, names, strict=True)
         for failure in assessment.failures
     ]
+    incomplete = tuple(name for a, name in zip(assessments, names, strict=True) if a.incomplete)
+    undecided: list[Failure] = []
     share = supported_share(assessments, general)
     precision = Precision.of(c.label for a in assessments for c in a.verdict.citations)
-    if criteria.min_supported_share is not None and (
-        share.value is None or share.value < criteria.min_supported_share
-    ):
-        failures.append(
-            Failure(
-                "min_supported_share",
-                f"fully supported claims {share} below {criteria.min_supported_share:g}",
-            )
+    # What unchecked citations could still change: each might have supported its claim.
+    open_citations = sum(len(a.verdict.unchecked) for a in assessments if a.unchecked)
+    open_claims = sum(
+        1
+        for a in assessments
+        if a.unchecked and not a.failures and a.verdict.label is not Label.SUPPORTED
+    )
+    minimum_share = criteria.min_supported_share
+    if minimum_share is not None and (share.value is None or share.value < minimum_share):
+        missed = Failure(
+            "min_supported_share", f"fully supported claims {share} below {minimum_share:g}"
         )
-    if criteria.min_precision is not None and (
-        precision.citation is None or precision.citation < criteria.min_precision
-    ):
-        failures.append(
-            Failure(
-                "min_precision",
-                f"citation precision {precision.lines()[0].split('=', 1)[1]} below "
-                f"{criteria.min_precision:g}",
-            )
+        best = Share(share.supported + open_claims, share.total).value
+        if open_claims and best is not None and best >= minimum_share:
+            undecided.append(_with_unchecked(missed, open_claims, "claim"))
+        else:
+            failures.append(missed)
+    minimum = criteria.min_precision
+    if minimum is not None and (precision.citation is None or precision.citation < minimum):
+        missed = Failure(
+            "min_precision",
+            f"citation precision {precision.lines()[0].split('=', 1)[1]} below {minimum:g}",
         )
-    return CaseDecision(share, precision, tuple(failures))
+        best = Precision(precision.supported + open_citations, precision.total, 0).citation
+        if open_citations and best is not None and best >= minimum:
+            undecided.append(_with_unchecked(missed, open_citations, "citation"))
+        else:
+            failures.append(missed)
+    return CaseDecision(share, precision, tuple(failures), incomplete, tuple(undecided))
+
+
+def _with_unchecked(failure: Failure, count: int, what: str) -> Failure:
+    plural = "" if count == 1 else "s"
+    return Failure(failure.criterion, f"{failure.message}, with {count} {what}{plural} unchecked")

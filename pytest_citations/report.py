@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .aggregate import Precision
-from .labels import Label
+from .labels import Label, is_unchecked
 from .release import Share
 from .verdicts import Usage
 
@@ -31,6 +31,8 @@ class CaseRecord:
     claims: list[dict[str, Any]] = field(default_factory=list)
     decision: str | None = None
     failures: list[str] = field(default_factory=list)
+    #: Why the case could not be decided (claims not checked, thresholds not decided).
+    incomplete: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -62,7 +64,11 @@ class CaseRecord:
             "citation_precision": precision.citation,
             "reachable_precision": precision.reachable_precision,
             "supported_share": supported_share(self.claims).value,
-            "release": {"decision": self.decision, "failures": self.failures},
+            "release": {
+                "decision": self.decision,
+                "failures": self.failures,
+                "incomplete": self.incomplete,
+            },
             "claims": self.claims,
         }
 
@@ -88,6 +94,7 @@ class RunReport:
         case = self._case(record["file"], record["case"], None)
         case.decision = record["decision"]
         case.failures = list(record["failures"])
+        case.incomplete = list(record.get("incomplete") or [])
 
     def _case(self, file: str, case_id: str, question: str | None) -> CaseRecord:
         key = f"{file}::{case_id}"
@@ -110,28 +117,60 @@ class RunReport:
         """The suite's share of fully supported claims (004, C7)."""
         return supported_share(self.claims)
 
-    def release_lines(self, run_failures: Iterable[str]) -> list[str]:
-        """The release decision per case and for the run, with the criterion that failed."""
+    def release_lines(
+        self, run_failures: Iterable[str], run_incomplete: Iterable[str] = ()
+    ) -> list[str]:
+        """The release decision per case and for the run, with the criterion that failed.
+        A failure wins over ``incomplete`` (something could not be checked), which wins
+        over ``pass``."""
         lines = []
-        failed_cases = []
+        failed: list[str] = []
+        incomplete: list[str] = []
         for case in self.cases:
             if case.decision is None:
                 continue
             share = supported_share(case.claims)
             shown = f"{case.key}: fully supported {share.supported} of {share.total}; "
-            if case.decision == "pass":
-                lines.append(shown + "release decision: pass")
-            else:
-                failed_cases.append(case)
+            if case.decision == "fail":
+                failed.append(f"{case.key}: {case.failures[0]}")
                 lines.append(shown + f"release decision: fail ({case.failures[0]})")
-        reasons = [f"{case.key}: {case.failures[0]}" for case in failed_cases]
-        reasons += list(run_failures)
-        if reasons:
-            more = f" and {len(reasons) - 1} more" if len(reasons) > 1 else ""
-            lines.append(f"Release decision: fail ({reasons[0]}{more})")
-        elif lines:
+            elif case.decision == "incomplete":
+                why = case.incomplete[0] if case.incomplete else "not every citation was checked"
+                incomplete.append(f"{case.key}: {why}")
+                lines.append(shown + f"release decision: incomplete ({why})")
+            else:
+                lines.append(shown + "release decision: pass")
+        failed += list(run_failures)
+        incomplete += list(run_incomplete)
+        for decision, reasons in (("fail", failed), ("incomplete", incomplete)):
+            if reasons:
+                more = f" and {len(reasons) - 1} more" if len(reasons) > 1 else ""
+                lines.append(f"Release decision: {decision} ({reasons[0]}{more})")
+                return lines
+        if lines:
             lines.append("Release decision: pass")
         return lines
+
+    def unchecked(self) -> tuple[int, int]:
+        """(citations, claims) left unchecked, where the run did not allow it: what could
+        still change the suite's precision and supported share."""
+        open_claims = [claim for claim in self.claims if claim.get("unchecked")]
+        citations = sum(
+            1
+            for claim in open_claims
+            for citation in claim["citations"]
+            if is_unchecked(citation.get("reason"))
+        )
+        claims = sum(
+            1
+            for claim in open_claims
+            if not claim.get("failures") and claim["label"] != Label.SUPPORTED.value
+        )
+        return citations, claims
+
+    def incomplete_claims(self) -> list[str]:
+        """Node ids of the claims that could not be checked (and did not fail anyway)."""
+        return [c["nodeid"] for c in self.claims if c.get("decision") == "incomplete"]
 
     @property
     def precision(self) -> Precision:

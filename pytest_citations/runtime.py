@@ -127,6 +127,9 @@ class Options:
         cassette_dir = Path(
             value("citations_cassette_dir", "citations_cassette_dir") or "cassettes"
         )
+        allow_unchecked = bool(config.getoption("citations_allow_unchecked", False)) or bool(
+            config.getini("citations_allow_unchecked")
+        )
         criteria = Criteria(
             fail_on=fail_on,
             forbid_contradicted_topics=tuple(config.getini("citations_forbid_contradicted_topics")),
@@ -137,6 +140,7 @@ class Options:
             ),
             uncited_allowed=bool(config.getini("citations_uncited_allowed")),
             min_precision=min_precision_value,
+            allow_unchecked=allow_unchecked,
         )
         baseline = value("citations_baseline", "citations_baseline")
         update_baseline = bool(config.getoption("citations_update_baseline", False))
@@ -148,9 +152,6 @@ class Options:
             raw_limit = value(limit.option, limit.ini, limit.env)
             if raw_limit is not None:
                 limits[limit.field] = limit.parse(raw_limit)
-        allow_unchecked = bool(config.getoption("citations_allow_unchecked", False)) or bool(
-            config.getini("citations_allow_unchecked")
-        )
         return cls(
             enabled=bool(config.getoption("citations", False)),
             record_mode=record_mode,
@@ -506,9 +507,10 @@ class Runtime:
 
     def assess(self, case: Case, claim: Claim, verdict: ClaimVerdict) -> ClaimAssessment:
         """A claim's verdict against its case's acceptance criteria."""
+        markers = {case.citations[m]: m for m in reversed(claim.markers) if m in case.citations}
         return assess_claim(
             verdict,
-            ClaimFacts(topic=claim.topic, general=claim.general),
+            ClaimFacts(topic=claim.topic, general=claim.general, markers=tuple(markers.items())),
             self.options.criteria_for(case),
         )
 

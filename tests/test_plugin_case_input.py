@@ -130,7 +130,7 @@ BAD_FILES = {
         "after '[[][]]' and spaces are removed)",
     ),
     "deep nesting": (
-        "id: bad\nnotes: " + "[" * 5000 + "]" * 5000 + "\n",
+        "id: bad\nclaims: " + "[" * 5000 + "]" * 5000 + "\n",
         "cases/bad.yaml:2: nested deeper than 100 levels",
     ),
 }
