@@ -368,6 +368,28 @@ class CollectionErrors:
         return nodeid in self.case_files or nodeid.split("::", 1)[0] in self.case_files
 
 
+#: How the header names the scheduling that keeps each case file on one xdist worker.
+CASE_FILE_SCHEDULING = "loadcasefile"
+
+
+def case_file_scheduler(config: pytest.Config, log: Any, patterns: Sequence[str]) -> Any:
+    """xdist's ``load`` scheduling, except that the items of one case file are one unit of
+    work, sent to one worker: a worker verifies the whole file on its first item, so a file
+    split across two workers would be fetched and judged twice. Python tests stay
+    distributed one by one. Needs pytest-xdist (imported here, only when it runs)."""
+    # xdist ships no type information; the subclass overrides one documented method.
+    from xdist.scheduler import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        LoadScopeScheduling,
+    )
+
+    class CaseFileScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if matches_any(Path(path), patterns) else nodeid
+
+    return CaseFileScheduling(config, log)
+
+
 def looks_like_cassette(text: str) -> bool:
     """A vcrpy cassette: top-level ``interactions:`` and ``version:`` keys."""
     return bool(_CASSETTE_KEY.search(text)) and bool(_VERSION_KEY.search(text))

@@ -19,12 +19,14 @@ from .cassettes import RecordMode
 from .csvreport import write_csv
 from .html import write_html
 from .items import (
+    CASE_FILE_SCHEDULING,
     CASE_PROPERTY,
     DEFAULT_CASE_GLOBS,
     RECORD_PROPERTY,
     RUNTIME_KEY,
     CaseFile,
     CollectionErrors,
+    case_file_scheduler,
     looks_like_cassette,
     matches_any,
     unchecked_message,
@@ -287,7 +289,29 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
             if limit.field in options.limits
         )
         + (" allow_unchecked" if options.allow_unchecked else "")
+        + _scheduling(config)
     ]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under xdist's default ``load`` scheduling, keep each case file on one worker so that
+    ``-n N`` costs exactly what a serial run costs."""
+    if config.stash[OPTIONS_KEY].enabled and config.getoption("dist", None) == "load":
+        return case_file_scheduler(config, log, config.getini("citations_files"))
+    return None
+
+
+def _scheduling(config: pytest.Config) -> str:
+    """`` xdist=...`` for the header: which scheduling distributes the case files."""
+    dist = config.getoption("dist", None)
+    if not config.getoption("numprocesses", None) or dist in (None, "no"):
+        return ""
+    if dist == "load":
+        return f" xdist={CASE_FILE_SCHEDULING}"
+    if dist in ("loadfile", "each"):
+        return f" xdist={dist}"
+    return f" xdist={dist} (splits case files across workers: each verifies them again)"
 
 
 def _shown(path: Path, root: Path) -> str:

@@ -1,8 +1,10 @@
-"""Under pytest-xdist (``-n 2 --dist loadfile``) a replay gives the same outcomes, one merged
-summary and one merged JSON report as without it."""
+"""Under pytest-xdist a replay gives the same outcomes, one merged summary and one merged JSON
+report as without it; with the default ``-n 2`` each case file runs on one worker, so a
+parallel recording sends exactly the requests of a serial one (issue 8)."""
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 import pytest
@@ -10,8 +12,12 @@ from plugin_helpers import (
     ALTITUDE_APP_URL,
     ALTITUDE_CLAIM,
     BOILING_CASE,
+    MOVED_URL,
     NINE_CASE,
+    NOT_FOUND_CLAIM,
     RETURNS_CASE,
+    SOFT_404_URL,
+    SOFTWARE_URL,
     Citations,
     citations_fixture,  # noqa: F401
     load_report,
@@ -93,6 +99,93 @@ def test_xdist_records_with_loadfile_and_replays_like_a_serial_run(citations: Ci
     assert usage["judge_calls"] == usage["normal_crawls"] == 0
     assert usage["replayed_judge_calls"] >= serial_usage["replayed_judge_calls"] > 0
     assert usage["replayed_crawls"] >= serial_usage["replayed_crawls"] > 0
+
+
+#: Case files that share no page, so that a serial run fetches and judges each page once
+#: and so must ``-n 2``: several cases and claims per file, more items than workers.
+DISJOINT_FILES = {
+    "cases/boiling.yaml": BOILING_CASE,
+    "cases/returns.yaml": RETURNS_CASE,
+    "cases/app.yaml": single_claim_case("app", ALTITUDE_CLAIM, ALTITUDE_APP_URL),
+    "cases/software.yaml": f"""\
+cases:
+  - id: licences
+    citations: [{SOFTWARE_URL}]
+    claims:
+      - {{text: "{NOT_FOUND_CLAIM}", cites: [1]}}
+      - {{text: "Subscriptions can be cancelled at any time.", cites: [1]}}
+  - id: moved
+    citations: [{MOVED_URL}, {SOFT_404_URL}]
+    claims:
+      - {{text: "Pressure cookers raise the boiling point.", cites: [1, 2]}}
+""",
+}
+
+
+def spent(citations: Citations, *args: str) -> tuple[int, int, pytest.RunResult]:
+    """Record every case file afresh; (crawl requests, judge calls, result)."""
+    cassettes = citations.path / "cassettes"
+    if cassettes.exists():
+        shutil.rmtree(cassettes)
+    with citations.web() as web:
+        result = citations.run("cases/", "test_plain.py", "--citations-record=once", *args)
+    return web.crawlbase.crawl_count, web.judge.call_count, result
+
+
+def test_n_2_costs_exactly_what_a_serial_run_costs(citations: Citations) -> None:
+    for path, text in DISJOINT_FILES.items():
+        citations.write(path, text)
+    citations.pytester.makepyfile(
+        test_plain="import pytest\n\n@pytest.mark.parametrize('n', range(6))\n"
+        "def test_plain(n):\n    pass\n"
+    )
+
+    crawls, judge_calls, serial = spent(citations, "-p", "no:xdist")
+    parallel_crawls, parallel_judge_calls, parallel = spent(citations, "-n", "2", "-v")
+
+    serial.assert_outcomes(passed=18, failed=2)
+    parallel.assert_outcomes(passed=18, failed=2)
+    assert crawls > 0
+    assert judge_calls > 0
+    assert (parallel_crawls, parallel_judge_calls) == (crawls, judge_calls)
+    # Both workers were used, and each case file ran on one of them only.
+    workers_of: dict[str, set[str]] = {}
+    for line in parallel.outlines:
+        if line.startswith("[gw") and "] " in line:
+            worker, rest = line[1:].split("] ", 1)
+            nodeid = rest.split()[-1]
+            if ".yaml::" in nodeid:
+                workers_of.setdefault(nodeid.split("::", 1)[0], set()).add(worker)
+    assert sorted(workers_of) == sorted(DISJOINT_FILES)
+    assert all(len(workers) == 1 for workers in workers_of.values()), workers_of
+    assert len(set().union(*workers_of.values())) == 2
+    parallel.stdout.fnmatch_lines(["citations: * xdist=loadcasefile*"])
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (("-n", "2"), "xdist=loadcasefile"),
+        (("-n", "2", "--dist", "loadfile"), "xdist=loadfile"),
+        (("-n", "2", "--dist", "worksteal"), "xdist=worksteal (splits case files*"),
+    ],
+)
+def test_the_header_says_which_scheduling_is_in_use(
+    citations: Citations, args: tuple[str, ...], shown: str
+) -> None:
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+
+    result = citations.run("cases/", "--collect-only", *args)
+
+    result.stdout.fnmatch_lines([f"citations: * {shown}"])
+
+
+def test_without_xdist_the_header_names_no_scheduling(citations: Citations) -> None:
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+
+    result = citations.run("cases/", "--collect-only", "-n", "0")
+
+    assert "xdist=" not in result.stdout.str()
 
 
 def test_recording_without_a_token_under_xdist_is_one_usage_error(citations: Citations) -> None:
