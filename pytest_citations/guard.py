@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .judges.prompt import neutralize_fences
 from .labels import Label, Reason
 
 _QUOTES = str.maketrans(
@@ -61,8 +62,10 @@ EVIDENCE_LABELS = frozenset({Label.SUPPORTED, Label.PARTIAL, Label.CONTRADICTED}
 
 
 def normalize(text: str) -> str:
-    """Straighten typographic quotes and collapse whitespace (G1)."""
-    return _WHITESPACE.sub(" ", text.translate(_QUOTES)).strip()
+    """Neutralise fence-like tags as the prompt does, straighten typographic quotes and
+    collapse whitespace (G1). Applied to the quote and to the passages alike, it compares
+    what the judge saw, and a quote copied from the page itself still matches."""
+    return _WHITESPACE.sub(" ", neutralize_fences(text).translate(_QUOTES)).strip()
 
 
 def content_words(text: str) -> float:
