@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .sanitize import csv_cell
+
 CSV_FIELDS = (
     "case",
     "claim",
@@ -46,11 +48,15 @@ def csv_rows(claims: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def csv_text(claims: Iterable[Mapping[str, Any]]) -> str:
-    """The CSV document (header included) as text."""
+    """The CSV document (header included) as text. Every cell is made safe for a
+    spreadsheet: no control sequences, and no cell a spreadsheet would run as a formula
+    (claims come from LLM answers, final URLs from the cited sites)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(csv_rows(claims))
+    writer.writerows(
+        {key: csv_cell(value) for key, value in row.items()} for row in csv_rows(claims)
+    )
     return buffer.getvalue()
 
 

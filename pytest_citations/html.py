@@ -12,6 +12,7 @@ from typing import Any
 
 from .labels import Label
 from .release import LABEL_RANK
+from .sanitize import clean, strip_controls
 
 _QUOTE_CHARS = {
     "'": "['\u2018\u2019\u201a\u201b\u2032]",
@@ -236,7 +237,10 @@ def _case_html(case: Mapping[str, Any]) -> str:
 
 
 def render_html(report: Mapping[str, Any], run_lines: Sequence[str], title: str) -> str:
-    """The whole page. ``run_lines`` are the summary lines (precision, costs, decision)."""
+    """The whole page. ``run_lines`` are the summary lines (precision, costs, decision).
+    Control sequences are removed from everything shown: page text may hold them."""
+    report = clean(report)
+    run_lines = [strip_controls(line) for line in run_lines]
     cases = sorted(
         report["cases"],
         key=lambda case: (

@@ -526,7 +526,11 @@ class CitationsReporter:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.report:
             return
-        write = terminalreporter.write_line
+
+        def write(line: str, **markup: bool) -> None:
+            # Records are cleaned where they are made; this also covers worker records.
+            terminalreporter.write_line(strip_controls(line), **markup)
+
         terminalreporter.section("citations")
         for line in self.report.table_lines():
             write(line)

@@ -37,12 +37,6 @@ def strip_controls(text: str) -> str:
     return _SEQUENCES.sub("", text)
 
 
-def one_line(text: str) -> str:
-    """:func:`strip_controls`, with newlines and tabs turned into spaces: for values shown
-    inside a line (a URL, a reason) that must not start a line of their own."""
-    return " ".join(strip_controls(text).split("\n")).replace("\t", " ")
-
-
 def clean(value: Any) -> Any:
     """``value`` with every string inside it (mapping keys and values, list items) passed
     through :func:`strip_controls`; anything else unchanged."""
