@@ -130,13 +130,14 @@ def test_missing_cassette_fails_with_the_command_that_records_it(citations: Cita
     with citations.web(tokens=TOKENS) as web:
         result = citations.run("cases/", "-rf")
 
-    result.assert_outcomes(passed=1, failed=2)  # claims fail; precision has no threshold
+    # Unchecked claims are errors (issue 8); precision has no threshold.
+    result.assert_outcomes(passed=1, errors=2)
     assert web.requests == 0
     assert not citations.cassette("cases/boiling.yaml").exists()
     result.stdout.fnmatch_lines(
         [
-            "*_ boiling-point::claim-1 _*",
-            "claim could not be checked",
+            "*_ ERROR at setup of boiling-point::claim-1 _*",
+            "claim could not be checked: *",
             "*cassettes/cases/boiling.yaml has no recording of the Crawlbase crawl of "
             f"{BOILING_URL} (normal token, readability); record it with: CRAWLBASE_TOKEN=… "
             "OPENAI_API_KEY=… pytest --citations cases/boiling.yaml "
@@ -163,17 +164,17 @@ def test_changed_claim_fails_alone_and_never_replays_a_stale_verdict(
     )
     result = citations.run("cases/", "-v")
 
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(
         [
             "cases/three.yaml::three::claim-1 PASSED [[]supported[]]*",
-            "cases/three.yaml::three::claim-2 FAILED*",
+            "cases/three.yaml::three::claim-2 ERROR*",
             "cases/three.yaml::three::claim-3 PASSED [[]supported[]]*",
         ]
     )
     result.stdout.fnmatch_lines(
         [
-            "claim could not be checked",
+            "claim could not be checked: *",
             "claim: On mountains water boils at 90 °C.",
             "label: not_found",
             f"  [[]1[]] {BOILING_URL}",
@@ -191,7 +192,7 @@ def test_changed_judge_model_is_not_replayed_either(citations: Citations) -> Non
 
     result = citations.run("cases/", "--citations-model", "gpt-other")
 
-    result.assert_outcomes(passed=1, failed=2)
+    result.assert_outcomes(passed=1, errors=2)
     result.stdout.fnmatch_lines(["*has no recording of the judge call POST /v1/chat/completions*"])
 
 

@@ -54,12 +54,13 @@ def test_default_mode_replays_only_and_never_writes(recorded: Citations) -> None
     recorded.write("cases/new.yaml", single_claim_case("new", PARTIAL_CLAIM, RETURNS_URL))
 
     with recorded.web() as web:
-        result = recorded.run("cases/", "-rf")
+        result = recorded.run("cases/", "-rE")
 
     assert web.requests == 0
-    result.assert_outcomes(passed=3, failed=2)
+    # A missing recording leaves the claim unchecked: an error, not a failure (issue 8).
+    result.assert_outcomes(passed=3, errors=2)
     result.stdout.fnmatch_lines(
-        ["FAILED cases/new.yaml::new::claim-1 - *", "FAILED cases/water.yaml::water::claim-2 - *"]
+        ["ERROR cases/new.yaml::new::claim-1 - *", "ERROR cases/water.yaml::water::claim-2 - *"]
     )
     assert cassette.read_bytes() == before
     assert not recorded.cassette("cases/new.yaml").exists()
@@ -69,10 +70,10 @@ def test_a_refusal_in_one_cassette_never_fails_another_cassette(recorded: Citati
     # new.yaml has no cassette and runs first; water.yaml's cassette holds the same page.
     recorded.write("cases/new.yaml", ONE_CLAIM.replace("id: water", "id: new"))
 
-    result = recorded.run("cases/", "-rf")
+    result = recorded.run("cases/", "-rE")
 
-    result.assert_outcomes(passed=3, failed=1)
-    result.stdout.fnmatch_lines(["FAILED cases/new.yaml::new::claim-1 - *"])
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["ERROR cases/new.yaml::new::claim-1 - *"])
 
 
 def test_once_records_a_missing_cassette_but_never_extends_one(recorded: Citations) -> None:
@@ -83,12 +84,12 @@ def test_once_records_a_missing_cassette_but_never_extends_one(recorded: Citatio
 
     result, web = recorded.record("cases/", "-v", mode="once")
 
-    result.assert_outcomes(passed=4, failed=1)
+    result.assert_outcomes(passed=4, errors=1)
     result.stdout.fnmatch_lines(
         [
             "cases/new.yaml::new::claim-1 PASSED [[]supported[]]*",
             "cases/water.yaml::water::claim-1 PASSED [[]supported[]]*",
-            "cases/water.yaml::water::claim-2 FAILED*",
+            "cases/water.yaml::water::claim-2 ERROR*",
         ]
     )
     result.stdout.fnmatch_lines(
