@@ -297,3 +297,15 @@ def test_a_pdf_citation_alone_passes_offline(citations: Citations) -> None:
 
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["Release decision: pass"])
+
+
+def test_under_xdist_the_decision_is_incomplete_too(boiling: Citations) -> None:
+    boiling.write("cases/pdf.yaml", single_claim_case("pdf", SUPPORTED_CLAIM, PDF_URL))
+    with boiling.web() as web:
+        web.judge.stop()
+        result = boiling.run("cases/", *FAST, "-n", "2")
+
+    assert_incomplete(result, errors=2, passed=3)
+    result.stdout.fnmatch_lines(
+        ["cases/boiling.yaml::boiling-point: *release decision: incomplete (claim-1, claim-2 *"]
+    )
