@@ -16,30 +16,67 @@ methods, so that:
 - traffic shared between case files (one fetch per URL per run) is copied into every
   cassette that needed it, so each cassette replays on its own;
 - a request missing in replay fails only the citations that needed it, with a message
-  naming the cassette and the command that records it, never the raw URL.
+  naming the cassette and the command that records it, never the raw URL;
+- a cassette that can only replay (mode ``none``, or ``once`` with an existing file)
+  answers only from itself, never from work another file did earlier in the run.
+
+Cassettes never lose data:
+
+- a cassette is written only when the run of its case file (or test) completed, into a
+  temporary file beside it that is renamed over it (an interruption leaves the old file);
+- failures (401/402/403, 429, 5xx, timeouts, connection errors) are never recorded, and a
+  run that met one for good leaves every cassette that depended on it as it was, saying so
+  in :meth:`CassetteLibrary.notes`;
+- a file that cannot be read is one clear error, never an empty cassette to record over;
+- the file format is this module's own (vcrpy's layout, readable YAML), read and written
+  here: a ``pytest_citations_vcr`` hook's serializer or persister is not used, its
+  ``before_save_interaction`` and ``filter_sensitive_data`` are.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
 import inspect
+import itertools
 import json
+import os
+import re
+import stat
 import threading
-from collections.abc import Callable, Hashable, Iterator
+import time
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 import vcr
+import vcr.matchers
 import yaml
 from vcr.cassette import Cassette
+from vcr.filters import sensitive_data_hooks
+from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.request import Request as VcrRequest
 
-from .errors import RequestRefused
+try:  # libyaml's C loader and dumper: a 22 MB cassette in a fraction of a second
+    from yaml import CSafeDumper as _SafeDumper
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeDumper as _SafeDumper  # type: ignore[assignment]
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+try:
+    import fcntl as _fcntl
+except ImportError:  # pragma: no cover - Windows
+    _fcntl = None  # type: ignore[assignment]
+
+from .crawlbase import CRAWL_FAILED_STATUS
+from .errors import CitationsError, RequestRefused
 from .redact import Redactor
 from .tracing import current_work
 from .transport import REPLAYED
@@ -181,11 +218,11 @@ def citations_query(first: VcrRequest, second: VcrRequest) -> None:
 
 
 # Readable YAML --------------------------------------------------------------------------
-class _Dumper(yaml.SafeDumper):
+class _Dumper(_SafeDumper):
     pass
 
 
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+def _represent_str(dumper: yaml.representer.SafeRepresenter, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
@@ -198,11 +235,11 @@ class ReadableYamlSerializer:
 
     @staticmethod
     def serialize(data: dict[str, Any]) -> str:
-        return yaml.dump(data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
+        return dump_cassette(data) or ""
 
     @staticmethod
     def deserialize(text: str) -> dict[str, Any]:
-        loaded = yaml.safe_load(text)
+        loaded = yaml.load(text, Loader=_Loader)
         return loaded if isinstance(loaded, dict) else {}
 
 
@@ -256,20 +293,393 @@ def describe(request: VcrRequest) -> str:
     return f"the judge call {request.method} {parts.path}"
 
 
-# Sessions, library, transport -----------------------------------------------------------
+def _is_crawl(request: VcrRequest) -> bool:
+    """A Crawling API call (a storage read names a ``rid`` instead of a ``url``)."""
+    return request.method == "GET" and "url" in dict(parse_qsl(urlsplit(request.uri).query))
+
+
+def _peer(request: VcrRequest) -> str:
+    """Who answered (or failed to): the Crawlbase API or the judge's endpoint."""
+    query = dict(parse_qsl(urlsplit(request.uri).query))
+    if {"url", "rid", "token"} & set(query):
+        return "the Crawlbase API"
+    return f"the judge ({request.method} {urlsplit(request.uri).path})"
+
+
+#: Answers that say something about the account, the quota or the peer's health, never about
+#: a cited page: replaying one would fail every offline run after it (an expired token
+#: recorded by a scheduled ``--citations-record=all`` run, say).
+_UNRECORDED_STATUSES = frozenset({401, 402, 403, 407, 408, 425, 429})
+
+
+def unrecordable(request: VcrRequest, status: int) -> str | None:
+    """Why an answer must not be written to a cassette, or None when it may be."""
+    if status == CRAWL_FAILED_STATUS and _is_crawl(request):
+        # The Crawling API's 520 is its documented answer about the page ("the crawl
+        # failed"): it is what escalates a citation to the JavaScript token (F6), so a replay
+        # needs it to take the same path. The same status from a judge is an outage.
+        return None
+    if status in _UNRECORDED_STATUSES or status >= 500:
+        return f"HTTP {status} from {_peer(request)}"
+    return None
+
+
+def _what_failed(error: BaseException, request: VcrRequest) -> str:
+    peer = _peer(request)
+    if isinstance(error, httpx.TimeoutException):
+        return f"no answer in time from {peer}"
+    if isinstance(error, httpx.TransportError):
+        return f"the connection to {peer} failed ({type(error).__name__})"
+    if isinstance(error, asyncio.CancelledError):
+        return f"the request to {peer} did not finish"
+    return f"the request to {peer} could not be sent ({type(error).__name__})"
+
+
+# Reading and writing cassette files ------------------------------------------------------
+#: The cassette layout vcrpy reads and writes.
+CASSETTE_FORMAT_VERSION = 1
 Interaction = tuple[VcrRequest, dict[str, Any]]
 
 
-class CassetteSession:
-    """One cassette file opened for a case file or a test."""
+class UnreadableCassette(CitationsError):
+    """A cassette file that exists but cannot be read. Never replayed as empty, never
+    overwritten by a recording: the message names the file and how to repair it."""
 
-    def __init__(self, library: CassetteLibrary, path: Path, cassette: Cassette) -> None:
+    def __init__(self, shown: str, problem: str, record_command: str) -> None:
+        self.shown = shown
+        self.problem = problem
+        super().__init__(
+            f"cassette {shown} cannot be read: {problem}. Restore it from version control, "
+            f"or delete it and record it again with: {record_command}"
+        )
+
+
+class CassetteClash(CitationsError):
+    """Two sources (case files, tests) whose recordings would go to one cassette file."""
+
+    def __init__(self, shown: str, owners: Sequence[str]) -> None:
+        self.shown = shown
+        self.owners = tuple(owners)
+        super().__init__(
+            f"cassette {shown} would hold the recordings of both {' and '.join(owners)}; "
+            "recording one would wipe the other. Rename one of them so that each has a "
+            "cassette of its own."
+        )
+
+
+class _Unreadable(Exception):
+    """What is wrong with a cassette file's content (wrapped in :class:`UnreadableCassette`
+    by the library, which knows how to name the file and the command)."""
+
+
+def _mark(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"it is not valid YAML{where} ({problem})"
+
+
+def _mapping(value: Any, what: str) -> dict[Any, Any]:
+    if not isinstance(value, dict):
+        raise _Unreadable(f"{what} is not a mapping")
+    return value
+
+
+def _interaction(index: int, item: Any) -> Interaction:
+    """One stored interaction, checked against vcrpy's layout, as vcrpy's objects."""
+    what = f"interaction {index}"
+    entry = _mapping(item, what)
+    request = _mapping(entry.get("request"), f"the request of {what}")
+    response = _mapping(entry.get("response"), f"the response of {what}")
+    method, uri = request.get("method"), request.get("uri")
+    if not isinstance(method, str) or not isinstance(uri, str):
+        raise _Unreadable(f"the request of {what} has no method or uri")
+    body = request.get("body")
+    if body is not None and not isinstance(body, str | bytes):
+        raise _Unreadable(f"the request body of {what} is not text")
+    headers = request.get("headers") or {}
+    _mapping(headers, f"the request headers of {what}")
+    status = _mapping(response.get("status"), f"the status of {what}")
+    if not isinstance(status.get("code"), int):
+        raise _Unreadable(f"the status of {what} has no numeric code")
+    _mapping(response.get("headers") or {}, f"the response headers of {what}")
+    content = _mapping(response.get("body"), f"the response body of {what}").get("string")
+    if content is not None and not isinstance(content, str | bytes):
+        raise _Unreadable(f"the response body of {what} is not text")
+    stored = copy.deepcopy(response)
+    stored.setdefault("headers", {})
+    if isinstance(content, str):
+        stored["body"]["string"] = content.encode("utf-8")
+    return VcrRequest(method, uri, body, dict(headers)), stored
+
+
+def parse_cassette(raw: bytes) -> list[Interaction]:
+    """The interactions of a cassette file's bytes; raises ``_Unreadable`` saying what is
+    wrong (never an empty list for a damaged file)."""
+    if not raw.strip():
+        raise _Unreadable("it is empty (a write that was cut short, or a truncated copy)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = raw[error.start : error.start + 1].hex()
+        raise _Unreadable(f"it is not valid UTF-8 (byte 0x{bad} at offset {error.start})") from None
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as error:
+        raise _Unreadable(_mark(error)) from None
+    except RecursionError:
+        raise _Unreadable("it is nested too deeply to be a cassette") from None
+    if not isinstance(data, dict) or ("interactions" not in data and "version" not in data):
+        raise _Unreadable("it has neither 'interactions' nor 'version' at its top level")
+    if "version" not in data:
+        # Written last, as vcrpy's own YAML writer does: a cut-off file has lost it.
+        raise _Unreadable("it has no 'version' (the end of the file is missing)")
+    if data["version"] != CASSETTE_FORMAT_VERSION:
+        raise _Unreadable(
+            f"its version is {data['version']!r}; pytest-citations reads version "
+            f"{CASSETTE_FORMAT_VERSION}"
+        )
+    interactions = data.get("interactions")
+    if not isinstance(interactions, list):
+        raise _Unreadable("its 'interactions' is not a list")
+    return [_interaction(index, item) for index, item in enumerate(interactions, start=1)]
+
+
+def _text(value: Any) -> Any:
+    """Bytes as text when they are UTF-8 (readable in review), else left as bytes."""
+    if isinstance(value, bytes):
+        with contextlib.suppress(UnicodeDecodeError):
+            return value.decode("utf-8")
+    return value
+
+
+def cassette_document(interactions: Sequence[Interaction]) -> dict[str, Any]:
+    """What a cassette file holds: vcrpy's layout, with ``version`` written last so that a
+    file cut short is recognisable (vcrpy's own YAML writer sorts it last too)."""
+    listed = []
+    for request, response in interactions:
+        stored = copy.deepcopy(response)
+        body = stored.get("body")
+        if isinstance(body, dict) and "string" in body:
+            body["string"] = _text(body["string"])
+        listed.append(
+            {
+                "request": {
+                    "method": request.method,
+                    "uri": request.uri,
+                    "body": _text(request.body),
+                    "headers": {name: [value] for name, value in request.headers.items()},
+                },
+                "response": stored,
+            }
+        )
+    return {"interactions": listed, "version": CASSETTE_FORMAT_VERSION}
+
+
+def dump_cassette(document: Mapping[str, Any], stream: IO[str] | None = None) -> str | None:
+    """The readable YAML of a cassette document, to ``stream`` or returned."""
+    dumped: str | None = yaml.dump(
+        dict(document),
+        stream,
+        Dumper=_Dumper,
+        allow_unicode=True,
+        sort_keys=False,
+        width=100,
+    )
+    return dumped
+
+
+#: ``.<cassette name>.<pid>.<nonce>.tmp``: beside the cassette, never a case file
+#: (``citations_files`` matches ``*.yaml``/``*.yml``) and recognisable when left behind.
+_TEMPORARY = re.compile(r"^\..+\.\d+\.[0-9a-f]{8}\.tmp$")
+#: Without ``fcntl`` a writer's lock cannot be seen: only files this old count as abandoned.
+_ABANDONED_AFTER = 3600.0
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+
+
+def _lock(fd: int, *, wait: bool) -> bool:
+    """Hold an advisory lock on ``fd`` (released when the process dies, SIGKILL included)."""
+    if _fcntl is None:  # pragma: no cover - Windows
+        return True
+    try:
+        _fcntl.flock(fd, _fcntl.LOCK_EX | (0 if wait else _fcntl.LOCK_NB))
+    except OSError:
+        return False
+    return True
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename durable: the folder's entry, not only the file, must reach the disk."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_cassette(path: Path, interactions: Sequence[Interaction]) -> None:
+    """Write a cassette so that ``path`` only ever holds the old file or the whole new one:
+    into a locked temporary file beside it, flushed to disk, then renamed over it. An
+    interruption at any point (SIGINT, SIGKILL, a full disk) leaves the old file as it was."""
+    document = cassette_document(interactions)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mode = None
+    for _ in range(3):
+        temporary = _temporary(path)
+        try:
+            # Created inside the try: a signal right after creation must remove it too.
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            with open(fd, "w", encoding="utf-8", newline="\n") as stream:
+                _lock(stream.fileno(), wait=True)
+                dump_cassette(document, stream)
+                stream.flush()
+                os.fsync(stream.fileno())
+                if mode is not None and hasattr(os, "fchmod"):
+                    os.fchmod(stream.fileno(), mode)  # the old file's permissions
+                try:
+                    # Renamed while still locked, so a sweep never takes it for abandoned.
+                    os.replace(temporary, path)
+                except FileNotFoundError:
+                    continue  # a sweep removed it before this writer took its lock; again
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        _sync_folder(path.parent)
+        return
+    raise OSError(f"could not write {path}: its temporary file kept disappearing")
+
+
+def sweep_temporary_files(folder: Path) -> list[Path]:
+    """Remove the temporary files that killed runs left in ``folder`` (a live writer's file
+    is locked and stays); returns what was removed."""
+    removed: list[Path] = []
+    try:
+        names = [entry.name for entry in os.scandir(folder) if _TEMPORARY.match(entry.name)]
+    except OSError:
+        return removed
+    for name in names:
+        candidate = folder / name
+        try:
+            fd = os.open(candidate, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            if _fcntl is None:  # pragma: no cover - Windows
+                abandoned = time.time() - os.fstat(fd).st_mtime > _ABANDONED_AFTER
+            else:
+                # Locked by the writer that renames it: the lock is free only when that
+                # writer died, and the name must still be that same file.
+                abandoned = (
+                    _lock(fd, wait=False)
+                    and os.path.exists(candidate)
+                    and os.path.samestat(os.fstat(fd), os.stat(candidate))
+                )
+            if abandoned:
+                os.unlink(candidate)
+                removed.append(candidate)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
+class _Preloaded:
+    """A vcrpy persister that hands over interactions this module has already read and
+    checked (vcrpy's own reader treats a damaged file as an empty cassette)."""
+
+    def __init__(self, interactions: list[Interaction] | None) -> None:
+        self.interactions = interactions
+
+    def load_cassette(
+        self, cassette_path: str, serializer: Any
+    ) -> tuple[list[VcrRequest], list[dict[str, Any]]]:
+        if self.interactions is None:
+            raise CassetteNotFoundError()
+        return [r for r, _ in self.interactions], [s for _, s in self.interactions]
+
+    @staticmethod
+    def save_cassette(cassette_path: str, cassette_dict: Any, serializer: Any) -> None:
+        raise RuntimeError("pytest-citations writes its cassettes itself (write_cassette)")
+
+
+def _save_hooks(merged: Mapping[str, Any]) -> list[Callable[..., Any]]:
+    """The VCR configuration's ``before_save_interaction`` hooks, ``filter_sensitive_data``
+    last, as vcrpy applies them when it saves."""
+    hooks = merged.get("before_save_interaction")
+    listed: list[Callable[..., Any]] = (
+        [] if hooks is None else [hooks] if callable(hooks) else list(hooks)
+    )
+    sensitive = merged.get("filter_sensitive_data")
+    if sensitive:
+        listed.append(sensitive_data_hooks(sensitive)[0])
+    return listed
+
+
+def _accepts_cassette(hook: Callable[..., Any]) -> bool:
+    try:
+        inspect.signature(hook).bind(None, None, None)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+# Sessions, library, transport -----------------------------------------------------------
+_serials = itertools.count(1)
+
+
+@dataclass
+class _Failure:
+    """A request that failed (and was not recorded), until the same request succeeds."""
+
+    session: CassetteSession
+    work: Hashable | None
+    request: VcrRequest
+    reason: str
+
+
+class CassetteSession:
+    """One cassette file opened for a case file or a test.
+
+    Recordings stay in memory until :meth:`close`, which writes the file (atomically) only
+    when every run in it completed and no request failed for good; otherwise the file is
+    left exactly as it was and :meth:`CassetteLibrary.notes` says why.
+    """
+
+    def __init__(
+        self,
+        library: CassetteLibrary,
+        path: Path,
+        cassette: Cassette,
+        *,
+        existed: bool,
+        fresh: bool,
+        match_on: Sequence[Callable[..., Any]],
+        save_hooks: Sequence[Callable[..., Any]],
+    ) -> None:
         self.library = library
         self.path = path
         self.cassette = cassette
-        self.existed = path.exists()
+        self.existed = existed
+        self.match_on = tuple(match_on)
+        #: What the file held when it was opened (nothing in rewrite mode).
+        self.loaded: list[Interaction] = list(cassette.data)
         self.used: set[Hashable] = set()
         self.closed = False
+        self._fresh = fresh
+        self._save_hooks = list(save_hooks)
+        self._running = 0
+        self._stopped: str | None = None
+        self._lock = threading.Lock()
+        self.scope_key: Hashable = ("cassette", str(path), next(_serials))
 
     @property
     def may_record(self) -> bool:
@@ -281,32 +691,97 @@ class CassetteSession:
 
     @contextlib.contextmanager
     def active(self) -> Iterator[CassetteSession]:
-        """Route requests made in this context (and the tasks it starts) to this cassette."""
+        """Route requests made in this context (and the tasks it starts) to this cassette.
+
+        A run that leaves by an exception (a stopped run, a cancelled one) or has not left
+        when the cassette is closed (an interrupted one) did not complete: nothing of it is
+        written."""
         token = _current.set(self)
+        with self._lock:
+            self._running += 1
         try:
             yield self
+        except BaseException as error:
+            with self._lock:
+                self._stopped = self._stopped or type(error).__name__
+            raise
         finally:
+            with self._lock:
+                self._running -= 1
             _current.reset(token)
 
+    def matches(self, first: VcrRequest, second: VcrRequest) -> bool:
+        """Whether two requests are the same recording under the VCR's ``match_on``."""
+        return bool(vcr.matchers.requests_match(first, second, self.match_on))
+
     def close(self) -> None:
-        """Copy shared traffic this cassette needs, then write it if anything changed."""
+        """Copy the shared traffic this cassette needs, then write the file if its runs
+        completed and something changed; otherwise leave it as it was, with a note."""
         if self.closed:
             return
         self.closed = True
-        if self.library.record_mode.records and self.may_record:
-            for key in sorted(self.used, key=repr):
-                for request, response in self.library.shared(key):
-                    if not self._holds(request):
-                        self.cassette.data.append((request, copy.deepcopy(response)))
-                        self.cassette.dirty = True
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.cassette._save()  # vcrpy's own writer (honours its record mode and hooks)
+        if not self.may_record:
+            return
+        problem = self._problem()
+        if problem is not None:
+            self.library.leave(self, problem)
+            return
+        interactions = self._to_write()
+        if interactions is not None:
+            self.library.write(self, interactions)
 
-    def _holds(self, request: VcrRequest) -> bool:
-        return any(
-            vcr.matchers.requests_match(request, stored, self.cassette._match_on)
-            for stored, _ in self.cassette.data
-        )
+    def _problem(self) -> str | None:
+        with self._lock:
+            running, stopped = self._running, self._stopped
+        if running:
+            return "the run was interrupted"
+        failures = self.library.failures_of(self)
+        if failures:
+            return f"a request failed ({'; '.join(failures)})"
+        if stopped is not None:
+            return f"the run stopped ({stopped})"
+        return None
+
+    def _to_write(self) -> list[Interaction] | None:
+        """The file's new content, or None when this run changed nothing."""
+        data = self.cassette.data
+        mode = self.library.record_mode
+        fresh_from = len(self.loaded)
+        for key in sorted(self.used, key=repr):
+            for request, response in self.library.shared(key):
+                # In "all" mode a loaded interaction is stale: only this run's count.
+                held = data[fresh_from:] if mode is RecordMode.ALL else data
+                if not any(self.matches(request, stored) for stored, _ in held):
+                    data.append((request, copy.deepcopy(response)))
+        recorded = list(data[fresh_from:])
+        if mode is RecordMode.ALL:
+            if not recorded:
+                return None
+            kept = [
+                (stored, response)
+                for stored, response in self.loaded
+                if not any(self.matches(request, stored) for request, _ in recorded)
+            ]
+            return kept + recorded
+        if mode is RecordMode.REWRITE and self._fresh:
+            return recorded if recorded or self.existed else None
+        return list(data) if recorded else None
+
+    def saved(self, interactions: Sequence[Interaction]) -> list[Interaction]:
+        """``interactions`` after the VCR's save hooks (each gets copies, as in vcrpy)."""
+        if not self._save_hooks:
+            return list(interactions)
+        kept = []
+        for request, response in interactions:
+            interaction: Any = (copy.deepcopy(request), copy.deepcopy(response))
+            for hook in self._save_hooks:
+                extra = (self.cassette,) if _accepts_cassette(hook) else ()
+                interaction = hook(*interaction, *extra)
+                if interaction is None:
+                    break
+            if interaction is not None:
+                kept.append((interaction[0], interaction[1]))
+        return kept
 
 
 class CassetteLibrary:
@@ -324,16 +799,44 @@ class CassetteLibrary:
         self.record_mode = record_mode
         self.record_command = record_command
         self._shared: dict[Hashable, list[Interaction]] = {}
-        self._opened: set[Path] = set()
+        self._failures: list[_Failure] = []
+        self._notes: list[str] = []
+        self._owners: dict[Path, dict[Hashable, str]] = {}
+        self._unreadable: dict[Path, UnreadableCassette] = {}
+        self._rewritten: set[Path] = set()
+        self._swept: set[Path] = set()
         self._lock = threading.Lock()
         self.played = 0
         self.recorded = 0
 
+    # Which source records into which file ---------------------------------------------
+    def assign(self, path: Path, owner: Hashable, described: str) -> Path:
+        """Note that ``described`` (a case file, a test; ``owner`` identifies it) records
+        into ``path``, and return ``path``. A second source of one path makes :meth:`open`
+        refuse it with :class:`CassetteClash`, so that neither wipes the other's recording."""
+        with self._lock:
+            self._owners.setdefault(path.resolve(), {}).setdefault(owner, described)
+        return path
+
     def open(self, path: Path) -> CassetteSession:
-        """Load (or start) the cassette at ``path`` according to the record mode."""
-        if self.record_mode is RecordMode.REWRITE and path not in self._opened and path.exists():
-            path.unlink()
-        self._opened.add(path)
+        """Load (or start) the cassette at ``path`` according to the record mode. Raises
+        :class:`UnreadableCassette` for a damaged file, :class:`CassetteClash` for a file
+        that two sources would share."""
+        with self._lock:
+            owners = list(self._owners.get(path.resolve(), {}).values())
+            unreadable = self._unreadable.get(path)
+        if len(owners) > 1:
+            raise CassetteClash(self.shown(path), owners)
+        if unreadable is not None:
+            raise unreadable
+        if path.parent not in self._swept:
+            self._swept.add(path.parent)
+            sweep_temporary_files(path.parent)
+        # Rewrite starts from nothing, and so never needs to read (or trust) the old file;
+        # a second opening in the same run continues what this run wrote.
+        fresh = self.record_mode is RecordMode.REWRITE and path not in self._rewritten
+        existed = path.exists()
+        interactions = None if fresh else self._read(path)
         vcr_mode = {
             RecordMode.NONE: "none",
             RecordMode.ONCE: "once",
@@ -341,10 +844,59 @@ class CassetteLibrary:
             RecordMode.ALL: "all",
             RecordMode.REWRITE: "new_episodes",
         }[self.record_mode]
-        merged = self.config.get_merged_config(path=str(path), record_mode=vcr_mode)
+        merged = self.config.get_merged_config(
+            path=str(path), record_mode=vcr_mode, persister=_Preloaded(interactions)
+        )
         accepted = inspect.signature(Cassette.__init__).parameters
         cassette = Cassette.load(**{k: v for k, v in merged.items() if k in accepted})
-        return CassetteSession(self, path, cassette)
+        return CassetteSession(
+            self,
+            path,
+            cassette,
+            existed=existed,
+            fresh=fresh,
+            match_on=merged["match_on"],
+            save_hooks=_save_hooks(merged),
+        )
+
+    def _read(self, path: Path) -> list[Interaction] | None:
+        """A cassette file's interactions; None when there is no file."""
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            problem = f"it cannot be opened ({error.strerror or type(error).__name__})"
+        else:
+            try:
+                return parse_cassette(raw)
+            except _Unreadable as error:
+                problem = str(error)
+        unreadable = UnreadableCassette(self.shown(path), problem, self.record_command(path))
+        with self._lock:
+            self._unreadable[path] = unreadable
+        raise unreadable
+
+    def write(self, session: CassetteSession, interactions: Sequence[Interaction]) -> None:
+        """Write a session's cassette atomically."""
+        write_cassette(session.path, session.saved(interactions))
+        with self._lock:
+            self._rewritten.add(session.path)
+
+    def leave(self, session: CassetteSession, problem: str) -> None:
+        """Record that a session's cassette was left as it was, and why."""
+        verb = "left unchanged" if session.existed else "not written"
+        note = f"{self.shown(session.path)} {verb}: {problem}"
+        with self._lock:
+            if note not in self._notes:
+                self._notes.append(note)
+
+    def notes(self) -> list[str]:
+        """One line per cassette this run left as it was because a request failed for good
+        or the run did not complete (``cassettes/x.yaml left unchanged: a request failed
+        (HTTP 401 from the Crawlbase API)``), for the terminal summary."""
+        with self._lock:
+            return list(self._notes)
 
     def shown(self, path: Path) -> str:
         """A cassette path as the user knows it: relative to the rootdir when inside it."""
@@ -353,16 +905,57 @@ class CassetteLibrary:
                 return str(path.resolve().relative_to(self.root.resolve()))
         return str(path)
 
-    # WorkObserver
+    # Failures -------------------------------------------------------------------------
+    def failed(
+        self, session: CassetteSession, work: Hashable | None, request: VcrRequest, reason: str
+    ) -> None:
+        """A request failed and was not recorded; until it succeeds, the cassettes that
+        depend on it (its own, and any that reuse its work) stay as they are."""
+        with self._lock:
+            self._failures.append(_Failure(session, work, request, reason))
+
+    def succeeded(
+        self, session: CassetteSession, work: Hashable | None, request: VcrRequest
+    ) -> None:
+        """A request succeeded: earlier failures of the same request were not final."""
+        with self._lock:
+            self._failures = [
+                failure
+                for failure in self._failures
+                if not (
+                    failure.work == work
+                    and (work is not None or failure.session is session)
+                    and session.matches(request, failure.request)
+                )
+            ]
+
+    def failures_of(self, session: CassetteSession) -> list[str]:
+        """Why the requests a session depends on failed for good, each reason once."""
+        with self._lock:
+            reasons = [
+                failure.reason
+                for failure in self._failures
+                if failure.session is session
+                or (failure.work is not None and failure.work in session.used)
+            ]
+        return list(dict.fromkeys(reasons))
+
+    # WorkObserver ---------------------------------------------------------------------
     def used(self, key: Hashable) -> None:
-        """Remember that the active cassette needed this (possibly shared) work."""
+        """Remember that the active (recording) cassette needed this work."""
         session = _current.get()
-        if session is not None:
+        if session is not None and session.may_record:
             session.used.add(key)
 
     def scope(self) -> Hashable | None:
-        """Work done for the active cassette is shared with the whole run."""
-        return None
+        """Work done for a cassette that may record is shared with the whole run (and then
+        copied into every cassette that needs it); a cassette that can only replay (mode
+        none, or once with an existing file) answers only from itself, so that a file
+        without its recording fails in a full run exactly as it does alone."""
+        session = _current.get()
+        if session is None or session.may_record:
+            return None
+        return session.scope_key
 
     def remember(self, key: Hashable | None, interaction: Interaction) -> None:
         """File an interaction under the work it belongs to."""
@@ -392,9 +985,17 @@ def _to_vcr_response(response: httpx.Response, content: bytes) -> dict[str, Any]
     }
 
 
+def _header_bytes(value: Any) -> bytes:
+    """A stored header value for httpx: as UTF-8 bytes, since httpx encodes a ``str`` value
+    as ASCII and a ``url`` header echoing an IDN (``https://bücher.example/``) is not."""
+    if isinstance(value, bytes):
+        return value
+    return str(value).encode("utf-8")
+
+
 def _from_vcr_response(recorded: dict[str, Any], request: httpx.Request) -> httpx.Response:
     headers = [
-        (name, value)
+        (name, _header_bytes(value))
         for name, values in recorded.get("headers", {}).items()
         if name.lower() not in _WIRE_HEADERS
         for value in (values if isinstance(values, list) else [values])
@@ -410,7 +1011,11 @@ def _from_vcr_response(recorded: dict[str, Any], request: httpx.Request) -> http
 
 
 class CassetteTransport(httpx.AsyncBaseTransport):
-    """Replays from the active cassette, records what the mode allows, refuses the rest."""
+    """Replays from the active cassette, records what the mode allows, refuses the rest.
+
+    Failures (401/402/403, 429, 5xx, timeouts, connection errors) go back to the caller,
+    which may retry, but are never recorded; one that stays unresolved keeps every cassette
+    that depends on it as it was."""
 
     def __init__(self, library: CassetteLibrary, inner: httpx.AsyncBaseTransport) -> None:
         self.library = library
@@ -427,30 +1032,43 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         if cassette.can_play_response_for(live):
             recorded = cassette.play_response(live)
             self.library.played += 1
-            self.library.remember(work, (cassette.filter_request(live), recorded))
+            if session.may_record:
+                self.library.remember(work, (cassette.filter_request(live), recorded))
             response = _from_vcr_response(recorded, request)
             response.extensions[REPLAYED] = True
             return response
+        scrubbed = cassette.filter_request(live) or live
         if not session.may_record:
-            scrubbed = cassette.filter_request(live)
             raise RequestRefused(
                 f"{self.library.shown(session.path)} has no recording of {describe(scrubbed)}; "
                 f"record it with: {self.library.record_command(session.path)}"
             )
-        response = await self.inner.handle_async_request(request)
         try:
-            content = await response.aread()
-        finally:
-            await response.aclose()
-        before = len(cassette.data)
-        cassette.append(live, _to_vcr_response(response, content))
-        self.library.recorded += 1
-        if len(cassette.data) > before:
-            self.library.remember(work, cassette.data[-1])
+            response = await self.inner.handle_async_request(request)
+            try:
+                content = await response.aread()
+            finally:
+                await response.aclose()
+        except BaseException as error:
+            self.library.failed(session, work, scrubbed, _what_failed(error, scrubbed))
+            raise
+        failure = unrecordable(scrubbed, response.status_code)
+        if failure is not None:
+            self.library.failed(session, work, scrubbed, failure)
+        else:
+            self.library.succeeded(session, work, scrubbed)
+            before = len(cassette.data)
+            cassette.append(live, _to_vcr_response(response, content))
+            if len(cassette.data) > before:
+                self.library.recorded += 1
+                self.library.remember(work, cassette.data[-1])
         return httpx.Response(
             status_code=response.status_code,
+            # Raw bytes, as they came: a non-ASCII value (an IDN in ``url``) stays intact.
             headers=[
-                (k, v) for k, v in response.headers.multi_items() if k.lower() not in _WIRE_HEADERS
+                (name, value)
+                for name, value in response.headers.raw
+                if name.decode("latin-1").lower() not in _WIRE_HEADERS
             ],
             content=content,
             request=request,
