@@ -12,9 +12,13 @@ Every test talks to the real emulators; "down" is an emulator that was stopped."
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 
 import pytest
+from fakes import CrawlbaseEmulator, JudgeEmulator
 from plugin_helpers import (
     BOILING_CASE,
     BOILING_URL,
@@ -34,6 +38,18 @@ BROKEN_URL = "https://example.org/physics/flaky"
 FAST = ("--citations-record=once", "--citations-retries", "0")
 
 
+@contextlib.contextmanager
+def down(emulator: CrawlbaseEmulator | JudgeEmulator) -> Iterator[None]:
+    """Stop an emulator and keep its port bound but not listening: connecting is refused,
+    and no emulator of a test running beside this one can take the port and answer."""
+    port = int(emulator.url.rstrip("/").rsplit(":", 1)[1])
+    emulator.stop()
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("127.0.0.1", port))
+        yield
+
+
 @pytest.fixture
 def boiling(citations: Citations) -> Citations:
     """The boiling-point case: claim-1 supported (plus a 404), claim-2 contradicted."""
@@ -51,8 +67,7 @@ def assert_incomplete(result: pytest.RunResult, *, errors: int, passed: int = 0)
 
 
 def test_judge_down_makes_every_claim_an_error_not_a_pass(boiling: Citations) -> None:
-    with boiling.web() as web:
-        web.judge.stop()
+    with boiling.web() as web, down(web.judge):
         result = boiling.run("cases/", *FAST, "--citations-report=report.json")
 
     # The contradicted claim-2 used to PASS here, with "Release decision: pass" and status 0.
@@ -100,8 +115,7 @@ def test_judge_answering_errors_is_incomplete_too(boiling: Citations) -> None:
 
 
 def test_crawlbase_down_is_incomplete(boiling: Citations) -> None:
-    with boiling.web() as web:
-        web.crawlbase.stop()
+    with boiling.web() as web, down(web.crawlbase):
         result = boiling.run("cases/", *FAST)
 
     assert_incomplete(result, errors=2, passed=1)
@@ -116,8 +130,7 @@ def test_crawlbase_down_is_incomplete(boiling: Citations) -> None:
 def test_the_opt_out_counts_unchecked_citations_as_their_labels(
     boiling: Citations, opt_out: tuple[str, ...]
 ) -> None:
-    with boiling.web() as web:
-        web.judge.stop()
+    with boiling.web() as web, down(web.judge):
         result = boiling.run("cases/", *FAST, *opt_out)
 
     result.assert_outcomes(passed=3)
@@ -254,8 +267,7 @@ def test_findings_about_the_page_are_results_not_gaps(citations: Citations) -> N
 
 
 def test_junit_xml_counts_unchecked_claims_as_errors(boiling: Citations) -> None:
-    with boiling.web() as web:
-        web.judge.stop()
+    with boiling.web() as web, down(web.judge):
         boiling.run("cases/", *FAST, "--junitxml=junit.xml")
 
     suite = ET.parse(boiling.path / "junit.xml").getroot().find("testsuite")
@@ -274,8 +286,7 @@ def test_verify(citation_verifier):
 
 def test_the_fixture_fails_a_test_whose_claim_could_not_be_checked(citations: Citations) -> None:
     citations.pytester.makepyfile(test_answers=FIXTURE_TEST)
-    with citations.web() as web:
-        web.judge.stop()
+    with citations.web() as web, down(web.judge):
         result = citations.run_tests(*FAST)
         allowed = citations.run_tests(*FAST, "--citations-allow-unchecked", "-s")
 
@@ -301,8 +312,7 @@ def test_a_pdf_citation_alone_passes_offline(citations: Citations) -> None:
 
 def test_under_xdist_the_decision_is_incomplete_too(boiling: Citations) -> None:
     boiling.write("cases/pdf.yaml", single_claim_case("pdf", SUPPORTED_CLAIM, PDF_URL))
-    with boiling.web() as web:
-        web.judge.stop()
+    with boiling.web() as web, down(web.judge):
         result = boiling.run("cases/", *FAST, "-n", "2")
 
     assert_incomplete(result, errors=2, passed=3)
