@@ -382,10 +382,13 @@ def case_file_scheduler(config: pytest.Config, log: Any, patterns: Sequence[str]
         LoadScopeScheduling,
     )
 
+    root = config.rootpath
+
     class CaseFileScheduling(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
-            return path if matches_any(Path(path), patterns) else nodeid
+            # Node ids are relative to the rootdir; patterns with a "/" match full paths.
+            return path if matches_any(root / path, patterns) else nodeid
 
     return CaseFileScheduling(config, log)
 

@@ -149,17 +149,35 @@ def test_n_2_costs_exactly_what_a_serial_run_costs(citations: Citations) -> None
     assert judge_calls > 0
     assert (parallel_crawls, parallel_judge_calls) == (crawls, judge_calls)
     # Both workers were used, and each case file ran on one of them only.
-    workers_of: dict[str, set[str]] = {}
-    for line in parallel.outlines:
-        if line.startswith("[gw") and "] " in line:
-            worker, rest = line[1:].split("] ", 1)
-            nodeid = rest.split()[-1]
-            if ".yaml::" in nodeid:
-                workers_of.setdefault(nodeid.split("::", 1)[0], set()).add(worker)
+    workers_of = workers_by_file(parallel)
     assert sorted(workers_of) == sorted(DISJOINT_FILES)
     assert all(len(workers) == 1 for workers in workers_of.values()), workers_of
     assert len(set().union(*workers_of.values())) == 2
     parallel.stdout.fnmatch_lines(["citations: * xdist=loadcasefile*"])
+
+
+def workers_by_file(result: pytest.RunResult) -> dict[str, set[str]]:
+    """The xdist workers (``gw0``, ...) that ran items of each case file, from ``-v``."""
+    workers_of: dict[str, set[str]] = {}
+    for line in result.outlines:
+        if line.startswith("[gw") and "] " in line:
+            worker, rest = line[1:].split("] ", 1)
+            nodeid = rest.split()[-1]
+            if ".y" in nodeid and "::" in nodeid:
+                workers_of.setdefault(nodeid.split("::", 1)[0], set()).add(worker)
+    return workers_of
+
+
+def test_case_files_chosen_by_a_glob_with_a_folder_stay_whole(citations: Citations) -> None:
+    citations.pytester.makeini("[pytest]\ncitations_files = checks/*.yml\n")
+    citations.write("checks/nine.yml", NINE_CASE)
+
+    result = citations.run("checks/", "-n", "2", "-v", "--citations-allow-unchecked")
+
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+    assert {name: len(workers) for name, workers in workers_by_file(result).items()} == {
+        "checks/nine.yml": 1
+    }
 
 
 @pytest.mark.parametrize(
