@@ -633,9 +633,6 @@ def _accepts_cassette(hook: Callable[..., Any]) -> bool:
 
 
 # Sessions, library, transport -----------------------------------------------------------
-_serials = itertools.count(1)
-
-
 @dataclass
 class _Failure:
     """A request that failed (and was not recorded), until the same request succeeds."""
@@ -664,6 +661,7 @@ class CassetteSession:
         fresh: bool,
         match_on: Sequence[Callable[..., Any]],
         save_hooks: Sequence[Callable[..., Any]],
+        serial: int,
     ) -> None:
         self.library = library
         self.path = path
@@ -679,7 +677,8 @@ class CassetteSession:
         self._running = 0
         self._stopped: str | None = None
         self._lock = threading.Lock()
-        self.scope_key: Hashable = ("cassette", str(path), next(_serials))
+        #: What this session's work is shared under when it can only replay (see scope()).
+        self.scope_key: Hashable = ("cassette", str(path), serial)
 
     @property
     def may_record(self) -> bool:
@@ -802,9 +801,10 @@ class CassetteLibrary:
         self._failures: list[_Failure] = []
         self._notes: list[str] = []
         self._owners: dict[Path, dict[Hashable, str]] = {}
-        self._unreadable: dict[Path, UnreadableCassette] = {}
+        self._unreadable: dict[Path, str] = {}
         self._rewritten: set[Path] = set()
         self._swept: set[Path] = set()
+        self._serials = itertools.count(1)
         self._lock = threading.Lock()
         self.played = 0
         self.recorded = 0
@@ -828,7 +828,8 @@ class CassetteLibrary:
         if len(owners) > 1:
             raise CassetteClash(self.shown(path), owners)
         if unreadable is not None:
-            raise unreadable
+            # Read once per run: every item of a damaged file reports the same problem.
+            raise UnreadableCassette(self.shown(path), unreadable, self.record_command(path))
         if path.parent not in self._swept:
             self._swept.add(path.parent)
             sweep_temporary_files(path.parent)
@@ -857,6 +858,7 @@ class CassetteLibrary:
             fresh=fresh,
             match_on=merged["match_on"],
             save_hooks=_save_hooks(merged),
+            serial=next(self._serials),
         )
 
     def _read(self, path: Path) -> list[Interaction] | None:
@@ -872,10 +874,9 @@ class CassetteLibrary:
                 return parse_cassette(raw)
             except _Unreadable as error:
                 problem = str(error)
-        unreadable = UnreadableCassette(self.shown(path), problem, self.record_command(path))
         with self._lock:
-            self._unreadable[path] = unreadable
-        raise unreadable
+            self._unreadable[path] = problem
+        raise UnreadableCassette(self.shown(path), problem, self.record_command(path))
 
     def write(self, session: CassetteSession, interactions: Sequence[Interaction]) -> None:
         """Write a session's cassette atomically."""
