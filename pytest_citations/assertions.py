@@ -9,6 +9,7 @@ from typing import Protocol
 
 from .aggregate import Precision
 from .labels import Label
+from .sanitize import strip_controls
 from .verdicts import CitationVerdict, ClaimVerdict
 
 
@@ -44,9 +45,11 @@ def explain(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
         )
         if citation.evidence_quote:
             lines.append(f'      quote: "{" ".join(citation.evidence_quote.split())}"')
+        lines += [f"      warning: {warning}" for warning in citation.warnings]
     for problem in verdict.problems:
         lines.append(f"  not checked: {problem}")
-    return "\n".join(lines)
+    # Page text (quotes) and URLs can hold terminal control sequences: never print them.
+    return strip_controls("\n".join(lines))
 
 
 def _verifier(verifier: Verifies | None) -> Verifies:

@@ -729,6 +729,15 @@ class CassetteSession:
         if interactions is not None:
             self.library.write(self, interactions)
 
+    def abandon(self, reason: str) -> None:
+        """Close without writing: what this session recorded is dropped, and the file is
+        left as it was (with a note), as when its run was interrupted."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.may_record:
+            self.library.leave(self, reason)
+
     def _problem(self) -> str | None:
         with self._lock:
             running, stopped = self._running, self._stopped

@@ -1,9 +1,10 @@
 """The ``pytest-citations`` command: ``verify``, ``batch``, ``replay`` and ``serve``.
 
-Exit codes: 0 done; 1 a claim had a failing label (``verify --fail-on``), some batch lines
-were skipped, or a stored page was not found; 2 usage or configuration error (a missing
-token names its variable, or a service that cannot be reached); 3 a service refused a
-credential.
+Exit codes: 0 done; 1 a claim had a failing label (``verify --fail-on``), a citation could
+not be checked (unless ``--allow-unchecked``), some batch lines were skipped, or a stored
+page was not found; 2 usage or configuration error (a missing token names its variable, or
+a service that cannot be reached); 3 a service refused a credential or the account has no
+credits left.
 """
 
 from __future__ import annotations
@@ -21,20 +22,23 @@ from .aggregate import Precision
 from .audit import AuditLog
 from .crawlbase import StoredPageNotFound
 from .csvreport import write_csv
-from .errors import AuthenticationError, CitationsError, ConfigurationError, MissingTokenError
+from .errors import AccountError, CitationsError, ConfigurationError, MissingTokenError
 from .labels import Label
 from .redact import LogRedaction
+from .sanitize import clean
 from .settings import Settings
 from .transport import TransientError
+from .verdicts import ClaimVerdict
 from .verifier import ClaimRequest, Verifier
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH = 0, 1, 2, 3
 
 #: The exit codes, shown by ``--help`` of the command and of every subcommand.
 EXIT_CODES = (
-    "Exit codes: 0 done; 1 failing label, skipped batch lines or no stored page; "
-    "2 usage or configuration error (missing token, service unreachable); 3 credential "
-    "refused. Tokens come from CRAWLBASE_TOKEN, CRAWLBASE_JS_TOKEN and OPENAI_API_KEY "
+    "Exit codes: 0 done; 1 failing label, a citation that could not be checked (unless "
+    "--allow-unchecked), skipped batch lines or no stored page; 2 usage or configuration "
+    "error (missing token, service unreachable); 3 credential refused or no credits left. "
+    "Tokens come from CRAWLBASE_TOKEN, CRAWLBASE_JS_TOKEN and OPENAI_API_KEY "
     "(or ANTHROPIC_API_KEY)."
 )
 
@@ -141,8 +145,23 @@ async def _verify(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         if audit is not None:
             audit.close()
-    print(json.dumps(verdict.to_dict(), indent=2, ensure_ascii=False))
-    return EXIT_FAILED if verdict.label.value in _fail_on(args) else EXIT_OK
+    print(json.dumps(clean(verdict.to_dict()), indent=2, ensure_ascii=False))
+    if verdict.label.value in _fail_on(args):
+        return EXIT_FAILED
+    return _unchecked_exit(args, [verdict])
+
+
+def _unchecked_exit(args: argparse.Namespace, verdicts: Sequence[ClaimVerdict]) -> int:
+    """A check that could not run is not a pass: exit 1 and say so, unless allowed."""
+    unchecked = sum(len(verdict.unchecked) for verdict in verdicts)
+    if not unchecked or args.allow_unchecked:
+        return EXIT_OK
+    print(
+        f"pytest-citations: {unchecked} citation(s) could not be checked (see their reasons); "
+        "fix the cause and run again, or pass --allow-unchecked",
+        file=sys.stderr,
+    )
+    return EXIT_FAILED
 
 
 def _fail_on(args: argparse.Namespace) -> set[str]:
@@ -177,7 +196,7 @@ async def _batch(args: argparse.Namespace, settings: Settings) -> int:
         f"judge_calls={usage.judge_calls} judge_tokens={usage.judge_tokens}",
         file=sys.stderr,
     )
-    return EXIT_FAILED if skipped else EXIT_OK
+    return EXIT_FAILED if skipped else _unchecked_exit(args, verdicts)
 
 
 async def _replay(args: argparse.Namespace, settings: Settings) -> int:
@@ -230,6 +249,11 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("urls", nargs="+", metavar="URL")
     verify.add_argument("--fail-on", help="comma-separated claim labels that exit 1")
     verify.add_argument("--audit", metavar="PATH", help="append verdicts to an SQLite audit index")
+    verify.add_argument(
+        "--allow-unchecked",
+        action="store_true",
+        help="exit 0 even when a citation could not be checked (fetch or judge errors)",
+    )
 
     batch = commands.add_parser(
         "batch",
@@ -242,6 +266,11 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--out", metavar="report.csv", help="CSV report, one row per citation")
     batch.add_argument("--audit", metavar="PATH", help="append verdicts to an SQLite audit index")
     batch.add_argument("--quiet", action="store_true", help="no progress bar")
+    batch.add_argument(
+        "--allow-unchecked",
+        action="store_true",
+        help="exit 0 even when citations could not be checked (fetch or judge errors)",
+    )
 
     replay = commands.add_parser(
         "replay",
@@ -303,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except MissingTokenError as error:
             print(f"pytest-citations: {error}", file=sys.stderr)
             return EXIT_USAGE
-        except AuthenticationError as error:
+        except AccountError as error:
             print(f"pytest-citations: {error}", file=sys.stderr)
             return EXIT_AUTH
         except (CitationsError, TransientError, OSError) as error:

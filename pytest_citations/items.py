@@ -16,7 +16,7 @@ import pytest
 from .assertions import explain
 from .baseline import side_by_side
 from .cases import Case, CaseFileError, Claim, load_cases
-from .errors import AuthenticationError, CitationsError
+from .errors import AccountError, CitationsError
 from .labels import Label
 from .release import ClaimAssessment, decide_case
 from .runtime import Runtime
@@ -28,6 +28,8 @@ RUNTIME_KEY = pytest.StashKey[Runtime]()
 RECORD_PROPERTY = "citations_claim"
 #: The release decision of a case item.
 CASE_PROPERTY = "citations_case"
+#: A case file that could not be verified at all (a refused token, an unreadable cassette).
+FILE_ERROR_PROPERTY = "citations_file_error"
 
 
 class CitationCheckFailure(Exception):
@@ -91,11 +93,22 @@ class _CaseItem(pytest.Item):
         runtime = _runtime(self)
         try:
             return runtime.file_results(self.case_file.path, self.case_file.cases)
-        except AuthenticationError as error:
+        except AccountError as error:  # a refused token, an account out of credits
             self.session.shouldstop = str(error)
             raise CitationCheckFailure(str(error)) from None
         except CitationsError as error:
             raise CitationCheckFailure(str(error)) from None
+
+    def _raise_file_error(self) -> None:
+        """Fail with why the whole file could not be verified, and tell the summary, so
+        that the release decision cannot say pass for a file nobody checked."""
+        if self._error is None:
+            return
+        first = str(self._error).strip().splitlines()[0] if str(self._error).strip() else ""
+        self.user_properties.append(
+            (FILE_ERROR_PROPERTY, json.dumps({"file": self.case_file.nodeid, "why": first}))
+        )
+        raise self._error
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
@@ -162,8 +175,7 @@ class ClaimItem(_CaseItem):
             self._messages.append(explanation)
 
     def runtest(self) -> None:
-        if self._error is not None:
-            raise self._error
+        self._raise_file_error()
         if self._messages:
             raise CitationCheckFailure("\n".join(self._messages))
 
@@ -246,8 +258,7 @@ class PrecisionItem(_CaseItem):
             pytest.fail(strip_controls("\n".join(lines)), pytrace=False)
 
     def runtest(self) -> None:
-        if self._error is not None:
-            raise self._error
+        self._raise_file_error()
         if self._messages:
             raise CitationCheckFailure("\n".join(self._messages))
 

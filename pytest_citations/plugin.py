@@ -17,11 +17,13 @@ from .calibration import Agreement
 from .cases import looks_like_case_file
 from .cassettes import RecordMode
 from .csvreport import write_csv
+from .errors import CitationsError
 from .html import write_html
 from .items import (
     CASE_FILE_SCHEDULING,
     CASE_PROPERTY,
     DEFAULT_CASE_GLOBS,
+    FILE_ERROR_PROPERTY,
     RECORD_PROPERTY,
     RUNTIME_KEY,
     CaseFile,
@@ -249,6 +251,30 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     _runtime(session.config)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Tell the cassette library every source that will record, before anything runs, so
+    that two sources sharing one cassette (a case file and a test, say) both fail with the
+    clash rather than the second one quietly overwriting the first's recording."""
+    sources: list[tuple[str, Path, str]] = []
+    for item in session.items:
+        case_file = item.getparent(CaseFile)
+        if case_file is not None:
+            sources.append(("case", case_file.path, ""))
+        elif "citation_verifier" in getattr(item, "fixturenames", ()):
+            sources.append(("test", item.path, item.name))
+    if not sources or _is_xdist_controller(session.config):
+        return
+    try:
+        runtime = _runtime(session.config)
+    except pytest.UsageError as error:  # recording without its token: one usage error
+        pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
+    for kind, path, name in dict.fromkeys(sources):
+        if kind == "case":
+            runtime.cassette_path(path)
+        else:
+            runtime.test_cassette_path(path, name)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
     """Case files, only with ``--citations``: files matching ``citations_files`` that hold
     a case key; never a cassette, never another tool's YAML."""
@@ -355,10 +381,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if runtime is None:
         return
     usage = runtime.usage
+    notes = runtime.library.notes()
     if hasattr(config, "workeroutput"):
         config.workeroutput["citations_usage"] = usage.to_dict()
+        config.workeroutput["citations_cassette_notes"] = notes
     elif REPORTER_KEY in config.stash:
-        config.stash[REPORTER_KEY].report.usage.add(usage)
+        reporter = config.stash[REPORTER_KEY]
+        reporter.report.usage.add(usage)
+        reporter.add_cassette_notes(notes)
     runtime.close()
     del config.stash[RUNTIME_KEY]
 
@@ -402,6 +432,12 @@ class CitationsReporter:
         self.run_incomplete: list[str] = []
         self.agreement: Agreement | None = None
         self.baseline_lines: list[str] = []
+        #: Cassettes this run left as they were, and why (from every process).
+        self.cassette_notes: list[str] = []
+
+    def add_cassette_notes(self, notes: list[str]) -> None:
+        """Add the cassette notes of one process (this one or an xdist worker)."""
+        self.cassette_notes += [note for note in notes if note not in self.cassette_notes]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # A claim that could not be checked is an error in setup; its record is there.
@@ -412,12 +448,15 @@ class CitationsReporter:
                 self.report.add_claim(json.loads(str(value)))
             elif name == CASE_PROPERTY:
                 self.report.add_case(json.loads(str(value)))
+            elif name == FILE_ERROR_PROPERTY:
+                self.report.add_file_error(json.loads(str(value)))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {})
         if "citations_usage" in output:
             merge_usage(self.report.usage, output["citations_usage"])
+        self.add_cassette_notes(list(output.get("citations_cassette_notes", [])))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -594,6 +633,11 @@ class CitationsReporter:
                 write(f"FAIL {failure}", red=True)
         for undecided in self.run_incomplete:
             write(f"INCOMPLETE {undecided}", yellow=True)
+        if self.cassette_notes:
+            write("")
+            write("cassettes not written (nothing of a failed or interrupted run is recorded):")
+            for note in self.cassette_notes:
+                write(f"  {note}", yellow=True)
         incomplete = self.report.incomplete_claims()
         if incomplete:
             count = len(incomplete)
@@ -637,10 +681,25 @@ def _register_reporter(config: pytest.Config, options: Options) -> None:
     config.pluginmanager.register(reporter, "citations-reporter")
 
 
+#: Set on a test item once its call phase has a report: the test ran to its end (passed or
+#: failed), so what its fixture recorded is complete and may be written.
+CALL_DONE_KEY = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Note that a test's call phase ended (an interrupted one never gets here)."""
+    report = yield
+    if call.when == "call":
+        item.stash[CALL_DONE_KEY] = True
+    return report
+
+
 @pytest.fixture
 def citation_verifier(request: pytest.FixtureRequest) -> Iterator[CitationVerifier]:
     """Verify claims against URLs inside a test; traffic goes to the test's own cassette
-    (``<cassettes>/<test module>/<test name>.yaml``) and replays offline by default."""
+    (``<cassettes>/<test module>/<test name>.yaml``) and replays offline by default. The
+    cassette is written only when the test ran to its end."""
     try:
         runtime = _runtime(request.config)
     except pytest.UsageError as error:
@@ -649,14 +708,20 @@ def citation_verifier(request: pytest.FixtureRequest) -> Iterator[CitationVerifi
         pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
     path = runtime.test_cassette_path(request.path, request.node.name)
     runtime.register_test_source(path, request.node.nodeid)
-    session = runtime.library.open(path)
+    try:
+        session = runtime.library.open(path)
+    except CitationsError as error:  # a damaged cassette, a clash: one clear line
+        pytest.fail(strip_controls(str(error)), pytrace=False)
     verifier = CitationVerifier(runtime, session)
     token = active_verifier.set(verifier)
     try:
         yield verifier
     finally:
         active_verifier.reset(token)
-        session.close()
+        if request.node.stash.get(CALL_DONE_KEY, False):
+            session.close()
+        else:
+            session.abandon("the test did not run to its end")
 
 
 class CitationVerifier:

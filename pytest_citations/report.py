@@ -79,6 +79,13 @@ class RunReport:
     def __init__(self) -> None:
         self._cases: dict[str, CaseRecord] = {}
         self.usage = Usage()
+        #: Case files that could not be verified at all: file → why (first line).
+        self.file_errors: dict[str, str] = {}
+
+    def add_file_error(self, record: dict[str, Any]) -> None:
+        """A case file whose items could not be verified (a refused token, a damaged
+        cassette): the run's decision cannot be pass."""
+        self.file_errors.setdefault(str(record["file"]), str(record.get("why") or ""))
 
     def add_claim(self, record: dict[str, Any]) -> None:
         """Add one claim record (see :func:`claim_record`); a repeat of a node id replaces it."""
@@ -141,6 +148,7 @@ class RunReport:
             else:
                 lines.append(shown + "release decision: pass")
         failed += list(run_failures)
+        incomplete += [f"{file}: not verified ({why})" for file, why in self.file_errors.items()]
         incomplete += list(run_incomplete)
         for decision, reasons in (("fail", failed), ("incomplete", incomplete)):
             if reasons:
@@ -181,7 +189,7 @@ class RunReport:
         return total
 
     def __bool__(self) -> bool:
-        return bool(self._cases)
+        return bool(self._cases) or bool(self.file_errors)
 
     def unverified(self) -> list[tuple[str, dict[str, Any]]]:
         """(claim node id, citation) for every not_found or unreachable citation."""

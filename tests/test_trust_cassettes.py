@@ -30,22 +30,6 @@ from plugin_helpers import (
 
 from pytest_citations.cassettes import parse_cassette, sweep_temporary_files
 
-#: Prints the cassette library's notes (the lead puts them in the terminal summary), before
-#: the plugin's own ``pytest_sessionfinish`` closes the runtime.
-NOTES_CONFTEST = """
-import pytest
-from pytest_citations.items import RUNTIME_KEY
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session):
-    runtime = session.config.stash.get(RUNTIME_KEY, None)
-    if runtime is not None:
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        for note in runtime.library.notes():
-            reporter.write_line(f"NOTE {note}")
-"""
-
 WATER = single_claim_case("water", SUPPORTED_CLAIM, BOILING_URL)
 #: The water case with a second claim on a page its recording never fetched.
 WATER_AND_REFUNDS = (
@@ -60,7 +44,6 @@ OTHER = single_claim_case("other", REFUNDS_CLAIM, REFUNDS_URL)
 @pytest.fixture
 def recorded(citations: Citations) -> Citations:
     """``cases/water.yaml`` recorded (``once``), and a conftest that prints the notes."""
-    citations.pytester.makeconftest(NOTES_CONFTEST)
     citations.write("cases/water.yaml", WATER)
     result, _ = citations.record("cases/")
     result.assert_outcomes(passed=2)
@@ -78,8 +61,13 @@ def outcomes(result: pytest.RunResult) -> dict[str, str]:
 
 
 def notes(result: pytest.RunResult) -> list[str]:
-    """The library's notes a run printed."""
-    return [line[len("NOTE ") :] for line in result.outlines if line.startswith("NOTE ")]
+    """The cassette notes the terminal summary printed (one line per cassette left as it
+    was, under "cassettes not written")."""
+    return [
+        line.strip()
+        for line in result.outlines
+        if re.match(r"^  cassettes/\S+ (left unchanged|not written): ", line)
+    ]
 
 
 # Failures are never recorded --------------------------------------------------------------
@@ -132,7 +120,6 @@ def test_a_final_failure_of_the_crawlbase_api_is_never_recorded(
 
 
 def test_a_new_cassette_whose_run_failed_is_not_written(citations: Citations) -> None:
-    citations.pytester.makeconftest(NOTES_CONFTEST)
     citations.write("cases/water.yaml", WATER)
     citations.write("cases/other.yaml", OTHER)
     citations.monkeypatch.setenv("CITATIONS_RETRIES", "0")
@@ -206,7 +193,6 @@ def test_a_timeout_is_never_recorded(recorded: Citations) -> None:
 def test_a_failure_that_a_retry_overcame_is_left_out_and_the_rest_is_written(
     citations: Citations,
 ) -> None:
-    citations.pytester.makeconftest(NOTES_CONFTEST)
     citations.write("cases/water.yaml", WATER)
     citations.monkeypatch.setenv("CITATIONS_RETRIES", "1")
 
@@ -374,9 +360,10 @@ def test_a_case_file_and_a_test_that_would_share_a_cassette_are_refused(
             "recording one would wipe the other. Rename one of them*"
         ]
     )
-    # Whoever recorded first keeps the file to itself: one recording, not two mixed.
-    stored = interactions(citations.cassette("test_water/test_boils.yaml"))
-    assert [i["request"]["method"] for i in stored] == ["GET", "POST"]
+    # The clash is known at collection, so both sources are refused and neither records.
+    result.assert_outcomes(failed=2, errors=1)  # the case file's two items, and the test
+    assert result.stdout.str().count("would hold the recordings of both") >= 3
+    assert not citations.cassette("test_water/test_boils.yaml").exists()
 
 
 # Replay is per file ----------------------------------------------------------------------
