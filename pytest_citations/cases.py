@@ -16,8 +16,8 @@ import yaml
 
 from .claims import extract_claims
 from .errors import CitationsError
-from .fetch import is_supported_url
 from .labels import Label
+from .urls import is_supported_url
 
 CASE_KEYS = frozenset(
     {

@@ -75,11 +75,11 @@ try:
 except ImportError:  # pragma: no cover - Windows
     _fcntl = None  # type: ignore[assignment]
 
-from .crawlbase import CRAWL_FAILED_STATUS
 from .errors import CitationsError, RequestRefused
+from .fetchers.crawlbase import CRAWL_FAILED_STATUS
+from .network import REPLAYED
 from .redact import Redactor
-from .tracing import current_work
-from .transport import REPLAYED
+from .sharing import current_work
 
 #: Request headers that carry credentials; never recorded.
 CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "proxy-authorization"})

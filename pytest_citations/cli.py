@@ -20,14 +20,14 @@ from typing import Any, TextIO
 
 from .aggregate import Precision
 from .audit import AuditLog
-from .crawlbase import StoredPageNotFound
 from .csvreport import write_csv
 from .errors import AccountError, CitationsError, ConfigurationError, MissingTokenError
+from .fetchers import StoredPageNotFound
 from .labels import Label
+from .network import TransientError
 from .redact import LogRedaction
 from .sanitize import clean
 from .settings import Settings
-from .transport import TransientError
 from .verdicts import ClaimVerdict
 from .verifier import ClaimRequest, Verifier
 

@@ -23,14 +23,14 @@ from .cassettes import (
     keep_builtin_scrubbing,
 )
 from .errors import ConfigurationError
-from .fetch import CrawlerFactory
+from .fetchers import CrawlerFactory
 from .judges import BUILTIN_JUDGES, JudgeFactory
 from .labels import Label
+from .network import make_http_client, network_transport
 from .redact import LogRedaction, Secret
 from .release import ClaimAssessment, ClaimFacts, Criteria, assess_claim
 from .settings import KEY_VARIABLES, MODEL_VARIABLES, Settings
 from .sync import SyncVerifier
-from .transport import make_http_client, network_transport
 from .verdicts import ClaimVerdict, Usage
 from .verifier import ClaimRequest, Verifier
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import AccountError, CitationsError, MissingTokenError
-from .fetch import MAX_URL_CHARS, is_supported_url
+from .network import HttpClient, make_http_client
 from .redact import LogRedaction
 from .settings import KEY_VARIABLES, Settings
-from .transport import HttpClient, make_http_client
+from .urls import MAX_URL_CHARS, is_supported_url
 from .verifier import Verifier
 
 #: Request limits: cited URLs per claim, characters of the claim, bytes of the body.

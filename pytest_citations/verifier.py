@@ -16,19 +16,25 @@ from typing import Any, TypeVar
 
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
-from .crawlbase import CrawlbaseClient
 from .embeddings import Embedder, EmbeddingCache, Vectors, make_embedder
 from .errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
-from .fetch import Crawler, CrawlerFactory, FetchResult, fetch_citation
+from .fetchers import (
+    FETCHERS,
+    Crawler,
+    CrawlerFactory,
+    FetchResult,
+    StoredPageReader,
+    fetch_citation,
+)
 from .guard import guard, quote_in_passages
 from .judges import BUILTIN_JUDGES, Judge, JudgeFactory, Judgement
 from .labels import Label, Reason, is_unchecked
+from .network import HttpClient, Requester, TransientError, make_http_client
 from .passages import split_passages
 from .redact import LogRedaction
 from .retrieval import top_k_passages
 from .settings import Settings
-from .tracing import WorkObserver, current_work
-from .transport import HttpClient, Requester, TransientError, make_http_client
+from .sharing import WorkObserver, current_work
 from .verdicts import CitationVerdict, ClaimVerdict, Usage
 
 T = TypeVar("T")
@@ -78,7 +84,7 @@ class PageIndex:
 class _Once:
     """Memoises coroutines by key: the first caller starts the task, later callers await it.
 
-    The task runs with :data:`~pytest_citations.tracing.current_work` set to its key, and the
+    The task runs with :data:`~pytest_citations.sharing.current_work` set to its key, and the
     observer hears of every use, so that recorded traffic can follow shared work.
     """
 
@@ -121,7 +127,7 @@ class Verifier:
     ``fetchers`` (name → factory, chosen by ``settings.fetcher``),
     ``judge`` (a :class:`~pytest_citations.judges.Judge`) and ``embedder``; ``judges`` maps
     extra provider names to factories; ``observer`` hears which shared work each caller
-    needs (see :mod:`pytest_citations.tracing`). ``http`` and ``semaphore`` let several
+    needs (see :mod:`pytest_citations.sharing`). ``http`` and ``semaphore`` let several
     verifiers share one client and one limit on requests in flight (the service does).
 
     Whatever goes wrong while checking one citation becomes that citation's verdict, with a
@@ -150,7 +156,7 @@ class Verifier:
         self._judge = judge
         self._judge_factories = {**BUILTIN_JUDGES, **(judges or {})}
         self._fetcher_factories: dict[str, CrawlerFactory] = {
-            "crawlbase": CrawlbaseClient,
+            **FETCHERS,
             **(fetchers or {}),
         }
         if self.settings.fetcher not in self._fetcher_factories and crawler is None:
@@ -259,8 +265,10 @@ class Verifier:
     async def stored_page(self, rid: str) -> str:
         """The stored markdown of a page, by rid, from the Storage API (S1)."""
         crawler = self._crawler
-        if not isinstance(crawler, CrawlbaseClient):
-            raise ConfigurationError("reading stored pages needs the Crawlbase crawler")
+        if not isinstance(crawler, StoredPageReader):
+            raise ConfigurationError(
+                "reading stored pages needs a fetcher that stores them (crawlbase)"
+            )
         return await crawler.stored_page(rid)
 
     # Stages -------------------------------------------------------------------------

@@ -19,8 +19,8 @@ from pytest_citations import (
     MissingTokenError,
     Reason,
 )
+from pytest_citations.network import Requester, TransientError, retry_after_seconds
 from pytest_citations.redact import Secret
-from pytest_citations.transport import Requester, TransientError, retry_after_seconds
 
 URL = "https://example.org/water"
 OTHER = "https://example.org/ice"

@@ -9,14 +9,14 @@ import pytest
 from fakes import CrawlbaseEmulator
 
 from pytest_citations import Label, Reason
-from pytest_citations.fetch import (
+from pytest_citations.fetchers.rules import (
     SOFT_404_MAX_CHARS,
     THIN_CHARS,
     is_homepage_redirect,
-    is_pdf,
     is_soft_404,
     visible_chars,
 )
+from pytest_citations.urls import is_pdf
 
 URL = "https://example.org/science/water"
 CLAIM = "Water boils at 100 degrees Celsius at sea level."

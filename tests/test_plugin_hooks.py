@@ -138,7 +138,7 @@ def test_backends_hook_registers_a_judge_chosen_by_name(citations: Citations) ->
 def test_backends_hook_registers_a_fetcher_chosen_in_the_ini(citations: Citations) -> None:
     citations.pytester.makeconftest(
         f"""
-        from pytest_citations.crawlbase import CrawlResponse
+        from pytest_citations.fetchers import PageResponse
 
         PAGE = (
             "# Water\\n\\n{SUPPORTED_CLAIM} "
@@ -151,7 +151,9 @@ def test_backends_hook_registers_a_fetcher_chosen_in_the_ini(citations: Citation
                 pass
 
             async def crawl(self, url, *, readability, javascript):
-                return CrawlResponse(200, 200, 200, url, None, PAGE, javascript)
+                return PageResponse(
+                    PAGE, javascript, crawl_status=200, original_status=200, final_url=url
+                )
 
 
         def pytest_citations_backends(config, backends):

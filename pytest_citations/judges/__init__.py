@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..network import Requester
 from ..settings import Settings
-from ..transport import Requester
 from .anthropic import AnthropicJudge
 from .base import HttpJudge, Judge, Judgement, parse_verdict
 from .ollama import OllamaJudge

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
-from ..transport import placeholder
+from ..network import placeholder
 from .base import HttpJudge, _blank, _field, _int
 
 ANTHROPIC_VERSION = "2023-06-01"

@@ -12,9 +12,9 @@ import httpx
 
 from ..errors import AuthenticationError
 from ..labels import Label, Reason
+from ..network import Requester, TransientError, is_replayed
 from ..redact import Secret
 from ..settings import Settings
-from ..transport import Requester, TransientError, is_replayed
 from .prompt import (
     JOINT_SCHEMA,
     JOINT_SYSTEM_PROMPT,

@@ -6,15 +6,15 @@ Not through the ``crawlbase`` SDK: it disables certificate verification, drops t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
-from .errors import AuthenticationError, CitationsError, CreditsExhaustedError
-from .settings import Settings
-from .transport import RETRYABLE_STATUSES, Requester, is_replayed, placeholder
-from .verdicts import Usage
+from ..errors import AuthenticationError, CitationsError, CreditsExhaustedError
+from ..network import RETRYABLE_STATUSES, Requester, is_replayed, placeholder
+from ..settings import Settings
+from ..verdicts import Usage
+from .base import PageResponse
 
 #: HTTP status of a failed crawl: not billed, escalated to JavaScript (F6), not retried.
 CRAWL_FAILED_STATUS = 520
@@ -25,33 +25,16 @@ REJECTED_STATUS = 422
 BILLABLE_ORIGIN_STATUSES = frozenset({200, 201, 204, 301, 302, 404, 410})
 
 
-@dataclass(frozen=True)
-class CrawlResponse:
-    """What one Crawling API call returned, with the token already gone."""
-
-    status_code: int
-    cb_status: int | None
-    original_status: int | None
-    final_url: str | None
-    rid: str | None
-    markdown: str
-    javascript: bool
-
-    @property
-    def failed(self) -> bool:
-        """The crawl itself failed (HTTP 520 or another non-200 answer of the API)."""
-        return self.status_code != 200
-
-    @property
-    def billed(self) -> bool:
-        """Crawlbase charges a crawl only when its own status is 200 and the origin answered
-        a page, a redirect it followed, or a 404/410 (a 207 empty page, a captcha marked
-        ``pc_status`` 503 or an origin 403 are free)."""
-        return (
-            not self.failed
-            and self.cb_status in (None, 200)
-            and (self.original_status is None or self.original_status in BILLABLE_ORIGIN_STATUSES)
-        )
+def billed(status: int, response: PageResponse) -> bool:
+    """Crawlbase charges a crawl only when it answered HTTP 200 with its own status 200 and
+    the origin answered a page, a redirect it followed, or a 404/410 (a 207 empty page, a
+    captcha marked ``pc_status`` 503 or an origin 403 are free)."""
+    origin = response.original_status
+    return (
+        status == 200
+        and response.crawl_status in (None, 200)
+        and (origin is None or origin in BILLABLE_ORIGIN_STATUSES)
+    )
 
 
 class StoredPageNotFound(CitationsError):
@@ -102,7 +85,7 @@ class CrawlbaseClient:
         if response.status_code == 402:
             raise CreditsExhaustedError(variable)
 
-    async def crawl(self, url: str, *, readability: bool, javascript: bool) -> CrawlResponse:
+    async def crawl(self, url: str, *, readability: bool, javascript: bool) -> PageResponse:
         """One Crawling API call: ``format=md``, ``store=true``, optional ``md_readability``."""
         variable, extra = self._token(javascript)
         params = {"token": placeholder(variable), "url": url, "format": "md", "store": "true"}
@@ -117,22 +100,23 @@ class CrawlbaseClient:
             "Crawlbase crawl", build, retry_statuses=_CRAWL_RETRY_STATUSES
         )
         self._check_account(response, variable)
-        result = CrawlResponse(
-            status_code=response.status_code,
-            cb_status=_int_header(response, "cb_status", "pc_status"),
+        ok = response.status_code == 200
+        result = PageResponse(
+            markdown=response.text if ok else "",
+            javascript=javascript,
+            failed=not ok and response.status_code != REJECTED_STATUS,
+            rejected=response.status_code == REJECTED_STATUS,
+            crawl_status=_int_header(response, "cb_status", "pc_status"),
             original_status=_int_header(response, "original_status"),
             final_url=response.headers.get("url") or None,
             rid=rid_from_storage_url(response.headers.get("storage_url")),
-            markdown=response.text if response.status_code == 200 else "",
-            javascript=javascript,
         )
-        self._bill(result, replayed=is_replayed(response))
+        self._bill(result, billed(response.status_code, result), replayed=is_replayed(response))
         return result
 
-    def _bill(self, result: CrawlResponse, *, replayed: bool) -> None:
+    def _bill(self, result: PageResponse, billed: bool, *, replayed: bool) -> None:
         """Count a crawl: spent when live, saved when a recording answered it."""
         usage = self.usage
-        billed = result.billed
         cost = (2.0 if result.javascript else 1.0) + (0.5 if result.rid else 0.0)
         if replayed:
             usage.replayed_crawls += 1

@@ -1,45 +1,34 @@
 """The fetch rules of 000 (F1–F8): from a cited URL to markdown worth judging, or to a
-verdict that needs no judge.
+verdict that needs no judge. The same for every crawler.
 
 One URL is interpreted in this order: invalid or over-long URL, PDF (no request) → request
-rejected (422) → crawl failure → origin 404/410 → a crawl or origin status that is not a page
+rejected → crawl failure → origin 404/410 → a crawl or origin status that is not a page
 (escalate to JavaScript once, then ``unreachable``) → homepage redirect → soft 404 → thin
 text (readability retry, then JavaScript) → judge. A page longer than the size cap is cut,
-and the verdict says so.
+and the verdict says so. A new rule is one function here plus its reason in
+:mod:`pytest_citations.labels`.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Protocol
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
-import idna
-
-from .crawlbase import REJECTED_STATUS, CrawlResponse
-from .labels import Label, Reason
-from .settings import Settings
-from .transport import Requester
-from .verdicts import Usage
+from ..labels import Label, Reason
+from ..urls import is_pdf, request_url
+from .base import Crawler, FetchResult, PageResponse
 
 #: Fewer non-whitespace characters than this after readability means a thin page (F2).
 THIN_CHARS = 200
 #: A soft-404 template is shorter than this many non-whitespace characters (F5).
 SOFT_404_MAX_CHARS = 800
-#: The API's status for "the origin answered 200 with an empty page" (F6).
+#: The crawler's status for "the origin answered 200 with an empty page" (F6).
 EMPTY_PAGE_STATUS = 207
-#: Longest URL accepted, after IDNA and percent-encoding (the sitemap protocol's limit, and
-#: what browsers and CDNs reliably carry). Longer ones are ``invalid_url``, not sent.
-MAX_URL_CHARS = 2048
 #: Characters of a page kept for retrieval unless the settings say otherwise.
 DEFAULT_MAX_PAGE_CHARS = 500_000
 #: Origin statuses that are a page to read (2xx) or a finding of their own (404, 410).
 _PAGE_STATUSES = frozenset({*range(200, 300), 404, 410})
-_HOST = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?")
-_IPV6 = re.compile(r"[0-9A-Fa-f:.]+(?:%25[\w.~-]+)?")
-_PATH_SAFE = "/%:@!$&'()*+,;=-._~"
-_QUERY_SAFE = _PATH_SAFE + "?"
 
 #: What a page is called in a "page does not exist" template; a phrase like "has been moved"
 #: or "not found" counts only when it is about the page, not about anything (F5).
@@ -68,108 +57,9 @@ _SOFT_404_PATTERNS = re.compile(
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
-class Crawler(Protocol):
-    """What the fetch rules need from a crawl client."""
-
-    async def crawl(self, url: str, *, readability: bool, javascript: bool) -> CrawlResponse:
-        """One Crawling API call."""
-        ...
-
-
-class CrawlerFactory(Protocol):
-    """Builds a crawler from the settings, the shared HTTP sender and the run's usage."""
-
-    def __call__(self, settings: Settings, requester: Requester, usage: Usage) -> Crawler:
-        """A crawler for this run."""
-        ...
-
-
-@dataclass(frozen=True)
-class FetchResult:
-    """A fetched page ready to judge (``label`` None), or a verdict that needs no judge."""
-
-    url: str
-    markdown: str = ""
-    final_url: str | None = None
-    original_status: int | None = None
-    rid: str | None = None
-    javascript: bool = False
-    label: Label | None = None
-    reason: str | None = None
-    warnings: tuple[str, ...] = ()
-
-    @property
-    def judgeable(self) -> bool:
-        """True when the page goes on to retrieval and the judge."""
-        return self.label is None
-
-
 def visible_chars(text: str) -> int:
     """Non-whitespace characters: the measure of F2 and F5."""
     return len("".join(text.split()))
-
-
-def is_supported_url(url: str) -> bool:
-    """An absolute http(s) URL with a host."""
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:  # "http://[::1" and other broken netlocs
-        return False
-    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
-
-
-def _ascii_host(host: str) -> str | None:
-    """The host as sent: IDNA-encoded when it is not ASCII; None when it is not a valid
-    host name or address (spaces, broken punycode such as ``xn--``)."""
-    if host.startswith("[") and host.endswith("]"):
-        return host if _IPV6.fullmatch(host[1:-1]) else None
-    try:
-        if not host.isascii():
-            return idna.encode(host, uts46=True).decode("ascii")
-        if "xn--" in host.lower():
-            idna.decode(host)
-    except (idna.IDNAError, UnicodeError):
-        return None
-    return host if _HOST.fullmatch(host) else None
-
-
-def request_url(url: str) -> str | None:
-    """The URL as it is sent to the crawler: an internationalised host IDNA-encoded, a
-    non-ASCII path or query percent-encoded (UTF-8). None for a URL that is not an absolute
-    http(s) URL, whose host is not a valid name or address, or that is longer than
-    :data:`MAX_URL_CHARS`. A valid ASCII URL comes back unchanged."""
-    url = url.strip()
-    if not is_supported_url(url):
-        return None
-    parts = urlsplit(url)
-    userinfo, at, hostport = parts.netloc.rpartition("@")
-    host, colon, port = hostport, "", ""
-    if hostport.startswith("["):
-        end = hostport.find("]") + 1
-        host, rest = hostport[:end], hostport[end:]
-        colon, port = rest[:1], rest[1:]
-    elif ":" in hostport:
-        host, colon, port = hostport.partition(":")
-    ascii_host = _ascii_host(host)
-    if ascii_host is None or (colon and not port.isdigit()):
-        return None
-    if not url.isascii():
-        netloc = quote(userinfo, safe=":%") + at + ascii_host + colon + port
-        url = urlunsplit(
-            (
-                parts.scheme,
-                netloc,
-                quote(parts.path, safe=_PATH_SAFE),
-                quote(parts.query, safe=_QUERY_SAFE),
-                quote(parts.fragment, safe=_QUERY_SAFE),
-            )
-        )
-    return url if len(url) <= MAX_URL_CHARS else None
-
-
-def is_pdf(url: str) -> bool:
-    """A URL whose path ends in ``.pdf`` (F7)."""
-    return urlsplit(url).path.lower().endswith(".pdf")
 
 
 def _normalized_path(url: str) -> str:
@@ -193,20 +83,20 @@ def is_soft_404(markdown: str) -> bool:
     )
 
 
-def blocked_reason(response: CrawlResponse) -> str | None:
-    """The reason when a crawl answered HTTP 200 with something that is not the page: the
-    API's own status (``pc_status``/``cb_status``) is not 2xx (a captcha or challenge page
-    is marked 503), or the origin answered neither a page nor 404/410 (403, 429, 5xx).
+def blocked_reason(response: PageResponse) -> str | None:
+    """The reason when a crawl answered with something that is not the page: the crawler's
+    own status (Crawlbase's ``pc_status``/``cb_status``) is not 2xx (a captcha or challenge
+    page is marked 503), or the origin answered neither a page nor 404/410 (403, 429, 5xx).
     Such text must never reach the judge."""
-    if response.cb_status is not None and not 200 <= response.cb_status < 300:
-        return Reason.crawl_status(response.cb_status)
+    if response.crawl_status is not None and not 200 <= response.crawl_status < 300:
+        return Reason.crawl_status(response.crawl_status)
     status = response.original_status
     if status is not None and status not in _PAGE_STATUSES:
         return Reason.http(status)
     return None
 
 
-def _verdict_result(url: str, response: CrawlResponse, label: Label, reason: str) -> FetchResult:
+def _verdict_result(url: str, response: PageResponse, label: Label, reason: str) -> FetchResult:
     return FetchResult(
         url=url,
         final_url=response.final_url or url,
@@ -218,7 +108,7 @@ def _verdict_result(url: str, response: CrawlResponse, label: Label, reason: str
     )
 
 
-def _terminal(url: str, response: CrawlResponse) -> FetchResult | None:
+def _terminal(url: str, response: PageResponse) -> FetchResult | None:
     """Origin status, homepage redirect and soft 404: verdicts that skip the judge."""
     if response.original_status in (404, 410):
         reason = Reason.HTTP_404 if response.original_status == 404 else Reason.HTTP_410
@@ -238,7 +128,7 @@ class _Attempt:
     """The outcome of one attempt (normal or JavaScript) at a URL."""
 
     result: FetchResult | None
-    response: CrawlResponse
+    response: PageResponse
     escalate: bool
 
     @property
@@ -247,16 +137,16 @@ class _Attempt:
         return self.result is not None and blocked_reason(self.response) is not None
 
 
-def _rejected(url: str, response: CrawlResponse) -> _Attempt:
-    """HTTP 422: the API will not crawl this URL; the same request on the other token would
-    be rejected too, so nothing is retried."""
+def _rejected(url: str, response: PageResponse) -> _Attempt:
+    """The crawler will not crawl this URL (Crawlbase's 422); the same request on the other
+    token would be rejected too, so nothing is retried."""
     result = FetchResult(url=url, label=Label.NOT_FOUND, reason=Reason.INVALID_URL)
     return _Attempt(result, response, escalate=False)
 
 
 async def _attempt(crawler: Crawler, url: str, target: str, javascript: bool) -> _Attempt:
     first = await crawler.crawl(target, readability=True, javascript=javascript)
-    if first.status_code == REJECTED_STATUS:
+    if first.rejected:
         return _rejected(url, first)
     if first.failed:
         return _Attempt(None, first, escalate=True)
@@ -267,10 +157,10 @@ async def _attempt(crawler: Crawler, url: str, target: str, javascript: bool) ->
     response = first
     # A 207 means the origin sent an empty page: only a browser can help, so the readability
     # retry is skipped on the normal path (F6). On the rendered path F2 still applies.
-    empty_origin = first.cb_status == EMPTY_PAGE_STATUS and not javascript
+    empty_origin = first.crawl_status == EMPTY_PAGE_STATUS and not javascript
     if visible_chars(first.markdown) < THIN_CHARS and not empty_origin:
         retry = await crawler.crawl(target, readability=False, javascript=javascript)
-        if retry.status_code == REJECTED_STATUS:
+        if retry.rejected:
             return _rejected(url, retry)
         if not retry.failed:
             terminal = _terminal(url, retry)
@@ -279,7 +169,7 @@ async def _attempt(crawler: Crawler, url: str, target: str, javascript: bool) ->
             if visible_chars(retry.markdown) >= visible_chars(first.markdown):
                 response = retry
     thin = visible_chars(response.markdown) < THIN_CHARS
-    empty_signal = response.cb_status == EMPTY_PAGE_STATUS
+    empty_signal = response.crawl_status == EMPTY_PAGE_STATUS
     page = FetchResult(
         url=url,
         markdown=response.markdown,
