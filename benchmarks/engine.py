@@ -63,10 +63,10 @@ from pytest_citations import (  # noqa: E402
 )
 from pytest_citations.aggregate import aggregate_verdicts  # noqa: E402
 from pytest_citations.embeddings import Embedder, Vectors, make_embedder  # noqa: E402
+from pytest_citations.network import make_http_client  # noqa: E402
 from pytest_citations.passages import split_passages  # noqa: E402
 from pytest_citations.redact import Secret  # noqa: E402
 from pytest_citations.settings import DEFAULT_EMBEDDING_MODEL  # noqa: E402
-from pytest_citations.transport import make_http_client  # noqa: E402
 
 CRAWL_TOKEN = "normal-token"  # the emulator's defaults
 JS_TOKEN = "js-token"
