@@ -706,12 +706,16 @@ def _maxrss_mib() -> float:
 
 def settings_for(emulators: Emulators, concurrency: int, embedding_model: str) -> Settings:
     return Settings(
-        crawlbase_api_url=emulators.crawl_url,
-        crawlbase_token=Secret(CRAWL_TOKEN, "CRAWLBASE_TOKEN"),
-        crawlbase_js_token=Secret(JS_TOKEN, "CRAWLBASE_JS_TOKEN"),
+        secrets={
+            "CRAWLBASE_TOKEN": Secret(CRAWL_TOKEN, "CRAWLBASE_TOKEN"),
+            "CRAWLBASE_JS_TOKEN": Secret(JS_TOKEN, "CRAWLBASE_JS_TOKEN"),
+            "OPENAI_API_KEY": Secret(OPENAI_KEY, "OPENAI_API_KEY"),
+        },
+        endpoints={
+            "CRAWLBASE_API_URL": emulators.crawl_url,
+            "OPENAI_BASE_URL": emulators.openai_base_url,
+        },
         judge_provider="openai",
-        openai_api_key=Secret(OPENAI_KEY, "OPENAI_API_KEY"),
-        openai_base_url=emulators.openai_base_url,
         concurrency=concurrency,
         embedding_model=embedding_model,
         embedding_cache_dir=None,

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from .aggregate import Precision
 from .audit import AuditLog
+from .backends import Backends
 from .csvreport import write_csv
 from .errors import AccountError, CitationsError, ConfigurationError, MissingTokenError
 from .fetchers import StoredPageNotFound
@@ -324,10 +325,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     runner = {"verify": _verify, "batch": _batch, "replay": _replay}[args.command]
     with LogRedaction(settings.redactor()):
         try:
-            if args.command in ("verify", "batch"):
-                # Before the first paid crawl: a missing judge key must not cost credits.
-                settings.require_crawlbase_token()
-                settings.require_judge_key()
+            missing = Backends().missing(settings)
+            if args.command in ("verify", "batch") and missing:
+                # Before the first paid crawl, and every missing variable at once: a missing
+                # judge key must not cost credits, nor a second run to learn of the next one.
+                raise MissingTokenError(missing, "Set them in the environment.")
             return asyncio.run(runner(args, settings))
         except MissingTokenError as error:
             print(f"pytest-citations: {error}", file=sys.stderr)

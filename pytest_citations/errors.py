@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class CitationsError(Exception):
     """Base class of the errors the engine raises."""
 
 
 class MissingTokenError(CitationsError):
-    """A required secret is not set; the message names the variable, never a value."""
+    """Required secrets are not set; the message names every variable, never a value."""
 
-    def __init__(self, variable: str, purpose: str = "") -> None:
-        self.variable = variable
+    def __init__(self, variables: str | Sequence[str], purpose: str = "") -> None:
+        self.variables = [variables] if isinstance(variables, str) else list(variables)
+        self.variable = self.variables[0]
+        verb = "is" if len(self.variables) == 1 else "are"
         detail = f" {purpose}" if purpose else ""
-        super().__init__(f"{variable} is not set.{detail}")
+        super().__init__(f"{' and '.join(self.variables)} {verb} not set.{detail}")
 
 
 class AccountError(CitationsError):

@@ -115,7 +115,7 @@ class NetworkTransport(httpx.AsyncBaseTransport):
             max_connections=limit,
             max_keepalive_connections=limit,
         )
-        self._secrets = {placeholder(s.variable): s for s in settings.secrets()}
+        self._secrets = {placeholder(s.variable): s for s in settings.secrets.values()}
 
     def _reveal(self, text: bytes, *, encode: Callable[[str], str]) -> bytes:
         for name, secret in self._secrets.items():

@@ -12,6 +12,7 @@ import pytest
 
 from . import hookspecs
 from .assertions import active_verifier, assert_not_contradicted, assert_supported, explain
+from .backends import Backends
 from .baseline import Baseline
 from .calibration import Agreement
 from .cases import looks_like_case_file
@@ -300,9 +301,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     options = config.stash[OPTIONS_KEY]
     if not options.enabled:
         return None
-    from .settings import DEFAULT_MODELS
-
-    model = options.model or DEFAULT_MODELS.get(options.judge, "?")
+    model = options.model or Backends().judge_variable(options.judge, "default_model") or "?"
     return [
         f"citations: record={options.record_mode.value} judge={options.judge} model={model} "
         f"cassettes={_shown(options.cassette_dir, config.rootpath)} "

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from .audit import AuditLog
+from .backends import Backends
 from .baseline import Baseline
 from .cases import Case, Claim
 from .cassettes import (
@@ -23,26 +24,16 @@ from .cassettes import (
     keep_builtin_scrubbing,
 )
 from .errors import ConfigurationError
-from .fetchers import CrawlerFactory
-from .judges import BUILTIN_JUDGES, JudgeFactory
 from .labels import Label
 from .network import make_http_client, network_transport
-from .redact import LogRedaction, Secret
+from .redact import LogRedaction
 from .release import ClaimAssessment, ClaimFacts, Criteria, assess_claim
-from .settings import KEY_VARIABLES, MODEL_VARIABLES, Settings
+from .settings import Settings
 from .sync import SyncVerifier
 from .verdicts import ClaimVerdict, Usage
 from .verifier import ClaimRequest, Verifier
 
 DEFAULT_FAIL_ON = (Label.CONTRADICTED.value,)
-
-
-@dataclass
-class Backends:
-    """Named fetchers and judges; plugins add theirs in ``pytest_citations_backends``."""
-
-    judges: dict[str, JudgeFactory] = field(default_factory=lambda: dict(BUILTIN_JUDGES))
-    fetchers: dict[str, CrawlerFactory] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -160,7 +151,10 @@ class Options:
             # The model the header shows is the one the judge uses: JUDGE_MODEL, then the
             # chosen provider's own variable (OPENAI_MODEL, ...), as the README documents.
             model=value(
-                "citations_model", "citations_model", "JUDGE_MODEL", MODEL_VARIABLES.get(judge)
+                "citations_model",
+                "citations_model",
+                "JUDGE_MODEL",
+                Backends().judge_variable(judge, "model_variable"),
             ),
             concurrency=concurrency_value,
             fail_on=fail_on,
@@ -322,10 +316,6 @@ def _agreement_gate(raw: Any) -> tuple[str, float] | None:
     return metric, value
 
 
-def _placeholder(variable: str) -> Secret:
-    return Secret(f"<{variable}>", variable)
-
-
 def build_settings(options: Options, embedding_cache: Path | None) -> Settings:
     """Engine settings for this session. A replay needs no token: placeholders stand in,
     and the cassettes' scrubbed requests carry the same placeholders."""
@@ -345,32 +335,23 @@ def build_settings(options: Options, embedding_cache: Path | None) -> Settings:
     except ConfigurationError as error:  # say CITATIONS_TIMEOUT=abc, read here
         raise pytest.UsageError(f"citations: {error}") from None
     if options.record_mode is RecordMode.NONE:
-        # Offline: placeholders for missing secrets, and no waiting on recorded Retry-After.
-        settings = settings.replace(
-            crawlbase_token=settings.crawlbase_token or _placeholder("CRAWLBASE_TOKEN"),
-            openai_api_key=settings.openai_api_key or _placeholder("OPENAI_API_KEY"),
-            anthropic_api_key=settings.anthropic_api_key or _placeholder("ANTHROPIC_API_KEY"),
-            backoff=0.0,
-            max_backoff=0.0,
-        )
+        # Offline: no token is needed (requests carry placeholders, and no recorded request
+        # reaches the network), and no waiting on a recorded Retry-After.
+        settings = settings.replace(backoff=0.0, max_backoff=0.0)
     return settings
 
 
 def check_recording_secrets(options: Options, settings: Settings) -> None:
-    """Recording needs real secrets: a usage error names the missing variable."""
+    """Recording needs real secrets: one usage error names every missing variable."""
     if not options.record_mode.records:
         return
-    needed = ["CRAWLBASE_TOKEN"]
-    if options.judge in KEY_VARIABLES:
-        needed.append(KEY_VARIABLES[options.judge])
-    present = {secret.variable for secret in settings.secrets()}
-    for variable in needed:
-        if variable not in present:
-            raise pytest.UsageError(
-                f"--citations-record={options.record_mode.value} sends requests and needs "
-                f"{variable}; set it in the environment (replay with the default "
-                f"--citations-record=none needs no token)"
-            )
+    missing = Backends().missing(settings)
+    if missing:
+        raise pytest.UsageError(
+            f"--citations-record={options.record_mode.value} sends requests and needs "
+            f"{' and '.join(missing)}; set {'it' if len(missing) == 1 else 'them'} in the "
+            "environment (replay with the default --citations-record=none needs no token)"
+        )
 
 
 class Runtime:
@@ -426,9 +407,7 @@ class Runtime:
 
     def record_command(self, cassette: Path) -> str:
         """The command that records what a cassette lacks."""
-        variables = ["CRAWLBASE_TOKEN=…"]
-        if self.options.judge in KEY_VARIABLES:
-            variables.append(f"{KEY_VARIABLES[self.options.judge]}=…")
+        variables = [f"{name}=…" for name in self.backends.required(self.settings)]
         target = self._source_of(cassette)
         parts = [*variables, "pytest"]
         parts += ["--citations", target] if target.endswith((".yaml", ".yml")) else [target]
@@ -457,8 +436,7 @@ class Runtime:
                     self.settings,
                     http=http,
                     audit=self.audit,
-                    judges=self.backends.judges,
-                    fetchers=self.backends.fetchers,
+                    backends=self.backends,
                     observer=self.library,
                 )
             )

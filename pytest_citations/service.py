@@ -13,10 +13,11 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .backends import Backends
 from .errors import AccountError, CitationsError, MissingTokenError
 from .network import HttpClient, make_http_client
 from .redact import LogRedaction
-from .settings import KEY_VARIABLES, Settings
+from .settings import Settings
 from .urls import MAX_URL_CHARS, is_supported_url
 from .verifier import Verifier
 
@@ -42,14 +43,14 @@ class _Invalid(Exception):
         self.detail = detail
 
 
-def missing_secret(settings: Settings) -> str | None:
-    """The variable of the first secret the service needs and lacks, or None."""
-    if settings.crawlbase_token is None:
-        return "CRAWLBASE_TOKEN"
-    variable = KEY_VARIABLES.get(settings.judge_provider)
-    if variable and settings.judge_key is None:
-        return variable
-    return None
+def missing_secrets(settings: Settings) -> list[str]:
+    """Every variable the service needs to verify and lacks (all of them, at once)."""
+    return Backends().missing(settings)
+
+
+def _not_set(variables: list[str]) -> str:
+    verb = "is" if len(variables) == 1 else "are"
+    return f"{' and '.join(variables)} {verb} not set"
 
 
 def parse_request(body: bytes, limits: Limits) -> tuple[str, list[str]]:
@@ -133,7 +134,7 @@ def create_app(
         with LogRedaction(current.redactor()):
             state["http"] = make_http_client(current)
             try:
-                if missing_secret(current) is None:
+                if not missing_secrets(current):
                     # One verifier at start-up, so that a bad setting fails it, not requests.
                     await verifier().aclose()
                 yield
@@ -142,13 +143,13 @@ def create_app(
 
     async def health(request: Request) -> JSONResponse:
         current: Settings = state["settings"]
-        missing = missing_secret(current)
+        missing = missing_secrets(current)
         return JSONResponse(
             {
-                "status": "ok" if missing is None else "degraded",
+                "status": "degraded" if missing else "ok",
                 "judge": current.judge_provider,
-                "model": current.model,
-                "missing": [missing] if missing else [],
+                "model": Backends().model(current),
+                "missing": missing,
             }
         )
 
@@ -170,9 +171,9 @@ def create_app(
             claim, urls = parse_request(body, limits)
         except _Invalid as invalid:
             return JSONResponse({"detail": invalid.detail}, status_code=invalid.status)
-        missing = missing_secret(state["settings"])
-        if missing is not None:
-            return JSONResponse({"detail": f"{missing} is not set"}, status_code=503)
+        missing = missing_secrets(state["settings"])
+        if missing:
+            return JSONResponse({"detail": _not_set(missing)}, status_code=503)
         try:
             async with verifier() as checking:
                 verdict = await checking.verify(claim, urls)

@@ -1,7 +1,9 @@
 """Settings of the engine, read from environment variables and overridable in code.
 
-Every secret is a :class:`~pytest_citations.redact.Secret`; a ``Settings`` can be printed,
-logged or put in an exception without showing a token.
+Settings stay generic: a fetcher or a judge declares the environment variables it reads
+(see :mod:`pytest_citations.backends`), and settings keep their values by variable name,
+secrets in :attr:`Settings.secrets` (masked in every ``repr``) and base URLs in
+:attr:`Settings.endpoints`. A new backend adds no field here.
 """
 
 from __future__ import annotations
@@ -13,33 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigurationError, MissingTokenError
+from .errors import ConfigurationError
 from .redact import Redactor, Secret
 
-DEFAULT_CRAWLBASE_API_URL = "https://api.crawlbase.com/"
-DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
-DEFAULT_OLLAMA_HOST = "http://localhost:11434"
-DEFAULT_MODELS = {
-    "openai": "gpt-4o-mini",
-    "anthropic": "claude-haiku-4-5",
-    "ollama": "llama3.1",
-}
-#: Environment variable of each provider's model and key (Ollama runs keyless).
-MODEL_VARIABLES = {
-    "openai": "OPENAI_MODEL",
-    "anthropic": "ANTHROPIC_MODEL",
-    "ollama": "OLLAMA_MODEL",
-}
-KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-PROVIDERS = tuple(DEFAULT_MODELS)
 #: The model the engine embeds with unless told otherwise (R2).
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
-
-
-def _secret(env: Mapping[str, str], name: str) -> Secret | None:
-    value = env.get(name, "").strip()
-    return Secret(value, name) if value else None
 
 
 def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float) -> float:
@@ -59,17 +39,16 @@ def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float
 class Settings:
     """Everything the engine needs to know, secrets included (masked in every ``repr``)."""
 
-    crawlbase_api_url: str = DEFAULT_CRAWLBASE_API_URL
-    crawlbase_token: Secret | None = None
-    crawlbase_js_token: Secret | None = None
+    #: The fetcher by name (``crawlbase``), and the judge provider (``openai``, …).
     fetcher: str = "crawlbase"
     judge_provider: str = "openai"
+    #: The judge model; None for the provider's default.
     judge_model: str | None = None
-    openai_api_key: Secret | None = None
-    openai_base_url: str = DEFAULT_OPENAI_BASE_URL
-    anthropic_api_key: Secret | None = None
-    anthropic_base_url: str = DEFAULT_ANTHROPIC_BASE_URL
-    ollama_host: str = DEFAULT_OLLAMA_HOST
+    #: Tokens and keys by environment variable: ``{"CRAWLBASE_TOKEN": Secret(...)}``.
+    secrets: Mapping[str, Secret] = field(default_factory=dict)
+    #: Base URLs by environment variable: ``{"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}``.
+    endpoints: Mapping[str, str] = field(default_factory=dict)
+    #: Requests in flight at once, for the whole run (``BATCH_CONCURRENCY``, A3).
     concurrency: int = 4
     #: Seconds to open a connection (``CITATIONS_CONNECT_TIMEOUT``).
     connect_timeout: float = 10.0
@@ -88,8 +67,6 @@ class Settings:
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
     embedding_cache_dir: Path | None = None
     top_k: int = 3
-    audit_db: Path | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -106,23 +83,30 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-        """Read the documented environment variables; keyword arguments win over them."""
+        """Read the documented environment variables, and every variable a built-in backend
+        declares; keyword arguments win over them."""
+        # Imported here: the backends need Settings, and settings only need their variables.
+        from .backends import Backends
+
         env = os.environ if env is None else env
+        backends = Backends()
         provider = env.get("JUDGE_PROVIDER", "").strip().lower() or "openai"
-        model = env.get("JUDGE_MODEL", "").strip() or None
+        model_variable = backends.judge_variable(provider, "model_variable")
         values: dict[str, Any] = {
-            "crawlbase_api_url": env.get("CRAWLBASE_API_URL", "").strip()
-            or DEFAULT_CRAWLBASE_API_URL,
-            "crawlbase_token": _secret(env, "CRAWLBASE_TOKEN"),
-            "crawlbase_js_token": _secret(env, "CRAWLBASE_JS_TOKEN"),
             "judge_provider": provider,
-            "judge_model": model,
-            "openai_api_key": _secret(env, "OPENAI_API_KEY"),
-            "openai_base_url": env.get("OPENAI_BASE_URL", "").strip() or DEFAULT_OPENAI_BASE_URL,
-            "anthropic_api_key": _secret(env, "ANTHROPIC_API_KEY"),
-            "anthropic_base_url": env.get("ANTHROPIC_BASE_URL", "").strip()
-            or DEFAULT_ANTHROPIC_BASE_URL,
-            "ollama_host": env.get("OLLAMA_HOST", "").strip() or DEFAULT_OLLAMA_HOST,
+            "judge_model": env.get("JUDGE_MODEL", "").strip()
+            or (env.get(model_variable, "").strip() if model_variable else "")
+            or None,
+            "secrets": {
+                name: Secret(env[name].strip(), name)
+                for name in backends.variables("secret_variables")
+                if env.get(name, "").strip()
+            },
+            "endpoints": {
+                name: env[name].strip()
+                for name in backends.variables("endpoint_variables")
+                if env.get(name, "").strip()
+            },
             "concurrency": int(_number(env, "BATCH_CONCURRENCY", 4, minimum=1)),
             "connect_timeout": _number(env, "CITATIONS_CONNECT_TIMEOUT", 10.0, minimum=0.001),
             "read_timeout": _number(env, "CITATIONS_TIMEOUT", 90.0, minimum=0.001),
@@ -132,9 +116,6 @@ class Settings:
             "embedding_model": env.get("CITATIONS_EMBEDDING_MODEL", "").strip()
             or DEFAULT_EMBEDDING_MODEL,
         }
-        for provider_name, variable in MODEL_VARIABLES.items():
-            if provider_name == provider and not model and env.get(variable, "").strip():
-                values["judge_model"] = env[variable].strip()
         values.update(overrides)
         return cls(**values)
 
@@ -142,48 +123,14 @@ class Settings:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
-    @property
-    def model(self) -> str:
-        """The judge model in use: the configured one or the provider's default."""
-        return self.judge_model or DEFAULT_MODELS.get(self.judge_provider, "")
+    def secret(self, variable: str) -> Secret | None:
+        """The secret held by ``variable``, if it is set."""
+        return self.secrets.get(variable)
 
-    @property
-    def judge_key(self) -> Secret | None:
-        """The API key of the selected provider (None for Ollama)."""
-        if self.judge_provider == "openai":
-            return self.openai_api_key
-        if self.judge_provider == "anthropic":
-            return self.anthropic_api_key
-        return None
-
-    def require_crawlbase_token(self) -> Secret:
-        """The normal token, or :class:`MissingTokenError` naming ``CRAWLBASE_TOKEN``."""
-        if self.crawlbase_token is None:
-            raise MissingTokenError(
-                "CRAWLBASE_TOKEN", "Fetching cited pages needs a Crawlbase token."
-            )
-        return self.crawlbase_token
-
-    def require_judge_key(self) -> Secret | None:
-        """The judge key, or :class:`MissingTokenError` naming the provider's variable."""
-        variable = KEY_VARIABLES.get(self.judge_provider)
-        if variable is None:
-            return None
-        key = self.judge_key
-        if key is None:
-            raise MissingTokenError(variable, f"The {self.judge_provider} judge needs an API key.")
-        return key
-
-    def secrets(self) -> list[Secret]:
-        """Every secret that is set."""
-        candidates = (
-            self.crawlbase_token,
-            self.crawlbase_js_token,
-            self.openai_api_key,
-            self.anthropic_api_key,
-        )
-        return [secret for secret in candidates if secret is not None]
+    def endpoint(self, variable: str, default: str) -> str:
+        """The base URL held by ``variable``, or ``default``."""
+        return self.endpoints.get(variable) or default
 
     def redactor(self) -> Redactor:
         """A redactor that knows every configured secret."""
-        return Redactor(self.secrets())
+        return Redactor(self.secrets.values())

@@ -9,25 +9,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
+from .backends import Backends
 from .embeddings import Embedder, EmbeddingCache, Vectors, make_embedder
 from .errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
 from .fetchers import (
-    FETCHERS,
     Crawler,
-    CrawlerFactory,
     FetchResult,
     StoredPageReader,
     fetch_citation,
 )
 from .guard import guard, quote_in_passages
-from .judges import BUILTIN_JUDGES, Judge, JudgeFactory, Judgement
+from .judges import Judge, Judgement
 from .labels import Label, Reason, is_unchecked
 from .network import HttpClient, Requester, TransientError, make_http_client
 from .passages import split_passages
@@ -123,12 +122,13 @@ class _Once:
 class Verifier:
     """Verifies claims against their cited URLs. Use as ``async with Verifier(settings) as v``.
 
-    Backends can be swapped: ``crawler`` (anything with the fetch rules' ``crawl``) or
-    ``fetchers`` (name → factory, chosen by ``settings.fetcher``),
-    ``judge`` (a :class:`~pytest_citations.judges.Judge`) and ``embedder``; ``judges`` maps
-    extra provider names to factories; ``observer`` hears which shared work each caller
-    needs (see :mod:`pytest_citations.sharing`). ``http`` and ``semaphore`` let several
-    verifiers share one client and one limit on requests in flight (the service does).
+    Backends can be swapped: ``crawler`` (anything with the fetch rules' ``crawl``) and
+    ``judge`` (a :class:`~pytest_citations.judges.Judge`) directly, or by name from
+    ``backends`` (the built-in ones plus any a plugin registered), chosen by
+    ``settings.fetcher`` and ``settings.judge_provider``; ``embedder`` too. ``observer``
+    hears which shared work each caller needs (see :mod:`pytest_citations.sharing`).
+    ``http`` and ``semaphore`` let several verifiers share one client and one limit on
+    requests in flight (the service does).
 
     Whatever goes wrong while checking one citation becomes that citation's verdict, with a
     reason that says the citation could not be checked; only account, secret and setting
@@ -145,8 +145,7 @@ class Verifier:
         audit: AuditLog | None = None,
         http: HttpClient | None = None,
         semaphore: asyncio.Semaphore | None = None,
-        judges: Mapping[str, JudgeFactory] | None = None,
-        fetchers: Mapping[str, CrawlerFactory] | None = None,
+        backends: Backends | None = None,
         observer: WorkObserver | None = None,
     ) -> None:
         self.settings = settings or Settings.from_env()
@@ -154,21 +153,10 @@ class Verifier:
         self.audit = audit
         self._crawler = crawler
         self._judge = judge
-        self._judge_factories = {**BUILTIN_JUDGES, **(judges or {})}
-        self._fetcher_factories: dict[str, CrawlerFactory] = {
-            **FETCHERS,
-            **(fetchers or {}),
-        }
-        if self.settings.fetcher not in self._fetcher_factories and crawler is None:
-            raise ConfigurationError(
-                f"unknown fetcher {self.settings.fetcher!r}; choose one of "
-                + ", ".join(sorted(self._fetcher_factories))
-            )
-        if self.settings.judge_provider not in self._judge_factories and judge is None:
-            raise ConfigurationError(
-                f"unknown judge provider {self.settings.judge_provider!r}; choose one of "
-                + ", ".join(sorted(self._judge_factories))
-            )
+        backends = backends or Backends()
+        # Looked up now, so that an unknown name is an error before anything is sent.
+        self._fetcher_factory = None if crawler else backends.fetcher(self.settings.fetcher)
+        self._judge_factory = None if judge else backends.judge(self.settings.judge_provider)
         self._embeddings = EmbeddingCache(
             embedder or make_embedder(self.settings.embedding_model),
             self.settings.embedding_cache_dir,
@@ -198,7 +186,8 @@ class Verifier:
             self._semaphore or asyncio.Semaphore(self.settings.concurrency),
         )
         if self._crawler is None:
-            factory = self._fetcher_factories[self.settings.fetcher]
+            factory = self._fetcher_factory
+            assert factory is not None
             self._crawler = factory(self.settings, self._requester, self.usage)
         return self
 
@@ -229,7 +218,8 @@ class Verifier:
     def judge(self) -> Judge:
         """The judge, created on first use so that runs that judge nothing need no key."""
         if self._judge is None:
-            factory = self._judge_factories[self.settings.judge_provider]
+            factory = self._judge_factory
+            assert factory is not None
             self._judge = factory(self.settings, self.requester)
         return self._judge
 

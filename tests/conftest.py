@@ -81,26 +81,63 @@ def settings(crawlbase: CrawlbaseEmulator, judge: JudgeEmulator) -> SettingsFact
     timeouts, the lexical embedder and no disk cache; keyword arguments override fields."""
 
     def factory(**overrides: Any) -> Settings:
-        values: dict[str, Any] = {
-            "crawlbase_api_url": crawlbase.url,
-            "crawlbase_token": Secret(crawlbase.token, "CRAWLBASE_TOKEN"),
-            "crawlbase_js_token": Secret(crawlbase.js_token, "CRAWLBASE_JS_TOKEN"),
-            "openai_api_key": Secret(judge.openai_key, "OPENAI_API_KEY"),
-            "openai_base_url": judge.openai_base_url,
-            "anthropic_api_key": Secret(judge.anthropic_key, "ANTHROPIC_API_KEY"),
-            "anthropic_base_url": judge.anthropic_base_url,
-            "ollama_host": judge.ollama_host,
-            "connect_timeout": 2.0,
-            "read_timeout": 10.0,
-            "retries": 2,
-            "backoff": 0.01,
-            "max_backoff": 0.2,
-            "embedding_model": LexicalEmbedder.name,
-        }
-        values.update(overrides)
-        return Settings(**values)
+        base = Settings(
+            secrets={
+                "CRAWLBASE_TOKEN": Secret(crawlbase.token, "CRAWLBASE_TOKEN"),
+                "CRAWLBASE_JS_TOKEN": Secret(crawlbase.js_token, "CRAWLBASE_JS_TOKEN"),
+                "OPENAI_API_KEY": Secret(judge.openai_key, "OPENAI_API_KEY"),
+                "ANTHROPIC_API_KEY": Secret(judge.anthropic_key, "ANTHROPIC_API_KEY"),
+            },
+            endpoints={
+                "CRAWLBASE_API_URL": crawlbase.url,
+                "OPENAI_BASE_URL": judge.openai_base_url,
+                "ANTHROPIC_BASE_URL": judge.anthropic_base_url,
+                "OLLAMA_HOST": judge.ollama_host,
+            },
+            connect_timeout=2.0,
+            read_timeout=10.0,
+            retries=2,
+            backoff=0.01,
+            max_backoff=0.2,
+            embedding_model=LexicalEmbedder.name,
+        )
+        return with_overrides(base, **overrides)
 
     return factory
+
+
+#: Short keyword names the tests use for one secret or one base URL of the settings, e.g.
+#: ``verify(claim, urls, crawlbase_token=None)`` (None unsets it).
+SECRET_NAMES = {
+    "crawlbase_token": "CRAWLBASE_TOKEN",
+    "crawlbase_js_token": "CRAWLBASE_JS_TOKEN",
+    "openai_api_key": "OPENAI_API_KEY",
+    "anthropic_api_key": "ANTHROPIC_API_KEY",
+}
+ENDPOINT_NAMES = {
+    "crawlbase_api_url": "CRAWLBASE_API_URL",
+    "openai_base_url": "OPENAI_BASE_URL",
+    "anthropic_base_url": "ANTHROPIC_BASE_URL",
+    "ollama_host": "OLLAMA_HOST",
+}
+
+
+def with_overrides(config: Settings, **overrides: Any) -> Settings:
+    """``config`` with fields replaced, where a short secret or endpoint name (see
+    :data:`SECRET_NAMES`) sets or, with None, unsets that one variable."""
+    secrets = dict(config.secrets)
+    endpoints = dict(config.endpoints)
+    for name, variable in SECRET_NAMES.items():
+        if name in overrides:
+            value = overrides.pop(name)
+            if value is None:
+                secrets.pop(variable, None)
+            else:
+                secrets[variable] = value
+    for name, variable in ENDPOINT_NAMES.items():
+        if name in overrides:
+            endpoints[variable] = overrides.pop(name)
+    return config.replace(secrets=secrets, endpoints=endpoints, **overrides)
 
 
 @pytest.fixture
@@ -115,7 +152,7 @@ def make_verifier(settings: SettingsFactory) -> VerifierFactory:
         if config is None:
             config = settings(**overrides)
         elif overrides:
-            config = config.replace(**overrides)
+            config = with_overrides(config, **overrides)
         return Verifier(config, embedder=embedder or LexicalEmbedder())
 
     return factory

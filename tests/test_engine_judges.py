@@ -11,9 +11,9 @@ import pytest
 
 from pytest_citations import AuthenticationError, Label, MissingTokenError, Reason, Settings
 from pytest_citations.errors import ConfigurationError
+from pytest_citations.judges import JUDGES
 from pytest_citations.judges.prompt import JUDGE_LABELS, SYSTEM_PROMPT, VERDICT_SCHEMA
 from pytest_citations.redact import Secret
-from pytest_citations.settings import DEFAULT_MODELS
 
 URL = "https://example.org/water"
 CLAIM = "Water boils at 100 degrees Celsius at sea level."
@@ -51,7 +51,7 @@ def test_j2_provider_selected_by_judge_provider_with_configured_model(
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_j2_default_model_per_provider(pages, judge, verify, provider):
     verify(CLAIM, [URL], judge_provider=provider)
-    assert judge.calls[0].model == DEFAULT_MODELS[provider]
+    assert judge.calls[0].model == JUDGES[provider].default_model
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

@@ -25,13 +25,17 @@ CLAIM = "Water boils at 100 degrees Celsius at sea level."
 
 def _canary_settings(crawlbase: CrawlbaseEmulator, judge: JudgeEmulator, **kw) -> Settings:
     values = {
-        "crawlbase_api_url": crawlbase.url,
-        "crawlbase_token": Secret(CANARY_CRAWLBASE, "CRAWLBASE_TOKEN"),
-        "crawlbase_js_token": Secret(CANARY_JS, "CRAWLBASE_JS_TOKEN"),
-        "openai_api_key": Secret(CANARY_OPENAI, "OPENAI_API_KEY"),
-        "openai_base_url": judge.openai_base_url,
-        "anthropic_api_key": Secret(CANARY_ANTHROPIC, "ANTHROPIC_API_KEY"),
-        "anthropic_base_url": judge.anthropic_base_url,
+        "secrets": {
+            "CRAWLBASE_TOKEN": Secret(CANARY_CRAWLBASE, "CRAWLBASE_TOKEN"),
+            "CRAWLBASE_JS_TOKEN": Secret(CANARY_JS, "CRAWLBASE_JS_TOKEN"),
+            "OPENAI_API_KEY": Secret(CANARY_OPENAI, "OPENAI_API_KEY"),
+            "ANTHROPIC_API_KEY": Secret(CANARY_ANTHROPIC, "ANTHROPIC_API_KEY"),
+        },
+        "endpoints": {
+            "CRAWLBASE_API_URL": crawlbase.url,
+            "OPENAI_BASE_URL": judge.openai_base_url,
+            "ANTHROPIC_BASE_URL": judge.anthropic_base_url,
+        },
         "backoff": 0.01,
         "embedding_model": "lexical",
         **kw,
@@ -54,10 +58,12 @@ def test_secret_never_shows_its_value():
 
 def test_settings_repr_never_shows_values():
     config = Settings(
-        crawlbase_token=Secret(CANARY_CRAWLBASE, "CRAWLBASE_TOKEN"),
-        crawlbase_js_token=Secret(CANARY_JS, "CRAWLBASE_JS_TOKEN"),
-        openai_api_key=Secret(CANARY_OPENAI, "OPENAI_API_KEY"),
-        anthropic_api_key=Secret(CANARY_ANTHROPIC, "ANTHROPIC_API_KEY"),
+        secrets={
+            "CRAWLBASE_TOKEN": Secret(CANARY_CRAWLBASE, "CRAWLBASE_TOKEN"),
+            "CRAWLBASE_JS_TOKEN": Secret(CANARY_JS, "CRAWLBASE_JS_TOKEN"),
+            "OPENAI_API_KEY": Secret(CANARY_OPENAI, "OPENAI_API_KEY"),
+            "ANTHROPIC_API_KEY": Secret(CANARY_ANTHROPIC, "ANTHROPIC_API_KEY"),
+        },
     )
     for shown in (repr(config), str(config), f"{config}"):
         for canary in CANARIES:
@@ -73,9 +79,9 @@ def test_settings_from_env_wraps_every_token_as_a_secret():
         "ANTHROPIC_API_KEY": CANARY_ANTHROPIC,
     }
     config = Settings.from_env(env)
-    assert {secret.reveal() for secret in config.secrets()} == set(CANARIES)
+    assert {secret.reveal() for secret in config.secrets.values()} == set(CANARIES)
     assert not any(canary in repr(config) for canary in CANARIES)
-    assert Settings.from_env({"CRAWLBASE_TOKEN": "  "}).crawlbase_token is None
+    assert Settings.from_env({"CRAWLBASE_TOKEN": "  "}).secret("CRAWLBASE_TOKEN") is None
 
 
 def test_redactor_hides_values_token_params_and_bearer_tokens():

@@ -16,6 +16,10 @@ from ..settings import Settings
 from ..verdicts import Usage
 from .base import PageResponse
 
+#: The environment variables of the Crawling API: the normal and the JavaScript token, and
+#: the API's base URL (point it at an emulator or a proxy).
+TOKEN, JS_TOKEN, API_URL = "CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN", "CRAWLBASE_API_URL"
+DEFAULT_API_URL = "https://api.crawlbase.com/"
 #: HTTP status of a failed crawl: not billed, escalated to JavaScript (F6), not retried.
 CRAWL_FAILED_STATUS = 520
 #: HTTP status of a request the API rejected (a URL it cannot crawl): the citation's URL is
@@ -63,19 +67,24 @@ def _int_header(response: httpx.Response, *names: str) -> int | None:
 class CrawlbaseClient:
     """Crawls pages as markdown (F1) and reads stored pages back by rid (S1)."""
 
+    #: The environment variables it reads (see :mod:`pytest_citations.backends`).
+    secret_variables = (TOKEN, JS_TOKEN)
+    required_variables = (TOKEN,)
+    endpoint_variables = (API_URL,)
+
     def __init__(self, settings: Settings, requester: Requester, usage: Usage) -> None:
         self.settings = settings
         self.requester = requester
         self.usage = usage
-        self._base = settings.crawlbase_api_url.rstrip("/") + "/"
+        self._base = settings.endpoint(API_URL, DEFAULT_API_URL).rstrip("/") + "/"
 
     def _token(self, javascript: bool) -> tuple[str, dict[str, str]]:
         """The variable whose token an attempt uses, plus ``javascript=true`` when no
         JavaScript token is set (F6). The request carries only its placeholder; the network
         transport puts the value in."""
-        if javascript and self.settings.crawlbase_js_token is not None:
-            return self.settings.crawlbase_js_token.variable, {}
-        return "CRAWLBASE_TOKEN", ({"javascript": "true"} if javascript else {})
+        if javascript and self.settings.secret(JS_TOKEN) is not None:
+            return JS_TOKEN, {}
+        return TOKEN, ({"javascript": "true"} if javascript else {})
 
     @staticmethod
     def _check_account(response: httpx.Response, variable: str) -> None:
@@ -137,8 +146,12 @@ class CrawlbaseClient:
         """The stored markdown of ``rid`` from the Storage API (free; any token of the account)."""
         if not rid:
             raise ValueError("a rid is required")
-        token = self.settings.crawlbase_token or self.settings.crawlbase_js_token
-        variable = token.variable if token is not None else "CRAWLBASE_TOKEN"
+        # Any token of the account reads stored pages back.
+        variable = (
+            JS_TOKEN
+            if self.settings.secret(TOKEN) is None and self.settings.secret(JS_TOKEN)
+            else TOKEN
+        )
         url = urljoin(self._base, "storage")
 
         def build() -> httpx.Request:

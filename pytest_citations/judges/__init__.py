@@ -1,4 +1,5 @@
-"""Judge providers (J1, J2), chosen by name."""
+"""Judge providers (J1, J2), chosen by name. A new provider is one module (a subclass of
+:class:`~pytest_citations.judges.base.HttpJudge`) plus one line in :data:`JUDGES`."""
 
 from __future__ import annotations
 
@@ -13,14 +14,15 @@ from .openai import OpenAIJudge
 
 JudgeFactory = Callable[[Settings, Requester], Judge]
 
-BUILTIN_JUDGES: dict[str, JudgeFactory] = {
+#: Judge providers by name (``JUDGE_PROVIDER``, ``--citations-judge``).
+JUDGES: dict[str, JudgeFactory] = {
     "openai": OpenAIJudge,
     "anthropic": AnthropicJudge,
     "ollama": OllamaJudge,
 }
 
 __all__ = [
-    "BUILTIN_JUDGES",
+    "JUDGES",
     "AnthropicJudge",
     "HttpJudge",
     "Judge",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
-from ..network import placeholder
 from .base import HttpJudge, _blank, _field, _int
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -19,16 +18,18 @@ class AnthropicJudge(HttpJudge):
 
     name = "anthropic"
     key_variable = "ANTHROPIC_API_KEY"
+    model_variable = "ANTHROPIC_MODEL"
+    base_url_variable = "ANTHROPIC_BASE_URL"
+    default_base_url = "https://api.anthropic.com"
+    default_model = "claude-haiku-4-5"
 
     def endpoint(self) -> str:
-        return self.settings.anthropic_base_url.rstrip("/") + "/v1/messages"
+        return self.base_url + "/v1/messages"
 
     def headers(self) -> dict[str, str]:
-        assert self.key is not None
         return {
             "content-type": "application/json",
-            # A placeholder: only the network transport puts the key in (issue 8, secrets).
-            "x-api-key": placeholder(self.key.variable),
+            "x-api-key": self.key_header(),
             "anthropic-version": ANTHROPIC_VERSION,
         }
 

@@ -12,8 +12,7 @@ import httpx
 
 from ..errors import AuthenticationError
 from ..labels import Label, Reason
-from ..network import Requester, TransientError, is_replayed
-from ..redact import Secret
+from ..network import Requester, TransientError, is_replayed, placeholder
 from ..settings import Settings
 from .prompt import (
     JOINT_SCHEMA,
@@ -113,17 +112,45 @@ def canonical_json(payload: Any) -> bytes:
 
 
 class HttpJudge:
-    """A judge reached over HTTP. Subclasses say where, with which headers and body, and
-    how to read the verdict and token usage out of the answer."""
+    """A judge reached over HTTP. Subclasses declare their environment variables and
+    defaults, and say where, with which headers and body, and how to read the verdict and
+    token usage out of the answer. A new provider is one such module plus one line in
+    :data:`pytest_citations.judges.JUDGES`."""
 
     name = ""
+    #: The variable holding the API key (None: keyless, like a local Ollama).
     key_variable: str | None = None
+    #: The variable that overrides the model for this provider (``JUDGE_MODEL`` wins).
+    model_variable: str | None = None
+    #: The variable holding the base URL, and its default.
+    base_url_variable: str | None = None
+    default_base_url = ""
+    default_model = ""
+    # Derived from the above for Settings.from_env and the recording checks (backends.py).
+    secret_variables: tuple[str, ...] = ()
+    required_variables: tuple[str, ...] = ()
+    endpoint_variables: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.secret_variables = (cls.key_variable,) if cls.key_variable else ()
+        cls.required_variables = cls.secret_variables
+        cls.endpoint_variables = (cls.base_url_variable,) if cls.base_url_variable else ()
 
     def __init__(self, settings: Settings, requester: Requester) -> None:
         self.settings = settings
         self.requester = requester
-        self.model = settings.model
-        self.key: Secret | None = settings.require_judge_key() if self.key_variable else None
+        self.model = settings.judge_model or self.default_model
+        base = self.default_base_url
+        if self.base_url_variable:
+            base = settings.endpoint(self.base_url_variable, base)
+        self.base_url = base.rstrip("/")
+
+    def key_header(self) -> str:
+        """The API key as requests carry it: a placeholder that only the network transport
+        replaces with the value (issue 8, secrets)."""
+        assert self.key_variable is not None
+        return placeholder(self.key_variable)
 
     # Provider specifics -------------------------------------------------------------
     def endpoint(self) -> str:
@@ -166,9 +193,9 @@ class HttpJudge:
             response = await self.requester.send(f"{self.name} judge", build)
         except TransientError:
             return None, Judgement.failed(Reason.JUDGE_ERROR)
-        if response.status_code in (401, 403) and self.key is not None:
+        if response.status_code in (401, 403) and self.key_variable is not None:
             raise AuthenticationError(
-                self.key.variable, f"The {self.name} judge", response.status_code
+                self.key_variable, f"The {self.name} judge", response.status_code
             )
         replayed = is_replayed(response)
         if response.status_code != 200:

@@ -12,13 +12,15 @@ class OllamaJudge(HttpJudge):
     """``POST {OLLAMA_HOST}/api/chat``, not streamed, temperature 0, keyless."""
 
     name = "ollama"
-    key_variable = None
+    model_variable = "OLLAMA_MODEL"
+    base_url_variable = "OLLAMA_HOST"
+    default_base_url = "http://localhost:11434"
+    default_model = "llama3.1"
 
     def endpoint(self) -> str:
-        host = self.settings.ollama_host
-        if "://" not in host:
-            host = f"http://{host}"
-        return host.rstrip("/") + "/api/chat"
+        # OLLAMA_HOST is often given as host:port, as the ollama command accepts it.
+        host = self.base_url if "://" in self.base_url else f"http://{self.base_url}"
+        return host + "/api/chat"
 
     def payload(self, system: str, user: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
         return {

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
-from ..network import placeholder
 from .base import HttpJudge, _blank, _field, _int
 
 
@@ -14,15 +13,16 @@ class OpenAIJudge(HttpJudge):
 
     name = "openai"
     key_variable = "OPENAI_API_KEY"
+    model_variable = "OPENAI_MODEL"
+    base_url_variable = "OPENAI_BASE_URL"
+    default_base_url = "https://api.openai.com/v1"
+    default_model = "gpt-4o-mini"
 
     def endpoint(self) -> str:
-        return self.settings.openai_base_url.rstrip("/") + "/chat/completions"
+        return self.base_url + "/chat/completions"
 
     def headers(self) -> dict[str, str]:
-        assert self.key is not None
-        # A placeholder: only the network transport puts the key in (issue 8, secrets).
-        key = placeholder(self.key.variable)
-        return {"content-type": "application/json", "authorization": f"Bearer {key}"}
+        return {"content-type": "application/json", "authorization": f"Bearer {self.key_header()}"}
 
     def payload(self, system: str, user: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
         return {
