@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .gating.criteria import LABEL_RANK
 from .labels import Label
-from .release import LABEL_RANK
 from .sanitize import clean, strip_controls
 
 _QUOTE_CHARS = {

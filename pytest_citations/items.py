@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from .assertions import explain
-from .baseline import side_by_side
 from .cases import Case, CaseFileError, Claim, load_cases
 from .errors import AccountError, CitationsError
+from .gating.baseline import side_by_side
+from .gating.criteria import ClaimAssessment, decide_case
 from .labels import Label
-from .release import ClaimAssessment, decide_case
 from .runtime import Runtime
 from .sanitize import clean, strip_controls
 from .verdicts import ClaimVerdict

@@ -13,12 +13,13 @@ import pytest
 from . import hookspecs
 from .assertions import active_verifier, assert_not_contradicted, assert_supported, explain
 from .backends import Backends
-from .baseline import Baseline
-from .calibration import Agreement
 from .cases import looks_like_case_file
 from .cassettes import RecordMode
 from .csvreport import write_csv
 from .errors import CitationsError
+from .gating.baseline import Baseline
+from .gating.calibration import Agreement
+from .gating.criteria import describe_unchecked
 from .html import write_html
 from .items import (
     CASE_FILE_SCHEDULING,
@@ -34,7 +35,6 @@ from .items import (
     matches_any,
     unchecked_message,
 )
-from .release import describe_unchecked
 from .report import RunReport, merge_usage
 from .runtime import LIMITS, Options, Runtime, build_settings, check_recording_secrets
 from .sanitize import strip_controls

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from .aggregate import Precision
+from .gating.criteria import Share
 from .labels import Label, is_unchecked
-from .release import Share
 from .verdicts import Usage
 
 LABEL_ORDER = [label.value for label in Label]

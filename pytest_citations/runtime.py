@@ -14,7 +14,6 @@ import pytest
 
 from .audit import AuditLog
 from .backends import Backends
-from .baseline import Baseline
 from .cases import Case, Claim
 from .cassettes import (
     CassetteLibrary,
@@ -24,10 +23,11 @@ from .cassettes import (
     keep_builtin_scrubbing,
 )
 from .errors import ConfigurationError
+from .gating.baseline import Baseline
+from .gating.criteria import ClaimAssessment, ClaimFacts, Criteria, assess_claim
 from .labels import Label
 from .network import make_http_client, network_transport
 from .redact import LogRedaction
-from .release import ClaimAssessment, ClaimFacts, Criteria, assess_claim
 from .settings import Settings
 from .sync import SyncVerifier
 from .verdicts import ClaimVerdict, Usage

@@ -20,8 +20,8 @@ from plugin_helpers import (
     single_claim_case,
 )
 
-from pytest_citations.calibration import CALIBRATION_LABELS, Agreement, as_judge_label
 from pytest_citations.cases import iter_claims, load_cases
+from pytest_citations.gating.calibration import CALIBRATION_LABELS, Agreement, as_judge_label
 
 
 def pairs(*counts: tuple[str, str, int]) -> list[tuple[str, str]]:

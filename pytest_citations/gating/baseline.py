@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import CitationsError
-from .labels import Label
-from .release import LABEL_RANK
+from ..errors import CitationsError
+from ..labels import Label
+from .criteria import LABEL_RANK
 
 FORMAT_VERSION = 1
 
