@@ -14,7 +14,6 @@ from . import hookspecs
 from .assertions import active_verifier, assert_not_contradicted, assert_supported, explain
 from .backends import Backends
 from .cases import looks_like_case_file
-from .cassettes import RecordMode
 from .csvreport import write_csv
 from .errors import CitationsError
 from .gating.baseline import Baseline
@@ -35,6 +34,7 @@ from .items import (
     matches_any,
     unchecked_message,
 )
+from .recording import RecordMode
 from .report import RunReport, merge_usage
 from .runtime import LIMITS, Options, Runtime, build_settings, check_recording_secrets
 from .sanitize import strip_controls

@@ -15,18 +15,19 @@ import pytest
 from .audit import AuditLog
 from .backends import Backends
 from .cases import Case, Claim
-from .cassettes import (
-    CassetteLibrary,
-    CassetteSession,
-    RecordMode,
-    build_vcr,
-    keep_builtin_scrubbing,
-)
 from .errors import ConfigurationError
 from .gating.baseline import Baseline
 from .gating.criteria import ClaimAssessment, ClaimFacts, Criteria, assess_claim
 from .labels import Label
 from .network import make_http_client, network_transport
+from .recording import (
+    CassetteLibrary,
+    CassetteSession,
+    CassetteTransport,
+    RecordMode,
+    build_vcr,
+    keep_builtin_scrubbing,
+)
 from .redact import LogRedaction
 from .settings import Settings
 from .sync import SyncVerifier
@@ -430,7 +431,7 @@ class Runtime:
         """The session's verifier, started on first use."""
         if self._verifier is None:
             inner = network_transport(self.settings)
-            http = make_http_client(self.settings, self.library.transport(inner))
+            http = make_http_client(self.settings, CassetteTransport(self.library, inner))
             self._verifier = SyncVerifier(
                 Verifier(
                     self.settings,

@@ -28,7 +28,7 @@ from plugin_helpers import (
     single_claim_case,
 )
 
-from pytest_citations.cassettes import parse_cassette, sweep_temporary_files
+from pytest_citations.recording import parse_cassette, sweep_temporary_files
 
 WATER = single_claim_case("water", SUPPORTED_CLAIM, BOILING_URL)
 #: The water case with a second claim on a page its recording never fetched.
@@ -465,9 +465,8 @@ def test_a_temporary_file_being_written_is_left_alone(tmp_path: Path) -> None:
 
 
 def test_a_cassette_reads_what_it_wrote() -> None:
+    from pytest_citations.recording.files import cassette_document, dump_cassette
     from vcr.request import Request
-
-    from pytest_citations.cassettes import cassette_document, dump_cassette
 
     request = Request("GET", "https://x.example/?url=https://bücher.example/", b"", {})
     response = {

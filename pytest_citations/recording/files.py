@@ -1,0 +1,359 @@
+"""Cassette files: vcrpy's layout in readable YAML, read with every check a damaged file
+needs, and written so that a cassette only ever holds the old file or the whole new one."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import inspect
+import os
+import re
+import stat
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import yaml
+from vcr.filters import sensitive_data_hooks
+from vcr.persisters.filesystem import CassetteNotFoundError
+from vcr.request import Request as VcrRequest
+
+try:  # libyaml's C loader and dumper: a 22 MB cassette in a fraction of a second
+    from yaml import CSafeDumper as _SafeDumper
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeDumper as _SafeDumper  # type: ignore[assignment]
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+try:
+    import fcntl as _fcntl
+except ImportError:  # pragma: no cover - Windows
+    _fcntl = None  # type: ignore[assignment]
+
+from ..errors import CitationsError
+
+
+# Readable YAML --------------------------------------------------------------------------
+class _Dumper(_SafeDumper):
+    pass
+
+
+def _represent_str(dumper: yaml.representer.SafeRepresenter, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+class ReadableYamlSerializer:
+    """Cassettes as YAML with multi-line bodies in block style, for reviewable diffs."""
+
+    @staticmethod
+    def serialize(data: dict[str, Any]) -> str:
+        return dump_cassette(data) or ""
+
+    @staticmethod
+    def deserialize(text: str) -> dict[str, Any]:
+        loaded = yaml.load(text, Loader=_Loader)
+        return loaded if isinstance(loaded, dict) else {}
+
+
+# Reading and writing cassette files ------------------------------------------------------
+#: The cassette layout vcrpy reads and writes.
+CASSETTE_FORMAT_VERSION = 1
+Interaction = tuple[VcrRequest, dict[str, Any]]
+
+
+class UnreadableCassette(CitationsError):
+    """A cassette file that exists but cannot be read. Never replayed as empty, never
+    overwritten by a recording: the message names the file and how to repair it."""
+
+    def __init__(self, shown: str, problem: str, record_command: str) -> None:
+        self.shown = shown
+        self.problem = problem
+        super().__init__(
+            f"cassette {shown} cannot be read: {problem}. Restore it from version control, "
+            f"or delete it and record it again with: {record_command}"
+        )
+
+
+class CassetteClash(CitationsError):
+    """Two sources (case files, tests) whose recordings would go to one cassette file."""
+
+    def __init__(self, shown: str, owners: Sequence[str]) -> None:
+        self.shown = shown
+        self.owners = tuple(owners)
+        super().__init__(
+            f"cassette {shown} would hold the recordings of both {' and '.join(owners)}; "
+            "recording one would wipe the other. Rename one of them so that each has a "
+            "cassette of its own."
+        )
+
+
+class CassetteContentError(Exception):
+    """What is wrong with a cassette file's content (wrapped in :class:`UnreadableCassette`
+    by the library, which knows how to name the file and the command)."""
+
+
+def _mark(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"it is not valid YAML{where} ({problem})"
+
+
+def _mapping(value: Any, what: str) -> dict[Any, Any]:
+    if not isinstance(value, dict):
+        raise CassetteContentError(f"{what} is not a mapping")
+    return value
+
+
+def _interaction(index: int, item: Any) -> Interaction:
+    """One stored interaction, checked against vcrpy's layout, as vcrpy's objects."""
+    what = f"interaction {index}"
+    entry = _mapping(item, what)
+    request = _mapping(entry.get("request"), f"the request of {what}")
+    response = _mapping(entry.get("response"), f"the response of {what}")
+    method, uri = request.get("method"), request.get("uri")
+    if not isinstance(method, str) or not isinstance(uri, str):
+        raise CassetteContentError(f"the request of {what} has no method or uri")
+    body = request.get("body")
+    if body is not None and not isinstance(body, str | bytes):
+        raise CassetteContentError(f"the request body of {what} is not text")
+    headers = request.get("headers") or {}
+    _mapping(headers, f"the request headers of {what}")
+    status = _mapping(response.get("status"), f"the status of {what}")
+    if not isinstance(status.get("code"), int):
+        raise CassetteContentError(f"the status of {what} has no numeric code")
+    _mapping(response.get("headers") or {}, f"the response headers of {what}")
+    content = _mapping(response.get("body"), f"the response body of {what}").get("string")
+    if content is not None and not isinstance(content, str | bytes):
+        raise CassetteContentError(f"the response body of {what} is not text")
+    stored = copy.deepcopy(response)
+    stored.setdefault("headers", {})
+    if isinstance(content, str):
+        stored["body"]["string"] = content.encode("utf-8")
+    return VcrRequest(method, uri, body, dict(headers)), stored
+
+
+def parse_cassette(raw: bytes) -> list[Interaction]:
+    """The interactions of a cassette file's bytes; raises ``CassetteContentError`` saying what is
+    wrong (never an empty list for a damaged file)."""
+    if not raw.strip():
+        raise CassetteContentError("it is empty (a write that was cut short, or a truncated copy)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = raw[error.start : error.start + 1].hex()
+        raise CassetteContentError(
+            f"it is not valid UTF-8 (byte 0x{bad} at offset {error.start})"
+        ) from None
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as error:
+        raise CassetteContentError(_mark(error)) from None
+    except RecursionError:
+        raise CassetteContentError("it is nested too deeply to be a cassette") from None
+    if not isinstance(data, dict) or ("interactions" not in data and "version" not in data):
+        raise CassetteContentError("it has neither 'interactions' nor 'version' at its top level")
+    if "version" not in data:
+        # Written last, as vcrpy's own YAML writer does: a cut-off file has lost it.
+        raise CassetteContentError("it has no 'version' (the end of the file is missing)")
+    if data["version"] != CASSETTE_FORMAT_VERSION:
+        raise CassetteContentError(
+            f"its version is {data['version']!r}; pytest-citations reads version "
+            f"{CASSETTE_FORMAT_VERSION}"
+        )
+    interactions = data.get("interactions")
+    if not isinstance(interactions, list):
+        raise CassetteContentError("its 'interactions' is not a list")
+    return [_interaction(index, item) for index, item in enumerate(interactions, start=1)]
+
+
+def _text(value: Any) -> Any:
+    """Bytes as text when they are UTF-8 (readable in review), else left as bytes."""
+    if isinstance(value, bytes):
+        with contextlib.suppress(UnicodeDecodeError):
+            return value.decode("utf-8")
+    return value
+
+
+def cassette_document(interactions: Sequence[Interaction]) -> dict[str, Any]:
+    """What a cassette file holds: vcrpy's layout, with ``version`` written last so that a
+    file cut short is recognisable (vcrpy's own YAML writer sorts it last too)."""
+    listed = []
+    for request, response in interactions:
+        stored = copy.deepcopy(response)
+        body = stored.get("body")
+        if isinstance(body, dict) and "string" in body:
+            body["string"] = _text(body["string"])
+        listed.append(
+            {
+                "request": {
+                    "method": request.method,
+                    "uri": request.uri,
+                    "body": _text(request.body),
+                    "headers": {name: [value] for name, value in request.headers.items()},
+                },
+                "response": stored,
+            }
+        )
+    return {"interactions": listed, "version": CASSETTE_FORMAT_VERSION}
+
+
+def dump_cassette(document: Mapping[str, Any], stream: IO[str] | None = None) -> str | None:
+    """The readable YAML of a cassette document, to ``stream`` or returned."""
+    dumped: str | None = yaml.dump(
+        dict(document),
+        stream,
+        Dumper=_Dumper,
+        allow_unicode=True,
+        sort_keys=False,
+        width=100,
+    )
+    return dumped
+
+
+#: ``.<cassette name>.<pid>.<nonce>.tmp``: beside the cassette, never a case file
+#: (``citations_files`` matches ``*.yaml``/``*.yml``) and recognisable when left behind.
+_TEMPORARY = re.compile(r"^\..+\.\d+\.[0-9a-f]{8}\.tmp$")
+#: Without ``fcntl`` a writer's lock cannot be seen: only files this old count as abandoned.
+_ABANDONED_AFTER = 3600.0
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+
+
+def _lock(fd: int, *, wait: bool) -> bool:
+    """Hold an advisory lock on ``fd`` (released when the process dies, SIGKILL included)."""
+    if _fcntl is None:  # pragma: no cover - Windows
+        return True
+    try:
+        _fcntl.flock(fd, _fcntl.LOCK_EX | (0 if wait else _fcntl.LOCK_NB))
+    except OSError:
+        return False
+    return True
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename durable: the folder's entry, not only the file, must reach the disk."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_cassette(path: Path, interactions: Sequence[Interaction]) -> None:
+    """Write a cassette so that ``path`` only ever holds the old file or the whole new one:
+    into a locked temporary file beside it, flushed to disk, then renamed over it. An
+    interruption at any point (SIGINT, SIGKILL, a full disk) leaves the old file as it was."""
+    document = cassette_document(interactions)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mode = None
+    for _ in range(3):
+        temporary = _temporary(path)
+        try:
+            # Created inside the try: a signal right after creation must remove it too.
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            with open(fd, "w", encoding="utf-8", newline="\n") as stream:
+                _lock(stream.fileno(), wait=True)
+                dump_cassette(document, stream)
+                stream.flush()
+                os.fsync(stream.fileno())
+                if mode is not None and hasattr(os, "fchmod"):
+                    os.fchmod(stream.fileno(), mode)  # the old file's permissions
+                try:
+                    # Renamed while still locked, so a sweep never takes it for abandoned.
+                    os.replace(temporary, path)
+                except FileNotFoundError:
+                    continue  # a sweep removed it before this writer took its lock; again
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        _sync_folder(path.parent)
+        return
+    raise OSError(f"could not write {path}: its temporary file kept disappearing")
+
+
+def sweep_temporary_files(folder: Path) -> list[Path]:
+    """Remove the temporary files that killed runs left in ``folder`` (a live writer's file
+    is locked and stays); returns what was removed."""
+    removed: list[Path] = []
+    try:
+        names = [entry.name for entry in os.scandir(folder) if _TEMPORARY.match(entry.name)]
+    except OSError:
+        return removed
+    for name in names:
+        candidate = folder / name
+        try:
+            fd = os.open(candidate, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            if _fcntl is None:  # pragma: no cover - Windows
+                abandoned = time.time() - os.fstat(fd).st_mtime > _ABANDONED_AFTER
+            else:
+                # Locked by the writer that renames it: the lock is free only when that
+                # writer died, and the name must still be that same file.
+                abandoned = (
+                    _lock(fd, wait=False)
+                    and os.path.exists(candidate)
+                    and os.path.samestat(os.fstat(fd), os.stat(candidate))
+                )
+            if abandoned:
+                os.unlink(candidate)
+                removed.append(candidate)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
+class Preloaded:
+    """A vcrpy persister that hands over interactions this module has already read and
+    checked (vcrpy's own reader treats a damaged file as an empty cassette)."""
+
+    def __init__(self, interactions: list[Interaction] | None) -> None:
+        self.interactions = interactions
+
+    def load_cassette(
+        self, cassette_path: str, serializer: Any
+    ) -> tuple[list[VcrRequest], list[dict[str, Any]]]:
+        if self.interactions is None:
+            raise CassetteNotFoundError()
+        return [r for r, _ in self.interactions], [s for _, s in self.interactions]
+
+    @staticmethod
+    def save_cassette(cassette_path: str, cassette_dict: Any, serializer: Any) -> None:
+        raise RuntimeError("pytest-citations writes its cassettes itself (write_cassette)")
+
+
+def save_hooks(merged: Mapping[str, Any]) -> list[Callable[..., Any]]:
+    """The VCR configuration's ``before_save_interaction`` hooks, ``filter_sensitive_data``
+    last, as vcrpy applies them when it saves."""
+    hooks = merged.get("before_save_interaction")
+    listed: list[Callable[..., Any]] = (
+        [] if hooks is None else [hooks] if callable(hooks) else list(hooks)
+    )
+    sensitive = merged.get("filter_sensitive_data")
+    if sensitive:
+        listed.append(sensitive_data_hooks(sensitive)[0])
+    return listed
+
+
+def accepts_cassette(hook: Callable[..., Any]) -> bool:
+    try:
+        inspect.signature(hook).bind(None, None, None)
+    except (TypeError, ValueError):
+        return False
+    return True

@@ -1,0 +1,228 @@
+"""The cassettes of a run: which source records into which file, one session per case file
+or test, the traffic shared between them, and what was left as it was (and why)."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import itertools
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import vcr
+from vcr.cassette import Cassette
+from vcr.request import Request as VcrRequest
+
+from .files import (
+    CassetteClash,
+    CassetteContentError,
+    Interaction,
+    Preloaded,
+    UnreadableCassette,
+    parse_cassette,
+    save_hooks,
+    sweep_temporary_files,
+    write_cassette,
+)
+from .session import CassetteSession, RecordMode, current_session
+
+
+@dataclass
+@dataclass
+class _Failure:
+    """A request that failed (and was not recorded), until the same request succeeds."""
+
+    session: CassetteSession
+    work: Hashable | None
+    request: VcrRequest
+    reason: str
+
+
+class CassetteLibrary:
+    """Every cassette of a run, plus the traffic shared between them."""
+
+    def __init__(
+        self,
+        config: vcr.VCR,
+        record_mode: RecordMode,
+        record_command: Callable[[Path], str],
+        root: Path | None = None,
+    ) -> None:
+        self.root = root
+        self.config = config
+        self.record_mode = record_mode
+        self.record_command = record_command
+        self._shared: dict[Hashable, list[Interaction]] = {}
+        self._failures: list[_Failure] = []
+        self._notes: list[str] = []
+        self._owners: dict[Path, dict[Hashable, str]] = {}
+        self._unreadable: dict[Path, str] = {}
+        self._rewritten: set[Path] = set()
+        self._swept: set[Path] = set()
+        self._serials = itertools.count(1)
+        self._lock = threading.Lock()
+        self.played = 0
+        self.recorded = 0
+
+    # Which source records into which file ---------------------------------------------
+    def assign(self, path: Path, owner: Hashable, described: str) -> Path:
+        """Note that ``described`` (a case file, a test; ``owner`` identifies it) records
+        into ``path``, and return ``path``. A second source of one path makes :meth:`open`
+        refuse it with :class:`CassetteClash`, so that neither wipes the other's recording."""
+        with self._lock:
+            self._owners.setdefault(path.resolve(), {}).setdefault(owner, described)
+        return path
+
+    def open(self, path: Path) -> CassetteSession:
+        """Load (or start) the cassette at ``path`` according to the record mode. Raises
+        :class:`UnreadableCassette` for a damaged file, :class:`CassetteClash` for a file
+        that two sources would share."""
+        with self._lock:
+            owners = list(self._owners.get(path.resolve(), {}).values())
+            unreadable = self._unreadable.get(path)
+        if len(owners) > 1:
+            raise CassetteClash(self.shown(path), owners)
+        if unreadable is not None:
+            # Read once per run: every item of a damaged file reports the same problem.
+            raise UnreadableCassette(self.shown(path), unreadable, self.record_command(path))
+        if path.parent not in self._swept:
+            self._swept.add(path.parent)
+            sweep_temporary_files(path.parent)
+        # Rewrite starts from nothing, and so never needs to read (or trust) the old file;
+        # a second opening in the same run continues what this run wrote.
+        fresh = self.record_mode is RecordMode.REWRITE and path not in self._rewritten
+        existed = path.exists()
+        interactions = None if fresh else self._read(path)
+        vcr_mode = {
+            RecordMode.NONE: "none",
+            RecordMode.ONCE: "once",
+            RecordMode.NEW_EPISODES: "new_episodes",
+            RecordMode.ALL: "all",
+            RecordMode.REWRITE: "new_episodes",
+        }[self.record_mode]
+        merged = self.config.get_merged_config(
+            path=str(path), record_mode=vcr_mode, persister=Preloaded(interactions)
+        )
+        accepted = inspect.signature(Cassette.__init__).parameters
+        cassette = Cassette.load(**{k: v for k, v in merged.items() if k in accepted})
+        return CassetteSession(
+            self,
+            path,
+            cassette,
+            existed=existed,
+            fresh=fresh,
+            match_on=merged["match_on"],
+            save_hooks=save_hooks(merged),
+            serial=next(self._serials),
+        )
+
+    def _read(self, path: Path) -> list[Interaction] | None:
+        """A cassette file's interactions; None when there is no file."""
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            problem = f"it cannot be opened ({error.strerror or type(error).__name__})"
+        else:
+            try:
+                return parse_cassette(raw)
+            except CassetteContentError as error:
+                problem = str(error)
+        with self._lock:
+            self._unreadable[path] = problem
+        raise UnreadableCassette(self.shown(path), problem, self.record_command(path))
+
+    def write(self, session: CassetteSession, interactions: Sequence[Interaction]) -> None:
+        """Write a session's cassette atomically."""
+        write_cassette(session.path, session.saved(interactions))
+        with self._lock:
+            self._rewritten.add(session.path)
+
+    def leave(self, session: CassetteSession, problem: str) -> None:
+        """Record that a session's cassette was left as it was, and why."""
+        verb = "left unchanged" if session.existed else "not written"
+        note = f"{self.shown(session.path)} {verb}: {problem}"
+        with self._lock:
+            if note not in self._notes:
+                self._notes.append(note)
+
+    def notes(self) -> list[str]:
+        """One line per cassette this run left as it was because a request failed for good
+        or the run did not complete (``cassettes/x.yaml left unchanged: a request failed
+        (HTTP 401 from the Crawlbase API)``), for the terminal summary."""
+        with self._lock:
+            return list(self._notes)
+
+    def shown(self, path: Path) -> str:
+        """A cassette path as the user knows it: relative to the rootdir when inside it."""
+        if self.root is not None:
+            with contextlib.suppress(ValueError):
+                return str(path.resolve().relative_to(self.root.resolve()))
+        return str(path)
+
+    # Failures -------------------------------------------------------------------------
+    def failed(
+        self, session: CassetteSession, work: Hashable | None, request: VcrRequest, reason: str
+    ) -> None:
+        """A request failed and was not recorded; until it succeeds, the cassettes that
+        depend on it (its own, and any that reuse its work) stay as they are."""
+        with self._lock:
+            self._failures.append(_Failure(session, work, request, reason))
+
+    def succeeded(
+        self, session: CassetteSession, work: Hashable | None, request: VcrRequest
+    ) -> None:
+        """A request succeeded: earlier failures of the same request were not final."""
+        with self._lock:
+            self._failures = [
+                failure
+                for failure in self._failures
+                if not (
+                    failure.work == work
+                    and (work is not None or failure.session is session)
+                    and session.matches(request, failure.request)
+                )
+            ]
+
+    def failures_of(self, session: CassetteSession) -> list[str]:
+        """Why the requests a session depends on failed for good, each reason once."""
+        with self._lock:
+            reasons = [
+                failure.reason
+                for failure in self._failures
+                if failure.session is session
+                or (failure.work is not None and failure.work in session.used)
+            ]
+        return list(dict.fromkeys(reasons))
+
+    # WorkObserver ---------------------------------------------------------------------
+    def used(self, key: Hashable) -> None:
+        """Remember that the active (recording) cassette needed this work."""
+        session = current_session()
+        if session is not None and session.may_record:
+            session.used.add(key)
+
+    def scope(self) -> Hashable | None:
+        """Work done for a cassette that may record is shared with the whole run (and then
+        copied into every cassette that needs it); a cassette that can only replay (mode
+        none, or once with an existing file) answers only from itself, so that a file
+        without its recording fails in a full run exactly as it does alone."""
+        session = current_session()
+        if session is None or session.may_record:
+            return None
+        return session.scope_key
+
+    def remember(self, key: Hashable | None, interaction: Interaction) -> None:
+        """File an interaction under the work it belongs to."""
+        if key is None:
+            return
+        with self._lock:
+            self._shared.setdefault(key, []).append(interaction)
+
+    def shared(self, key: Hashable) -> list[Interaction]:
+        """The interactions of one piece of work, in the order they happened."""
+        with self._lock:
+            return list(self._shared.get(key, ()))

@@ -1,0 +1,194 @@
+"""One cassette file opened for a case file or a test: which requests go to it (the
+asyncio context), whether it may record, and what it writes when it closes."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import threading
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextvars import ContextVar
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import vcr.matchers
+from vcr.cassette import Cassette
+from vcr.request import Request as VcrRequest
+
+from .files import Interaction, accepts_cassette
+
+if TYPE_CHECKING:
+    from .library import CassetteLibrary
+
+
+class RecordMode(StrEnum):
+    """When cassettes may be written (pytest-recording's modes)."""
+
+    NONE = "none"  #: replay only; a missing request fails (the default)
+    ONCE = "once"  #: record a cassette that does not exist yet, replay one that does
+    NEW_EPISODES = "new_episodes"  #: replay what is there, record what is missing
+    ALL = "all"  #: send everything, re-record every interaction
+    REWRITE = "rewrite"  #: throw each cassette away and record it anew
+
+    @property
+    def records(self) -> bool:
+        """True when this mode may reach the network."""
+        return self is not RecordMode.NONE
+
+
+_current: ContextVar[CassetteSession | None] = ContextVar("citations_cassette", default=None)
+
+
+def current_session() -> CassetteSession | None:
+    """The cassette session requests in this context go to (see :meth:`CassetteSession.active`)."""
+    return _current.get()
+
+
+class CassetteSession:
+    """One cassette file opened for a case file or a test.
+
+    Recordings stay in memory until :meth:`close`, which writes the file (atomically) only
+    when every run in it completed and no request failed for good; otherwise the file is
+    left exactly as it was and :meth:`CassetteLibrary.notes` says why.
+    """
+
+    def __init__(
+        self,
+        library: CassetteLibrary,
+        path: Path,
+        cassette: Cassette,
+        *,
+        existed: bool,
+        fresh: bool,
+        match_on: Sequence[Callable[..., Any]],
+        save_hooks: Sequence[Callable[..., Any]],
+        serial: int,
+    ) -> None:
+        self.library = library
+        self.path = path
+        self.cassette = cassette
+        self.existed = existed
+        self.match_on = tuple(match_on)
+        #: What the file held when it was opened (nothing in rewrite mode).
+        self.loaded: list[Interaction] = list(cassette.data)
+        self.used: set[Hashable] = set()
+        self.closed = False
+        self._fresh = fresh
+        self.save_hooks = list(save_hooks)
+        self._running = 0
+        self._stopped: str | None = None
+        self._lock = threading.Lock()
+        #: What this session's work is shared under when it can only replay (see scope()).
+        self.scope_key: Hashable = ("cassette", str(path), serial)
+
+    @property
+    def may_record(self) -> bool:
+        """Whether a request missing from this cassette may go to the network."""
+        mode = self.library.record_mode
+        if mode is RecordMode.NONE:
+            return False
+        return not (mode is RecordMode.ONCE and self.existed)
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[CassetteSession]:
+        """Route requests made in this context (and the tasks it starts) to this cassette.
+
+        A run that leaves by an exception (a stopped run, a cancelled one) or has not left
+        when the cassette is closed (an interrupted one) did not complete: nothing of it is
+        written."""
+        token = _current.set(self)
+        with self._lock:
+            self._running += 1
+        try:
+            yield self
+        except BaseException as error:
+            with self._lock:
+                self._stopped = self._stopped or type(error).__name__
+            raise
+        finally:
+            with self._lock:
+                self._running -= 1
+            _current.reset(token)
+
+    def matches(self, first: VcrRequest, second: VcrRequest) -> bool:
+        """Whether two requests are the same recording under the VCR's ``match_on``."""
+        return bool(vcr.matchers.requests_match(first, second, self.match_on))
+
+    def close(self) -> None:
+        """Copy the shared traffic this cassette needs, then write the file if its runs
+        completed and something changed; otherwise leave it as it was, with a note."""
+        if self.closed:
+            return
+        self.closed = True
+        if not self.may_record:
+            return
+        problem = self._problem()
+        if problem is not None:
+            self.library.leave(self, problem)
+            return
+        interactions = self._to_write()
+        if interactions is not None:
+            self.library.write(self, interactions)
+
+    def abandon(self, reason: str) -> None:
+        """Close without writing: what this session recorded is dropped, and the file is
+        left as it was (with a note), as when its run was interrupted."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.may_record:
+            self.library.leave(self, reason)
+
+    def _problem(self) -> str | None:
+        with self._lock:
+            running, stopped = self._running, self._stopped
+        if running:
+            return "the run was interrupted"
+        failures = self.library.failures_of(self)
+        if failures:
+            return f"a request failed ({'; '.join(failures)})"
+        if stopped is not None:
+            return f"the run stopped ({stopped})"
+        return None
+
+    def _to_write(self) -> list[Interaction] | None:
+        """The file's new content, or None when this run changed nothing."""
+        data = self.cassette.data
+        mode = self.library.record_mode
+        fresh_from = len(self.loaded)
+        for key in sorted(self.used, key=repr):
+            for request, response in self.library.shared(key):
+                # In "all" mode a loaded interaction is stale: only this run's count.
+                held = data[fresh_from:] if mode is RecordMode.ALL else data
+                if not any(self.matches(request, stored) for stored, _ in held):
+                    data.append((request, copy.deepcopy(response)))
+        recorded = list(data[fresh_from:])
+        if mode is RecordMode.ALL:
+            if not recorded:
+                return None
+            kept = [
+                (stored, response)
+                for stored, response in self.loaded
+                if not any(self.matches(request, stored) for request, _ in recorded)
+            ]
+            return kept + recorded
+        if mode is RecordMode.REWRITE and self._fresh:
+            return recorded if recorded or self.existed else None
+        return list(data) if recorded else None
+
+    def saved(self, interactions: Sequence[Interaction]) -> list[Interaction]:
+        """``interactions`` after the VCR's save hooks (each gets copies, as in vcrpy)."""
+        if not self.save_hooks:
+            return list(interactions)
+        kept = []
+        for request, response in interactions:
+            interaction: Any = (copy.deepcopy(request), copy.deepcopy(response))
+            for hook in self.save_hooks:
+                extra = (self.cassette,) if accepts_cassette(hook) else ()
+                interaction = hook(*interaction, *extra)
+                if interaction is None:
+                    break
+            if interaction is not None:
+                kept.append((interaction[0], interaction[1]))
+        return kept
