@@ -21,12 +21,12 @@ from typing import Any, TextIO
 from .aggregate import Precision
 from .audit import AuditLog
 from .backends import Backends
-from .csvreport import write_csv
 from .errors import AccountError, CitationsError, ConfigurationError, MissingTokenError
 from .fetchers import StoredPageNotFound
 from .labels import Label
 from .network import TransientError
 from .redact import LogRedaction
+from .reports import ClaimRecord, csv
 from .sanitize import clean
 from .settings import Settings
 from .verdicts import ClaimVerdict
@@ -183,12 +183,22 @@ async def _batch(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         if audit is not None:
             audit.close()
-    claims: list[dict[str, Any]] = []
-    for record, verdict in zip(records, verdicts, strict=True):
-        data = verdict.to_dict()
-        claims.append({"id": record.id, **data, "label": data["overall"]})
     if args.out:
-        write_csv(Path(args.out), claims)
+        claims = [
+            ClaimRecord(
+                nodeid=f"{args.input}:{record.line}",
+                file=args.input,
+                case=record.id,
+                index=record.line,
+                line=record.line,
+                claim=verdict.claim,
+                label=verdict.label.value,
+                citations=verdict.citations,
+            )
+            for record, verdict in zip(records, verdicts, strict=True)
+        ]
+        # 000's batch report names each row by the record's id.
+        csv.write_rows(Path(args.out), csv.rows(claims, {c.nodeid: c.case for c in claims}))
     precision = Precision.of(c.label for v in verdicts for c in v.citations)
     for line in precision.lines():
         print(line)

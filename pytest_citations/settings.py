@@ -22,17 +22,50 @@ from .redact import Redactor, Secret
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
 
-def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigurationError(f"{name} must be a number, got {raw!r}") from None
-    if value < minimum:
-        raise ConfigurationError(f"{name} must be at least {minimum:g}, got {raw!r}")
-    return value
+@dataclass(frozen=True)
+class Limit:
+    """A request limit: a :class:`Settings` field, its environment variable, and what a
+    valid value is. The plugin (``--citations-<name>``, ini ``citations_<name>``) and the
+    command (``--<name>``) offer the same limits from this one table."""
+
+    name: str
+    field: str
+    env: str
+    integer: bool
+    minimum: float
+    #: True when the minimum itself is not allowed (timeouts must be more than 0).
+    exclusive: bool
+    help: str
+
+    def parse(self, raw: object, what: str) -> float:
+        """The value of ``raw`` (named ``what`` in the error), or a configuration error."""
+        try:
+            number = float(str(raw).strip())
+            if self.integer and number != int(number):
+                raise ValueError
+        except ValueError:
+            kind = "a whole number" if self.integer else "a number of seconds"
+            raise ConfigurationError(f"{what} must be {kind}, got {raw!r}") from None
+        if number < self.minimum or (self.exclusive and number == self.minimum):
+            bound = "more than" if self.exclusive else "at least"
+            raise ConfigurationError(f"{what} must be {bound} {self.minimum:g}, got {raw!r}")
+        return int(number) if self.integer else number
+
+
+LIMITS = (
+    Limit("timeout", "read_timeout", "CITATIONS_TIMEOUT", False, 0, True,
+          "seconds any one read or write may wait (default 90)"),
+    Limit("connect-timeout", "connect_timeout", "CITATIONS_CONNECT_TIMEOUT", False, 0, True,
+          "seconds to open a connection (default 10)"),
+    Limit("deadline", "deadline", "CITATIONS_DEADLINE", False, 0, True,
+          "seconds one request may take in all, retries included (default 180)"),
+    Limit("retries", "retries", "CITATIONS_RETRIES", True, 0, False,
+          "retries of a failed request after the first attempt (default 3)"),
+    Limit("max-page-chars", "max_page_chars", "CITATIONS_MAX_PAGE_CHARS", True, 1000, False,
+          "characters of a page kept for retrieval; the rest is cut (default 500000)"),
+    Limit("concurrency", "concurrency", "BATCH_CONCURRENCY", True, 1, False,
+          "requests in flight at once, for the whole run (default 4)"),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -107,12 +140,11 @@ class Settings:
                 for name in backends.variables("endpoint_variables")
                 if env.get(name, "").strip()
             },
-            "concurrency": int(_number(env, "BATCH_CONCURRENCY", 4, minimum=1)),
-            "connect_timeout": _number(env, "CITATIONS_CONNECT_TIMEOUT", 10.0, minimum=0.001),
-            "read_timeout": _number(env, "CITATIONS_TIMEOUT", 90.0, minimum=0.001),
-            "deadline": _number(env, "CITATIONS_DEADLINE", 180.0, minimum=0.001),
-            "retries": int(_number(env, "CITATIONS_RETRIES", 3, minimum=0)),
-            "max_page_chars": int(_number(env, "CITATIONS_MAX_PAGE_CHARS", 500_000, minimum=1000)),
+            **{
+                limit.field: limit.parse(env[limit.env], limit.env)
+                for limit in LIMITS
+                if env.get(limit.env, "").strip()
+            },
             "embedding_model": env.get("CITATIONS_EMBEDDING_MODEL", "").strip()
             or DEFAULT_EMBEDDING_MODEL,
         }

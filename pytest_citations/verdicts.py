@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -111,6 +112,11 @@ class ClaimVerdict:
         return data
 
 
+#: Crawlbase credits per request kind (F6, F8): a normal crawl 1, a JavaScript crawl 2, and
+#: storing the page half a credit more; a failed crawl costs nothing.
+CREDITS = {"normal": 1.0, "javascript": 2.0, "storage": 0.5}
+
+
 @dataclass
 class Usage:
     """What a run spent: Crawlbase requests and credits, judge calls and tokens."""
@@ -131,10 +137,18 @@ class Usage:
     replayed_judge_calls: int = 0
     replayed_judge_tokens: int = 0
 
+    def credits_by_kind(self) -> dict[str, float]:
+        """Crawlbase credits spent per kind (see :data:`CREDITS`)."""
+        return {
+            "normal": CREDITS["normal"] * self.normal_crawls,
+            "javascript": CREDITS["javascript"] * self.javascript_crawls,
+            "storage": CREDITS["storage"] * self.stored_pages,
+        }
+
     @property
     def credits(self) -> float:
-        """Crawlbase credits: normal 1, JavaScript 2, storage +0.5, failed crawls 0 (F6, F8)."""
-        return self.normal_crawls + 2 * self.javascript_crawls + 0.5 * self.stored_pages
+        """Crawlbase credits spent: normal, JavaScript and storage together."""
+        return sum(self.credits_by_kind().values())
 
     @property
     def judge_tokens(self) -> int:
@@ -170,3 +184,8 @@ class Usage:
         data["credits"] = self.credits
         data["judge_tokens"] = self.judge_tokens
         return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Usage:
+        """Inverse of :meth:`to_dict` (derived figures are ignored)."""
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})

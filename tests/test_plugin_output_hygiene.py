@@ -17,8 +17,11 @@ from plugin_helpers import (
     citations_fixture,  # noqa: F401
 )
 
-from pytest_citations.csvreport import csv_text
+from pytest_citations.labels import Label
+from pytest_citations.reports import ClaimRecord
+from pytest_citations.reports import csv as csv_report
 from pytest_citations.sanitize import clean, csv_cell, strip_controls
+from pytest_citations.verdicts import CitationVerdict
 
 HOSTILE_URL = "https://example.org/physics/hostile"
 #: A sentence with a colour change, an OSC-8 hyperlink to another site, a bell, a cursor
@@ -163,24 +166,15 @@ def test_csv_cell(raw: object, cell: object) -> None:
 
 
 def test_csv_text_escapes_every_column() -> None:
-    text = csv_text(
-        [
-            {
-                "id": "=case",
-                "claim": "-claim",
-                "citations": [
-                    {
-                        "url": "https://example.org/",
-                        "label": "supported",
-                        "reason": None,
-                        "final_url": "=final\x1b[0m",
-                        "original_status": 200,
-                        "rid": "@rid",
-                    }
-                ],
-            }
-        ]
+    citation = CitationVerdict(
+        url="https://example.org/",
+        label=Label.SUPPORTED,
+        final_url="=final\x1b[0m",
+        original_status=200,
+        rid="@rid",
     )
+    claim = ClaimRecord("n", "f", "=case", 1, 1, "-claim", "supported", (citation,))
+    text = csv_report.text(csv_report.rows([claim], {"n": "=case"}))
     (row,) = csv.DictReader(io.StringIO(text))
     assert (row["case"], row["claim"], row["final_url"], row["rid"]) == (
         "'=case",

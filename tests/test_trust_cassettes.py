@@ -465,8 +465,9 @@ def test_a_temporary_file_being_written_is_left_alone(tmp_path: Path) -> None:
 
 
 def test_a_cassette_reads_what_it_wrote() -> None:
-    from pytest_citations.recording.files import cassette_document, dump_cassette
     from vcr.request import Request
+
+    from pytest_citations.recording.files import cassette_document, dump_cassette
 
     request = Request("GET", "https://x.example/?url=https://bücher.example/", b"", {})
     response = {

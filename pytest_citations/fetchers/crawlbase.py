@@ -13,7 +13,7 @@ import httpx
 from ..errors import AuthenticationError, CitationsError, CreditsExhaustedError
 from ..network import RETRYABLE_STATUSES, Requester, is_replayed, placeholder
 from ..settings import Settings
-from ..verdicts import Usage
+from ..verdicts import CREDITS, Usage
 from .base import PageResponse
 
 #: The environment variables of the Crawling API: the normal and the JavaScript token, and
@@ -126,7 +126,8 @@ class CrawlbaseClient:
     def _bill(self, result: PageResponse, billed: bool, *, replayed: bool) -> None:
         """Count a crawl: spent when live, saved when a recording answered it."""
         usage = self.usage
-        cost = (2.0 if result.javascript else 1.0) + (0.5 if result.rid else 0.0)
+        kind = "javascript" if result.javascript else "normal"
+        cost = CREDITS[kind] + (CREDITS["storage"] if result.rid else 0.0)
         if replayed:
             usage.replayed_crawls += 1
             usage.replayed_credits += cost if billed else 0.0

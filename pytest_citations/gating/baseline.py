@@ -4,13 +4,14 @@ claim by claim. A readable, key-sorted JSON file that reviews well in a diff."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import CitationsError
 from ..labels import Label
+from ..verdicts import CitationVerdict
 from .criteria import LABEL_RANK
 
 FORMAT_VERSION = 1
@@ -30,14 +31,29 @@ class Change:
         return self.old["label"] if self.old else None
 
 
-def entry(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What the baseline keeps of a claim record: claim, label, and per URL label/reason."""
+class Entry(Protocol):
+    """What the baseline reads of a claim (a claim record has it)."""
+
+    @property
+    def nodeid(self) -> str: ...
+
+    @property
+    def claim(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def citations(self) -> Sequence[CitationVerdict]: ...
+
+
+def entry(record: Entry) -> dict[str, Any]:
+    """What the baseline keeps of a claim: claim, label, and per URL label/reason."""
     return {
-        "claim": record["claim"],
-        "label": record["label"],
+        "claim": record.claim,
+        "label": record.label,
         "citations": [
-            {"url": c["url"], "label": c["label"], "reason": c.get("reason")}
-            for c in record["citations"]
+            {"url": c.url, "label": c.label.value, "reason": c.reason} for c in record.citations
         ],
     }
 
@@ -69,10 +85,10 @@ class Baseline:
             raise CitationsError(f"{path} is not a pytest-citations baseline (no 'claims')")
         return cls(claims)
 
-    def compare(self, nodeid: str, record: Mapping[str, Any]) -> Change:
+    def compare(self, record: Entry) -> Change:
         """Regression, improvement, unchanged or new, by label rank (supported best)."""
         new = entry(record)
-        old = self.entries.get(nodeid)
+        old = self.entries.get(record.nodeid)
         if old is None:
             return Change("new", None, new)
         before, after = _rank(old["label"]), _rank(new["label"])
@@ -87,12 +103,54 @@ class Baseline:
         seen_ids = set(seen)
         return sorted(nodeid for nodeid in self.entries if nodeid not in seen_ids)
 
-    def updated(self, records: Iterable[Mapping[str, Any]], removable: Iterable[str]) -> Baseline:
+    def updated(self, records: Iterable[Entry], removable: Iterable[str]) -> Baseline:
         """This baseline with the run's claims written in and ``removable`` entries dropped."""
         entries = {k: v for k, v in self.entries.items() if k not in set(removable)}
         for record in records:
-            entries[record["nodeid"]] = entry(record)
+            entries[record.nodeid] = entry(record)
         return Baseline(entries)
+
+    def reconcile(
+        self,
+        records: Sequence[Entry],
+        changes: Mapping[str, tuple[str, str | None]],
+        *,
+        shown: str,
+        update_to: Path | None = None,
+        full_run: bool = True,
+        present: Callable[[str], bool] = lambda nodeid: True,
+        unchecked: frozenset[str] = frozenset(),
+    ) -> list[str]:
+        """The summary's baseline lines for a run's claims, given each claim's change
+        ``(kind, old label)`` by node id; with ``update_to``, also write the updated
+        baseline there. An unused entry is removed only after a full run of its file, or
+        when its file is gone (``present`` says whether a node id's file still exists); a
+        claim in ``unchecked`` (not checked) keeps its stored label."""
+        by_kind: dict[str, list[str]] = {"regression": [], "improvement": [], "new": []}
+        for nodeid, (kind, _) in changes.items():
+            by_kind.setdefault(kind, []).append(nodeid)
+        unused = self.unused(record.nodeid for record in records)
+        lines = [
+            f"baseline {shown}: {len(by_kind['regression'])} regressed, "
+            f"{len(by_kind['improvement'])} improved, {len(by_kind['new'])} new, "
+            f"{len(unused)} unused"
+        ]
+        lines += [f"  improved: {n} ({changes[n][1]} -> better)" for n in by_kind["improvement"]]
+        lines += [f"  regressed: {n}" for n in by_kind["regression"]]
+        lines += [f"  unused: {n}" for n in unused]
+        if update_to is not None:
+            ran = {record.nodeid.split("::", 1)[0] for record in records}
+            removable = [
+                n for n in unused if full_run and (n.split("::", 1)[0] in ran or not present(n))
+            ]
+            checked = [record for record in records if record.nodeid not in unchecked]
+            self.updated(checked, removable).write(update_to)
+            kept = len(unused) - len(removable)
+            lines.append(
+                f"baseline updated: {len(records)} claims written, {len(removable)} unused removed"
+                + (f", {kept} kept (not a full run of their files)" if kept else "")
+            )
+        return lines
 
     def write(self, path: Path) -> None:
         """Key-sorted, indented JSON with a trailing newline (stable diffs)."""

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..aggregate import Precision
+from ..aggregate import Precision, Share
 from ..figures import Figure, has_figures, missing_figures
 from ..labels import CRAWL_STATUS_PREFIX, Label, Reason
 from ..verdicts import CitationVerdict, ClaimVerdict
@@ -205,32 +205,12 @@ def _stands_unchecked(failure: Failure, verdict: ClaimVerdict) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class Share:
-    """Claims fully supported by their own citations, over the claims that count."""
-
-    supported: int
-    total: int
-
-    @property
-    def value(self) -> float | None:
-        """The share, or None with no claim to count."""
-        return self.supported / self.total if self.total else None
-
-    def __str__(self) -> str:
-        shown = "n/a" if self.value is None else f"{self.value:.4f}"
-        return f"{shown} ({self.supported}/{self.total})"
-
-
 def supported_share(assessments: Iterable[ClaimAssessment], general: Sequence[bool]) -> Share:
     """Fully supported claims over all claims except uncited general phrasing."""
-    supported = total = 0
-    for assessment, is_general in zip(assessments, general, strict=True):
-        if assessment.verdict.label is Label.UNCITED and is_general:
-            continue
-        total += 1
-        supported += assessment.fully_supported
-    return Share(supported, total)
+    return Share.of(
+        (assessment.verdict.label, is_general)
+        for assessment, is_general in zip(assessments, general, strict=True)
+    )
 
 
 @dataclass(frozen=True)
@@ -273,6 +253,77 @@ class CaseDecision:
         return "pass"
 
 
+@dataclass(frozen=True)
+class Gate:
+    """One threshold and what stands against it: a missed threshold fails, unless the
+    citations (or claims) that could not be checked could still lift it over."""
+
+    criterion: str
+    minimum: float | None
+    value: float | None
+    #: The value if every unchecked citation (or claim) had been supported.
+    best: float | None
+    unchecked: int
+    unit: str
+    message: str
+
+    def judge(self, failures: list[Failure], undecided: list[Failure]) -> None:
+        """Append this gate's failure to ``failures`` or ``undecided``, if it missed."""
+        if self.minimum is None or (self.value is not None and self.value >= self.minimum):
+            return
+        missed = Failure(self.criterion, self.message)
+        if self.unchecked and self.best is not None and self.best >= self.minimum:
+            plural = "" if self.unchecked == 1 else "s"
+            text = f"{missed.message}, with {self.unchecked} {self.unit}{plural} unchecked"
+            undecided.append(Failure(missed.criterion, text))
+        else:
+            failures.append(missed)
+
+
+def thresholds(
+    precision: Precision,
+    share: Share,
+    open_citations: int,
+    open_claims: int,
+    criteria: Criteria,
+    scope: str = "",
+) -> list[Gate]:
+    """The two thresholds of a case (``scope`` empty) or of the run (``"suite"``):
+    citation precision and supported share."""
+    lifted_share = Share(share.supported + open_claims, share.total).value
+    lifted = Precision(precision.supported + open_citations, precision.total, 0).citation
+    # The words each scope has always used in its messages.
+    shown_share = f"suite share {share}" if scope else f"fully supported claims {share}"
+    shown_precision = (
+        f"suite citation_precision={precision.fraction()}"
+        if scope
+        else f"citation precision {precision.fraction()}"
+    )
+    share_minimum, precision_minimum = criteria.min_supported_share, criteria.min_precision
+    return [
+        Gate(
+            "min_supported_share",
+            share_minimum,
+            share.value,
+            lifted_share,
+            open_claims,
+            "claim",
+            f"{shown_share} below {share_minimum:g}" if share_minimum is not None else "",
+        ),
+        Gate(
+            "min_precision",
+            precision_minimum,
+            precision.citation,
+            lifted,
+            open_citations,
+            "citation",
+            f"{shown_precision} below {precision_minimum:g}"
+            if precision_minimum is not None
+            else "",
+        ),
+    ]
+
+
 def decide_case(
     assessments: Sequence[ClaimAssessment],
     names: Sequence[str],
@@ -296,30 +347,40 @@ def decide_case(
         for a in assessments
         if a.unchecked and not a.failures and a.verdict.label is not Label.SUPPORTED
     )
-    minimum_share = criteria.min_supported_share
-    if minimum_share is not None and (share.value is None or share.value < minimum_share):
-        missed = Failure(
-            "min_supported_share", f"fully supported claims {share} below {minimum_share:g}"
-        )
-        best = Share(share.supported + open_claims, share.total).value
-        if open_claims and best is not None and best >= minimum_share:
-            undecided.append(_with_unchecked(missed, open_claims, "claim"))
-        else:
-            failures.append(missed)
-    minimum = criteria.min_precision
-    if minimum is not None and (precision.citation is None or precision.citation < minimum):
-        missed = Failure(
-            "min_precision",
-            f"citation precision {precision.lines()[0].split('=', 1)[1]} below {minimum:g}",
-        )
-        best = Precision(precision.supported + open_citations, precision.total, 0).citation
-        if open_citations and best is not None and best >= minimum:
-            undecided.append(_with_unchecked(missed, open_citations, "citation"))
-        else:
-            failures.append(missed)
+    for gate in thresholds(precision, share, open_citations, open_claims, criteria):
+        gate.judge(failures, undecided)
     return CaseDecision(share, precision, tuple(failures), incomplete, tuple(undecided))
 
 
-def _with_unchecked(failure: Failure, count: int, what: str) -> Failure:
-    plural = "" if count == 1 else "s"
-    return Failure(failure.criterion, f"{failure.message}, with {count} {what}{plural} unchecked")
+@dataclass(frozen=True)
+class RunDecision:
+    """The suite's own gates, decided once for the terminal, the reports and the exit
+    status: thresholds missed (``failures``) and thresholds unchecked citations could still
+    meet (``undecided``)."""
+
+    failures: tuple[Failure, ...] = ()
+    undecided: tuple[Failure, ...] = ()
+
+
+def decide_run(
+    precision: Precision,
+    share: Share,
+    open_citations: int,
+    open_claims: int,
+    criteria: Criteria,
+    agreement: tuple[str, float | None, float] | None = None,
+) -> RunDecision:
+    """The run's gates: the suite's precision and supported share (like ``--cov-fail-under``)
+    and, when asked, the judge's agreement with human labels as
+    ``(metric, value, minimum)`` (004, C5)."""
+    failures: list[Failure] = []
+    undecided: list[Failure] = []
+    gates = thresholds(precision, share, open_citations, open_claims, criteria, scope="suite")
+    for gate in reversed(gates):  # the suite's precision first, as --cov-fail-under reads
+        gate.judge(failures, undecided)
+    if agreement is not None:
+        metric, value, minimum = agreement
+        if value is None or value < minimum:
+            shown = "n/a" if value is None else f"{value:.4f}"
+            failures.append(Failure("min_agreement", f"judge {metric} {shown} below {minimum:g}"))
+    return RunDecision(tuple(failures), tuple(undecided))

@@ -3,7 +3,6 @@ or test, the traffic shared between them, and what was left as it was (and why).
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import itertools
 import threading
@@ -15,6 +14,7 @@ import vcr
 from vcr.cassette import Cassette
 from vcr.request import Request as VcrRequest
 
+from ..paths import shown
 from .files import (
     CassetteClash,
     CassetteContentError,
@@ -158,10 +158,7 @@ class CassetteLibrary:
 
     def shown(self, path: Path) -> str:
         """A cassette path as the user knows it: relative to the rootdir when inside it."""
-        if self.root is not None:
-            with contextlib.suppress(ValueError):
-                return str(path.resolve().relative_to(self.root.resolve()))
-        return str(path)
+        return shown(path, self.root)
 
     # Failures -------------------------------------------------------------------------
     def failed(

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from .gating.criteria import LABEL_RANK
-from .labels import Label
-from .sanitize import clean, strip_controls
+from ..gating.criteria import LABEL_RANK, RunDecision
+from ..labels import Label
+from ..sanitize import strip_controls
+from ..verdicts import CitationVerdict
+from .info import RunInfo
+from .record import CaseRecord, ClaimRecord, RunReport
+from .terminal import decision_of, release_lines, usage_line
 
 _QUOTE_CHARS = {
     "'": "['\u2018\u2019\u201a\u201b\u2032]",
@@ -124,43 +126,43 @@ def highlight(passage: str, quote: str | None) -> str:
     )
 
 
-def _passage_for(claim: Mapping[str, Any], url: str, quote: str | None) -> str | None:
-    for item in claim.get("evidence", []):
-        if item["url"] != url:
-            continue
-        passages: Sequence[str] = item["passages"]
-        pattern = _quote_pattern(quote) if quote else None
-        for passage in passages:
-            if pattern is not None and pattern.search(passage):
-                return passage
-        return passages[0] if passages else None
-    return None
+def _passage_for(claim: ClaimRecord, url: str, quote: str | None) -> str | None:
+    passages = claim.passages(url)
+    pattern = _quote_pattern(quote) if quote else None
+    for passage in passages:
+        if pattern is not None and pattern.search(passage):
+            return passage
+    return passages[0] if passages else None
 
 
-def _rank(claim: Mapping[str, Any]) -> tuple[int, int, int]:
-    failed = any(claim.get(key) for key in ("failures", "unchecked", "problems"))
-    contradicted = claim["label"] == Label.CONTRADICTED.value
+def _failed(claim: ClaimRecord) -> bool:
+    return bool(claim.failures or claim.unchecked or claim.problems)
+
+
+def _rank(claim: ClaimRecord) -> tuple[int, int, int]:
+    contradicted = claim.label == Label.CONTRADICTED.value
     try:
-        label_rank = LABEL_RANK[Label(claim["label"])]
+        label_rank = LABEL_RANK[Label(claim.label)]
     except ValueError:
         label_rank = 99
-    return (0 if failed else 1, 0 if contradicted else 1, -label_rank)
+    return (0 if _failed(claim) else 1, 0 if contradicted else 1, -label_rank)
 
 
-def _citation_html(claim: Mapping[str, Any], citation: Mapping[str, Any]) -> str:
-    url = str(citation["url"])
-    label = str(citation["label"])
-    quote = citation.get("evidence_quote")
-    meta = [f"confidence {float(citation.get('confidence') or 0):.2f}"]
-    if citation.get("reason"):
-        meta.append(f"reason {citation['reason']}")
-    if citation.get("original_status") is not None:
-        meta.append(f"status {citation['original_status']}")
-    if citation.get("final_url") and citation["final_url"] != url:
-        meta.append(f"final URL {citation['final_url']}")
-    if citation.get("rid"):
-        meta.append(f"rid {citation['rid']}")
-    passage = _passage_for(claim, url, quote)
+def _citation_html(claim: ClaimRecord, citation: CitationVerdict) -> str:
+    url = strip_controls(citation.url)
+    label = citation.label.value
+    quote = citation.evidence_quote
+    meta = [f"confidence {citation.confidence:.2f}"]
+    if citation.reason:
+        meta.append(f"reason {citation.reason}")
+    if citation.original_status is not None:
+        meta.append(f"status {citation.original_status}")
+    if citation.final_url and citation.final_url != citation.url:
+        meta.append(f"final URL {strip_controls(citation.final_url)}")
+    if citation.rid:
+        meta.append(f"rid {citation.rid}")
+    meta += list(citation.warnings)
+    passage = _passage_for(claim, citation.url, quote)
     body = ""
     if passage is not None and quote:
         body = f"<blockquote>{highlight(passage, quote)}</blockquote>"
@@ -178,89 +180,68 @@ def _citation_html(claim: Mapping[str, Any], citation: Mapping[str, Any]) -> str
     )
 
 
-def _claim_html(claim: Mapping[str, Any]) -> str:
-    label = str(claim["label"])
-    failures = (
-        list(claim.get("failures") or [])
-        + [f"could not be checked: {line}" for line in claim.get("unchecked") or []]
-        + [f"not checked: {problem}" for problem in claim.get("problems") or []]
-    )
+def _claim_html(claim: ClaimRecord) -> str:
+    label = claim.label
+    failures = [
+        *claim.failures,
+        *(f"could not be checked: {line}" for line in claim.unchecked),
+        *(f"not checked: {problem}" for problem in claim.problems),
+    ]
     failed = " failed" if failures else ""
     notes = ""
-    if claim.get("joint_support"):
-        carried = html.escape(", ".join(claim["joint_support"]))
+    if claim.joint_support:
+        carried = html.escape(", ".join(claim.joint_support))
         notes += f'<div class="meta">supported jointly by {carried}</div>'
-    if claim.get("misattributed_to"):
+    if claim.misattributed_to:
         notes += (
             '<div class="meta">supported instead by the uncited source '
-            f"{html.escape(', '.join(claim['misattributed_to']))}</div>"
+            f"{html.escape(', '.join(claim.misattributed_to))}</div>"
         )
     failure_list = (
         '<ul class="failures">' + "".join(f"<li>{html.escape(f)}</li>" for f in failures) + "</ul>"
         if failures
         else ""
     )
-    citations = "".join(_citation_html(claim, c) for c in claim["citations"])
+    citations = "".join(_citation_html(claim, c) for c in claim.citations)
     return (
         f'<article class="claim{failed}" data-label="{html.escape(label)}" '
-        f'id="{html.escape(str(claim.get("nodeid", "")))}">'
+        f'id="{html.escape(claim.nodeid)}">'
         f'<span class="badge {html.escape(label)}">{html.escape(label)}</span>'
-        f'<span class="claim-text">{html.escape(str(claim["claim"]))}</span>'
-        f'<div class="meta">{html.escape(str(claim.get("nodeid", "")))}</div>'
+        f'<span class="claim-text">{html.escape(claim.claim)}</span>'
+        f'<div class="meta">{html.escape(claim.nodeid)}</div>'
         f"{failure_list}{notes}{citations}</article>"
     )
 
 
-def _case_html(case: Mapping[str, Any]) -> str:
-    release = case.get("release") or {}
-    decision = release.get("decision")
+def _case_html(case: CaseRecord) -> str:
+    outcome = case.outcome
     badge = ""
-    if decision:
-        reasons = release.get("failures") or release.get("incomplete") or []
+    if outcome is not None:
+        reasons = outcome.failures or outcome.incomplete
         why = f" ({reasons[0]})" if reasons else ""
         badge = (
-            f'<div class="decision {html.escape(str(decision))}">release decision: '
-            f"{html.escape(str(decision))}{html.escape(why)}</div>"
+            f'<div class="decision {html.escape(outcome.decision)}">release decision: '
+            f"{html.escape(outcome.decision)}{html.escape(why)}</div>"
         )
-    claims = sorted(case["claims"], key=_rank)
-    precision = case.get("citation_precision")
-    shown = "n/a" if precision is None else f"{precision:.4f}"
-    question = case.get("question")
+    claims = sorted(case.claims, key=_rank)
+    question = case.question
     return (
-        f'<section class="case"><h2>{html.escape(str(case["file"]))} :: '
-        f"{html.escape(str(case['id']))}</h2>"
+        f'<section class="case"><h2>{html.escape(case.file)} :: {html.escape(case.case_id)}</h2>'
         + (f'<div class="question">{html.escape(question)}</div>' if question else "")
-        + f'<div class="meta">citation precision {shown}</div>{badge}'
+        + f'<div class="meta">citation precision {case.precision.fraction()}</div>{badge}'
         + "".join(_claim_html(claim) for claim in claims)
         + "</section>"
     )
 
 
-def render_html(report: Mapping[str, Any], run_lines: Sequence[str], title: str) -> str:
-    """The whole page. ``run_lines`` are the summary lines (precision, costs, decision).
-    Control sequences are removed from everything shown: page text may hold them."""
-    report = clean(report)
-    run_lines = [strip_controls(line) for line in run_lines]
-    cases = sorted(
-        report["cases"],
-        key=lambda case: (
-            0 if (case.get("release") or {}).get("decision") == "fail" else 1,
-            str(case["file"]),
-            str(case["id"]),
-        ),
-    )
+def _filters(report: RunReport) -> tuple[str, int]:
+    """The label filter's buttons, and how many claims there are."""
     labels = [label.value for label in Label]
     counts = {label: 0 for label in labels}
-    for case in cases:
-        for claim in case["claims"]:
-            counts[claim["label"]] = counts.get(claim["label"], 0) + 1
+    for claim in report.claims:
+        counts[claim.label] = counts.get(claim.label, 0) + 1
     total = sum(counts.values())
-    failing = sum(
-        1
-        for case in cases
-        for claim in case["claims"]
-        if any(claim.get(key) for key in ("failures", "unchecked", "problems"))
-    )
+    failing = sum(1 for claim in report.claims if _failed(claim))
 
     def button(label: str, shown: str, pressed: bool) -> str:
         state = "true" if pressed else "false"
@@ -273,23 +254,35 @@ def render_html(report: Mapping[str, Any], run_lines: Sequence[str], title: str)
     buttons += [
         button(label, f"{label} ({counts[label]})", False) for label in labels if counts.get(label)
     ]
-    decision = next((line for line in run_lines if line.startswith("Release decision")), "")
-    decision_class = next(
-        (kind for kind in ("fail", "incomplete") if f": {kind}" in decision), "pass"
+    return "".join(buttons), total
+
+
+def render_html(report: RunReport, decision: RunDecision, title: str) -> str:
+    """The whole page. Page text is shown without control sequences (the records were
+    cleaned where they were made; these lines are built from them)."""
+    release = release_lines(report, decision)
+    final = release[-1] if release else ""
+    run_lines = [*report.precision.lines(), f"supported_share={report.share}"]
+    run_lines.append(usage_line(report.usage))
+    cases = sorted(
+        report.cases,
+        key=lambda case: (
+            0 if case.outcome is not None and case.outcome.decision == "fail" else 1,
+            case.file,
+            case.case_id,
+        ),
     )
-    figures = "".join(
-        f"<span>{html.escape(line)}</span>"
-        for line in run_lines
-        if not line.startswith("Release decision")
-    )
+    buttons, total = _filters(report)
+    figures = "".join(f"<span>{html.escape(strip_controls(line))}</span>" for line in run_lines)
+    shown = decision_of(final) or "pass"
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
         f'<header><h1>{html.escape(title)}</h1><div class="figures">{figures}</div>'
-        + (f'<p class="decision {decision_class}">{html.escape(decision)}</p>' if decision else "")
+        + (f'<p class="decision {shown}">{html.escape(final)}</p>' if final else "")
         + '<div class="filters" role="group" aria-label="filter claims by label">'
-        + "".join(buttons)
+        + buttons
         + '</div><div class="meta">showing <span id="shown">'
         + str(total)
         + "</span> claims</div></header><main>"
@@ -298,7 +291,7 @@ def render_html(report: Mapping[str, Any], run_lines: Sequence[str], title: str)
     )
 
 
-def write_html(path: Path, report: Mapping[str, Any], run_lines: Sequence[str], title: str) -> None:
-    """Write :func:`render_html` to ``path``."""
+def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
+    """Write the self-contained HTML report to ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(report, run_lines, title), encoding="utf-8")
+    path.write_text(render_html(report, decision, "pytest-citations report"), encoding="utf-8")

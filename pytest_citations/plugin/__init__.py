@@ -1,0 +1,239 @@
+"""The pytest plugin (entry point ``pytest_citations.plugin``): hooks only, each delegating
+in a few lines to the modules beside it.
+
+- :mod:`.options`: the option table (flags, ini keys, environment, precedence);
+- :mod:`.session`: the verifier and cassettes of the process, each claim assessed once;
+- :mod:`.items`: case files as collectors and items;
+- :mod:`.fixture`: the ``citation_verifier`` fixture;
+- :mod:`.reporter`: the summary, the report files and the run's own gates;
+- :mod:`.scheduling`: which files are case files, collection errors, xdist;
+- :mod:`.hookspecs`: the hooks other plugins may implement.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..backends import Backends
+from ..settings import LIMITS
+from . import hookspecs
+from .fixture import citation_verifier, note_call_done
+from .items import RECORD_PROPERTY, CaseFile
+from .options import OPTIONS_KEY, Options
+from .reporter import NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
+from .scheduling import (
+    CASE_FILE_SCHEDULING,
+    CollectionErrors,
+    case_file_scheduler,
+    looks_like_cassette,
+    matches_any,
+)
+from .session import SESSION_KEY, build_settings, check_recording_secrets, session_of
+
+__all__ = ["citation_verifier"]
+
+REPORTER_KEY = pytest.StashKey[CitationsReporter]()
+COLLECTION_KEY = pytest.StashKey[CollectionErrors]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Declare ``pytest_citations_vcr`` and ``pytest_citations_backends``."""
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Every flag and ini key, from the option table."""
+    from .options import register
+
+    register(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Read the options once; with ``--citations``, start the reporter (not on an xdist
+    worker) and the guard that keeps a broken case file from stopping the others."""
+    options = Options.from_config(config)
+    config.stash[OPTIONS_KEY] = options
+    if not options.enabled:
+        return
+    if not hasattr(config, "workerinput"):
+        reporter = CitationsReporter(config, options)
+        config.stash[REPORTER_KEY] = reporter
+        config.pluginmanager.register(reporter, "citations-reporter")
+    guard = CollectionErrors()
+    config.stash[COLLECTION_KEY] = guard
+    config.pluginmanager.register(guard, "citations-collection")
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start the session early when case files will run, so a usage error comes first. The
+    xdist controller verifies nothing, but a missing token is one usage error there, before
+    any worker starts (each would crash on it, again and again)."""
+    options = session.config.stash[OPTIONS_KEY]
+    if not options.enabled:
+        return
+    if _is_xdist_controller(session.config):
+        check_recording_secrets(options, build_settings(options, None), Backends())
+        return
+    session_of(session.config)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
+    """Case files, only with ``--citations``: files matching ``citations_files`` that hold
+    a case key; never a cassette, never another tool's YAML."""
+    from ..cases import looks_like_case_file
+
+    config = parent.config
+    options = config.stash[OPTIONS_KEY]
+    if not options.enabled or not matches_any(file_path, options.case_globs):
+        return None
+    if options.cassette_dir.resolve() in file_path.resolve().parents:
+        return None
+    try:
+        text = file_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = None  # unreadable: the case file reports it, with its name
+    if text is not None and (looks_like_cassette(text) or not looks_like_case_file(text)):
+        return None
+    case_file: CaseFile = CaseFile.from_parent(parent, path=file_path)
+    config.stash[COLLECTION_KEY].case_files.add(case_file.nodeid)
+    return case_file
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Tell the cassette library every source that will record, before anything runs, so
+    that two sources sharing one cassette both fail with the clash."""
+    sources: dict[tuple[Path, str, str], None] = {}
+    for item in session.items:
+        case_file = item.getparent(CaseFile)
+        if case_file is not None:
+            sources[(case_file.path, "", "")] = None
+        elif "citation_verifier" in getattr(item, "fixturenames", ()):
+            sources[(item.path, item.name, item.nodeid)] = None
+    if not sources or _is_xdist_controller(session.config):
+        return
+    try:
+        citations = session_of(session.config)
+    except pytest.UsageError as error:  # recording without its token: one usage error
+        pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
+    for path, name, nodeid in sources:
+        if name:
+            citations.test_cassette_path(path, name, nodeid)
+        else:
+            citations.cassette_path(path)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    """One line that says how to reproduce the run."""
+    options = config.stash[OPTIONS_KEY]
+    if not options.enabled:
+        return None
+    model = options.model or Backends().judge_variable(options.judge, "default_model") or "?"
+    try:
+        cassettes = str(options.cassette_dir.relative_to(config.rootpath)) + "/"
+    except ValueError:
+        cassettes = str(options.cassette_dir)
+    line = (
+        f"citations: record={options.record_mode.value} judge={options.judge} model={model} "
+        f"cassettes={cassettes} embedder={options.embedding_model} "
+        f"concurrency={options.concurrency} fail_on={','.join(options.fail_on)}"
+    )
+    if options.min_precision is not None:
+        line += f" min_precision={options.min_precision:g}"
+    line += "".join(
+        f" {limit.name.replace('-', '_')}={options.limits[limit.field]:g}"
+        for limit in LIMITS
+        if limit.field in options.limits
+    )
+    line += " allow_unchecked" if options.allow_unchecked else ""
+    return [line + _scheduling(config)]
+
+
+def _scheduling(config: pytest.Config) -> str:
+    """`` xdist=...`` for the header: which scheduling distributes the case files."""
+    dist = config.getoption("dist", None)
+    if not config.getoption("numprocesses", None) or dist in (None, "no"):
+        return ""
+    if dist == "load":
+        return f" xdist={CASE_FILE_SCHEDULING}"
+    if dist in ("loadfile", "each"):
+        return f" xdist={dist}"
+    return f" xdist={dist} (splits case files across workers: each verifies them again)"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under xdist's default ``load`` scheduling, keep each case file on one worker so that
+    ``-n N`` costs exactly what a serial run costs."""
+    options = config.stash[OPTIONS_KEY]
+    if options.enabled and config.getoption("dist", None) == "load":
+        return case_file_scheduler(config, log, options.case_globs)
+    return None
+
+
+def pytest_report_teststatus(
+    report: pytest.TestReport, config: pytest.Config
+) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
+    """Verbose output shows each claim's label, and unverified citations even on a pass."""
+    if report.when != "call" or not report.passed:
+        return None
+    record = next((json.loads(str(v)) for n, v in report.user_properties if n == RECORD_PROPERTY),
+                  None)  # fmt: skip
+    if record is None:
+        return None
+    unverified = [c for c in record["citations"] if c["label"] in ("not_found", "unreachable")]
+    word = f"PASSED [{record['label']}]"
+    if not unverified:
+        return "passed", ".", (word, {"green": True})
+    word += " " + ", ".join(
+        f"{c['label']}:{c['reason']}" if c["reason"] else c["label"] for c in unverified
+    )
+    return "passed", ".", (word, {"yellow": True})
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Note that a test's call phase ended (the fixture writes its cassette only then)."""
+    report = yield
+    note_call_done(item, call)
+    return report
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Hand this process's spending and cassette notes to the reporter (or, on an xdist
+    worker, to the controller), then close the session."""
+    config = session.config
+    citations = config.stash.get(SESSION_KEY, None)
+    if citations is None:
+        return
+    notes = citations.library.notes()
+    if hasattr(config, "workeroutput"):
+        config.workeroutput[USAGE_OUTPUT] = citations.usage.to_dict()
+        config.workeroutput[NOTES_OUTPUT] = notes
+    elif REPORTER_KEY in config.stash:
+        config.stash[REPORTER_KEY].add_process(citations.usage, notes)
+    citations.close()
+    del config.stash[SESSION_KEY]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Close whatever is still open and unregister the plugin's helpers."""
+    citations = config.stash.get(SESSION_KEY, None)
+    if citations is not None:
+        citations.close()
+        del config.stash[SESSION_KEY]
+    reporter = config.stash.get(REPORTER_KEY, None)
+    if reporter is not None:
+        del config.stash[REPORTER_KEY]
+        config.pluginmanager.unregister(reporter)
+    guard = config.stash.get(COLLECTION_KEY, None)
+    if guard is not None:
+        del config.stash[COLLECTION_KEY]
+        config.pluginmanager.unregister(guard)

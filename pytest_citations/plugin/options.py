@@ -1,0 +1,348 @@
+"""The plugin's options: one declarative table drives ``addoption``, ``addini`` and the
+precedence (command line > environment > ini > default), written in one place.
+
+Every option ``X`` is the flag ``--citations-X`` and the ini key ``citations_X`` (hyphens
+become underscores); a renamed ini key keeps working with a deprecation warning.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+
+from ..backends import Backends
+from ..errors import ConfigurationError
+from ..gating.criteria import Criteria
+from ..labels import Label
+from ..recording import RecordMode
+from ..settings import DEFAULT_EMBEDDING_MODEL, LIMITS, Limit
+
+#: Where pytest_configure keeps the session's options.
+OPTIONS_KEY = pytest.StashKey["Options"]()
+#: Metrics the calibration gate (``citations_min_agreement``) may name.
+AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
+#: The default of ``citations_files``, as ``python_files`` is for modules.
+DEFAULT_CASE_GLOBS = ("*.yaml", "*.yml")
+
+
+def _fraction(raw: Any, what: str) -> float:
+    try:
+        number = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"{what} must be a number from 0 to 1, got {raw!r}") from None
+    if not 0 <= number <= 1:
+        raise ConfigurationError(f"{what} must be a number from 0 to 1, got {raw!r}")
+    return number
+
+
+def _labels(raw: Any, what: str) -> tuple[str, ...]:
+    # Comma- or space-separated, on the command line and in the ini file alike (the ini key
+    # is of type "args", so "contradicted,partial" arrives as one word).
+    words = " ".join([raw] if isinstance(raw, str) else raw).replace(",", " ").split()
+    known = {label.value for label in Label}
+    for label in words:
+        if label not in known:
+            raise ConfigurationError(
+                f"{what}: unknown label {label!r}; choose from " + ", ".join(sorted(known))
+            )
+    return tuple(words)
+
+
+def _agreement(raw: Any, what: str) -> tuple[str, float]:
+    """``0.6`` (Cohen's kappa) or ``accuracy=0.8`` / ``balanced_accuracy=0.7`` / ``kappa=0.6``."""
+    metric, _, number = str(raw).strip().rpartition("=")
+    metric = metric.strip() or "kappa"
+    if metric not in AGREEMENT_METRICS:
+        choices = ", ".join(AGREEMENT_METRICS)
+        raise ConfigurationError(f"{what}: unknown metric {metric!r}; use one of {choices}")
+    try:
+        value = float(number)
+    except ValueError:
+        raise ConfigurationError(f"{what}: {number!r} is not a number") from None
+    if not -1 <= value <= 1:
+        raise ConfigurationError(f"{what} must be between -1 and 1")
+    return metric, value
+
+
+def _record_mode(raw: Any, what: str) -> RecordMode:
+    try:
+        return RecordMode(str(raw))
+    except ValueError:
+        choices = ", ".join(mode.value for mode in RecordMode)
+        raise ConfigurationError(
+            f"unknown citations record mode {raw!r}; choose one of {choices}"
+        ) from None
+
+
+def _limit(limit: Limit) -> Callable[[Any, str], Any]:
+    return limit.parse
+
+
+@dataclass(frozen=True)
+class Option:
+    """One row of the table."""
+
+    name: str
+    help: str
+    #: ``text``, ``path``, ``bool``, ``args`` (a list in the ini file), or ``parse`` (below).
+    kind: str = "text"
+    default: Any = None
+    env: tuple[str, ...] = ()
+    flag: bool = True
+    ini: bool = True
+    #: Turns the raw text into the value; raises ConfigurationError naming ``what``.
+    parse: Callable[[Any, str], Any] | None = None
+    choices: tuple[str, ...] = ()
+    metavar: str | None = None
+    #: An older ini name that still works, with a deprecation warning.
+    old_ini: str | None = None
+    #: The ini value's type when it differs from what ``kind`` implies (a list of labels).
+    ini_type: Literal["string", "args", "bool"] | None = None
+
+    @property
+    def key(self) -> str:
+        """The ini key and the ``config.getoption`` name: ``citations_min_precision``."""
+        return "citations_" + self.name.replace("-", "_")
+
+    @property
+    def flag_name(self) -> str:
+        """The command-line flag: ``--citations-min-precision``."""
+        return "--citations-" + self.name.replace("_", "-")
+
+
+def _limit_option(limit: Limit) -> Option:
+    return Option(
+        limit.name,
+        limit.help,
+        kind="parse",
+        env=(limit.env,),
+        parse=_limit(limit),
+        metavar="N" if limit.integer else "SECONDS",
+    )
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("record", "cassette record mode (default: none = replay only, offline)",
+           kind="parse", default=RecordMode.NONE, parse=_record_mode,
+           choices=tuple(mode.value for mode in RecordMode), old_ini="citations_record_mode"),
+    Option("judge", "judge provider: openai (default), anthropic, ollama",
+           default="openai", env=("JUDGE_PROVIDER",)),
+    Option("model", "judge model of the provider (default: the provider's own)",
+           env=("JUDGE_MODEL",)),
+    *(_limit_option(limit) for limit in LIMITS),
+    Option("cassette-dir", "cassette folder, relative to the rootdir (default cassettes/)",
+           kind="path", default="cassettes"),
+    Option("report", "write the JSON report of every case, claim and citation to PATH",
+           kind="path", metavar="PATH"),
+    Option("html", "write a self-contained HTML report to PATH", kind="path", metavar="PATH"),
+    Option("csv", "write one CSV row per citation (the batch report) to PATH",
+           kind="path", metavar="PATH"),
+    Option("min-precision", "fail a case, and the run, whose citation precision is below X",
+           kind="parse", parse=_fraction, metavar="X"),
+    Option("min-supported-share",
+           "fail a case, and the run, whose share of fully supported claims is below X",
+           kind="parse", parse=_fraction, metavar="X"),
+    Option("fail-on", "claim labels that fail a claim (default contradicted)",
+           kind="parse", default=(Label.CONTRADICTED.value,), parse=_labels, metavar="LABELS",
+           ini_type="args"),
+    Option("embedder", "embedding model name or path (default all-MiniLM-L6-v2)",
+           default=DEFAULT_EMBEDDING_MODEL, env=("CITATIONS_EMBEDDING_MODEL",),
+           old_ini="citations_embedding_model"),
+    Option("audit", "append every citation verdict to an SQLite audit index at PATH",
+           kind="path", metavar="PATH", old_ini="citations_audit_db"),
+    Option("baseline", "compare claim labels with the baseline at PATH; worse labels fail",
+           kind="path", metavar="PATH"),
+    Option("update-baseline", "write this run's labels to the baseline (unused entries are "
+           "removed only after a full run)", kind="bool", default=False, ini=False),
+    Option("calibrate", "report the judge's agreement with the claims' 'expect:' labels",
+           kind="bool", default=False),
+    Option("allow-unchecked", "count citations that could not be checked (fetch or judge "
+           "errors, missing recordings) as their labels instead of making their claims errors",
+           kind="bool", default=False),
+    Option("fetcher", "fetcher backend name (default crawlbase)", default="crawlbase"),
+    Option("forbid-contradicted-topics", "topics whose contradicted claims always fail",
+           kind="args", default=(), flag=False),
+    Option("numbers-traceable", "every number and date of a claim must stand in its evidence",
+           kind="bool", default=False, flag=False),
+    Option("uncited-allowed",
+           "uncited claims may pass when marked general: true and free of figures",
+           kind="bool", default=True, flag=False),
+    Option("min-agreement", "calibration gate: kappa (default), accuracy=X or "
+           "balanced_accuracy=X", kind="parse", parse=_agreement, flag=False),
+    Option("files", "glob-style patterns of case files, like python_files "
+           "(default *.yaml *.yml)", kind="args", default=DEFAULT_CASE_GLOBS, flag=False),
+)  # fmt: skip
+
+
+def register(parser: pytest.Parser) -> None:
+    """Add every option's flag and ini key (and its older ini name) to pytest."""
+    group = parser.getgroup("citations", "citation checks of LLM answers (pytest-citations)")
+    group.addoption(
+        "--citations", action="store_true", default=False,
+        help="collect YAML case files (citations_files) as citation checks.",
+    )  # fmt: skip
+    for option in OPTIONS:
+        envs = f" (env {', '.join(option.env)})" if option.env else ""
+        if option.flag:
+            extra: dict[str, Any] = {"action": "store_true"} if option.kind == "bool" else {}
+            if option.choices:
+                extra["choices"] = list(option.choices)
+            if option.metavar and option.kind != "bool":
+                extra["metavar"] = option.metavar
+            group.addoption(
+                option.flag_name, dest=option.key, default=None, help=option.help + envs, **extra
+            )
+        ini_type: Literal["string", "args", "bool"] = option.ini_type or (
+            "bool" if option.kind == "bool" else "args" if option.kind == "args" else "string"
+        )
+        ini_default: Any = None
+        if option.kind == "bool":
+            ini_default = option.default
+        elif option.kind == "args":
+            ini_default = list(option.default)
+        if option.ini:
+            parser.addini(option.key, option.help, type=ini_type, default=ini_default)
+        if option.old_ini:
+            parser.addini(option.old_ini, f"deprecated: use {option.key}", type=ini_type)
+
+
+def _given(config: pytest.Config, option: Option) -> Any:
+    """The raw value by precedence: command line > environment > ini > older ini name."""
+    if option.flag:
+        value = config.getoption(option.key, None)
+        if value not in (None, ""):
+            return value
+    for variable in option.env:
+        if os.environ.get(variable, "").strip():
+            return os.environ[variable].strip()
+    if option.ini:
+        value = config.getini(option.key)
+        if option.kind == "bool" or value not in (None, "", []):
+            return value
+    if option.old_ini:
+        value = config.getini(option.old_ini)
+        if value not in (None, "", []):
+            config.issue_config_time_warning(
+                pytest.PytestDeprecationWarning(
+                    f"the ini key {option.old_ini} is deprecated; use {option.key} (the same "
+                    f"name as {option.flag_name})"
+                ),
+                stacklevel=2,
+            )
+            return value
+    return None
+
+
+def read(config: pytest.Config) -> dict[str, Any]:
+    """Every option's value by its name (``min_precision``), parsed and checked; a bad
+    value is a usage error that names the flag."""
+    values: dict[str, Any] = {}
+    for option in OPTIONS:
+        raw = _given(config, option)
+        name = option.name.replace("-", "_")
+        if raw is None:
+            values[name] = option.default
+        elif option.parse is not None:
+            try:
+                values[name] = option.parse(raw, option.flag_name if option.flag else option.key)
+            except ConfigurationError as error:
+                raise pytest.UsageError(str(error)) from None
+        elif option.kind == "args":
+            values[name] = tuple(raw)
+        elif option.kind == "bool":
+            values[name] = bool(raw)
+        else:
+            values[name] = str(raw)
+    return values
+
+
+@dataclass(frozen=True)
+class Options:
+    """The plugin's settings for one session, after the precedence."""
+
+    enabled: bool
+    record_mode: RecordMode
+    cassette_dir: Path
+    judge: str
+    model: str | None
+    concurrency: int
+    criteria: Criteria
+    embedding_model: str
+    fetcher: str
+    reports: dict[str, Path] = field(default_factory=dict)
+    audit: Path | None = None
+    baseline: Path | None = None
+    update_baseline: bool = False
+    calibrate: bool = False
+    min_agreement: tuple[str, float] | None = None
+    allow_unchecked: bool = False
+    #: Request limits that were given; the others keep the engine's defaults.
+    limits: dict[str, float] = field(default_factory=dict)
+    case_globs: Sequence[str] = DEFAULT_CASE_GLOBS
+
+    @property
+    def fail_on(self) -> tuple[str, ...]:
+        """The claim labels that fail a claim (ini and command line)."""
+        return self.criteria.fail_on
+
+    @property
+    def min_precision(self) -> float | None:
+        """The suite's (and each case's default) minimum citation precision."""
+        return self.criteria.min_precision
+
+    @property
+    def report(self) -> Path | None:
+        """The JSON report's path, if one was asked for."""
+        return self.reports.get("json")
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> Options:
+        """Read the table. The model the header shows is the one the judge uses: the option,
+        ``JUDGE_MODEL``, then the chosen provider's own variable (``OPENAI_MODEL``)."""
+        values = read(config)
+        root = config.rootpath
+        if values["update_baseline"] and values["baseline"] is None:
+            raise pytest.UsageError("--citations-update-baseline needs --citations-baseline PATH")
+        model = values["model"]
+        model_variable = Backends().judge_variable(values["judge"], "model_variable")
+        if model is None and model_variable and os.environ.get(model_variable, "").strip():
+            model = os.environ[model_variable].strip()
+        cassettes = Path(values["cassette_dir"])
+        formats = {"json": values["report"], "html": values["html"], "csv": values["csv"]}
+        return cls(
+            enabled=bool(config.getoption("citations", False)),
+            record_mode=values["record"],
+            cassette_dir=cassettes if cassettes.is_absolute() else root / cassettes,
+            judge=values["judge"],
+            model=model,
+            concurrency=int(values["concurrency"] or 4),
+            criteria=Criteria(
+                fail_on=values["fail_on"],
+                forbid_contradicted_topics=values["forbid_contradicted_topics"],
+                numbers_traceable=values["numbers_traceable"],
+                min_supported_share=values["min_supported_share"],
+                uncited_allowed=values["uncited_allowed"],
+                min_precision=values["min_precision"],
+                allow_unchecked=values["allow_unchecked"],
+            ),
+            embedding_model=values["embedder"],
+            fetcher=values["fetcher"],
+            reports={name: Path(path) for name, path in formats.items() if path},
+            audit=Path(values["audit"]) if values["audit"] else None,
+            baseline=root / values["baseline"] if values["baseline"] else None,
+            update_baseline=values["update_baseline"],
+            calibrate=values["calibrate"],
+            min_agreement=values["min_agreement"],
+            allow_unchecked=values["allow_unchecked"],
+            limits={
+                limit.field: values[limit.name.replace("-", "_")]
+                for limit in LIMITS
+                if values[limit.name.replace("-", "_")] is not None and limit.field != "concurrency"
+            },
+            case_globs=values["files"],
+        )

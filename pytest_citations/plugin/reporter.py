@@ -1,0 +1,161 @@
+"""The reporter: gathers claim records and case decisions (from this process or from xdist
+workers), decides the run's own gates once, writes the report files, and prints the lines
+:mod:`pytest_citations.reports.terminal` builds. Registered only where reports are made
+(never on an xdist worker), like pytest's own junitxml plugin."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import pytest
+
+from ..backends import Backends
+from ..gating.baseline import Baseline
+from ..gating.calibration import Agreement
+from ..gating.criteria import RunDecision, decide_run
+from ..paths import shown
+from ..reports import FORMATS, CaseOutcome, ClaimRecord, RunInfo, RunReport
+from ..reports.terminal import summary_lines
+from ..sanitize import strip_controls
+from ..verdicts import Usage
+from .items import CASE_PROPERTY, FILE_ERROR_PROPERTY, RECORD_PROPERTY
+from .options import Options
+
+#: Keys of what an xdist worker hands to the controller in ``workeroutput``.
+USAGE_OUTPUT, NOTES_OUTPUT = "citations_usage", "citations_cassette_notes"
+
+
+def _version() -> str:
+    try:
+        return version("pytest-citations")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+def is_full_run(config: pytest.Config) -> bool:
+    """No selection narrowed the run (``-k``, ``-m``, ``--deselect``, ``--lf``, or a node id
+    such as ``cases/x.yaml::case::claim-1`` that runs part of a file)."""
+    option = config.option
+    return not (
+        getattr(option, "keyword", "")
+        or getattr(option, "markexpr", "")
+        or getattr(option, "deselect", None)
+        or getattr(option, "lf", False)
+        or any("::" in str(arg) for arg in config.args)
+    )
+
+
+class CitationsReporter:
+    """One per run, where the run's reports are made."""
+
+    def __init__(self, config: pytest.Config, options: Options) -> None:
+        self.config = config
+        self.options = options
+        self.report = RunReport()
+        self.decision = RunDecision()
+        self.agreement: Agreement | None = None
+        self.baseline_lines: list[str] = []
+        self.info = RunInfo(
+            plugin_version=_version(),
+            judge=options.judge,
+            model=options.model or Backends().judge_variable(options.judge, "default_model") or "",
+            embedder=options.embedding_model,
+            record_mode=options.record_mode.value,
+            started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            run_id=uuid.uuid4().hex[:12],
+        )
+
+    def add_process(self, usage: Usage, notes: list[str]) -> None:
+        """What one process (this one or an xdist worker) spent and left unrecorded."""
+        self.report.usage.add(usage)
+        self.report.add_cassette_notes(notes)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Collect a claim's record, a case's decision or a file that was not verified."""
+        # A claim that could not be checked is an error in setup; its record is there.
+        if report.when != "call" and not (report.when == "setup" and report.failed):
+            return
+        for name, value in report.user_properties:
+            if name == RECORD_PROPERTY:
+                self.report.add_claim(ClaimRecord.from_dict(json.loads(str(value))))
+            elif name == CASE_PROPERTY:
+                self.report.add_case(CaseOutcome.from_dict(json.loads(str(value))))
+            elif name == FILE_ERROR_PROPERTY:
+                failed = json.loads(str(value))
+                self.report.add_file_error(str(failed["file"]), str(failed.get("why") or ""))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """Merge an xdist worker's spending and cassette notes."""
+        output = getattr(node, "workeroutput", {})
+        if USAGE_OUTPUT in output:
+            self.add_process(Usage.from_dict(output[USAGE_OUTPUT]), output.get(NOTES_OUTPUT, []))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Decide the run's gates, write the baseline and the reports, set the exit status."""
+        if not self.report:
+            return
+        self.decision = decide_run(
+            self.report.precision,
+            self.report.share,
+            *self.report.unchecked(),
+            self.options.criteria,
+            agreement=self._calibrate(),
+        )
+        self._baseline()
+        for name, path in self.options.reports.items():
+            FORMATS[name](path, self.report, self.decision, self.info)
+        failed = self.decision.failures or self.decision.undecided
+        if failed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _calibrate(self) -> tuple[str, float | None, float] | None:
+        """The judge's agreement with the human ``expect:`` labels (004, C5), and its gate."""
+        pairs = [(c.expect, c.label) for c in self.report.claims if c.expect]
+        if not (self.options.calibrate or self.options.min_agreement) or not pairs:
+            return None
+        self.agreement = Agreement.of(pairs)
+        if self.options.min_agreement is None:
+            return None
+        metric, minimum = self.options.min_agreement
+        return metric, getattr(self.agreement, metric), minimum
+
+    def _baseline(self) -> None:
+        path = self.options.baseline
+        if path is None:
+            return
+        claims = self.report.claims
+        root = self.config.rootpath
+        self.baseline_lines = Baseline.load(path).reconcile(
+            claims,
+            {c.nodeid: (c.baseline.kind, c.baseline.old_label) for c in claims if c.baseline},
+            shown=shown(path, root),
+            update_to=path if self.options.update_baseline else None,
+            full_run=is_full_run(self.config),
+            present=lambda nodeid: (root / nodeid.split("::", 1)[0]).exists(),
+            unchecked=frozenset(c.nodeid for c in claims if c.decision == "incomplete"),
+        )
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Print the ``citations`` section."""
+        if not self.report:
+            return
+        terminalreporter.section("citations")
+        report = self.options.report
+        lines = summary_lines(
+            self.report,
+            self.decision,
+            baseline=self.baseline_lines,
+            calibration=self.agreement.lines() if self.agreement is not None else (),
+            report_path=str(report) if report is not None else None,
+            min_precision=self.options.min_precision,
+        )
+        for line in lines:
+            markup = {line.colour: True} if line.colour else {}
+            # Records are cleaned where they are made; this also covers worker records.
+            terminalreporter.write_line(strip_controls(line.text), **markup)

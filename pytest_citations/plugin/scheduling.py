@@ -1,0 +1,83 @@
+"""Which files are case files, how collection errors are handled, and how xdist keeps a
+case file on one worker."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def matches_any(path: Path, patterns: Sequence[str]) -> bool:
+    """``python_files`` matching: a pattern without a ``/`` matches the file name, one with
+    a ``/`` matches the end of the path."""
+    for pattern in patterns:
+        if "/" in pattern or os.sep in pattern:
+            pattern = pattern if os.path.isabs(pattern) else f"*{os.sep}{pattern}"
+            if fnmatch.fnmatch(str(path), pattern.replace("/", os.sep)):
+                return True
+        elif fnmatch.fnmatch(path.name, pattern):
+            return True
+    return False
+
+
+class CollectionErrors:
+    """Lets the run go on after collection errors only when every one came from a case
+    file, so that ``--citations`` never changes how a broken Python module is handled."""
+
+    def __init__(self) -> None:
+        self.case_files: set[str] = set()
+        self.other_errors = 0
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Count a collection error that no case file caused."""
+        if report.failed and not self._in_case_file(report.nodeid):
+            self.other_errors += 1
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        """Before pytest decides to stop on collection errors: go on if all were ours."""
+        if session.testsfailed and not self.other_errors:
+            session.config.option.continue_on_collection_errors = True
+
+    def _in_case_file(self, nodeid: str) -> bool:
+        return nodeid in self.case_files or nodeid.split("::", 1)[0] in self.case_files
+
+
+#: How the header names the scheduling that keeps each case file on one xdist worker.
+CASE_FILE_SCHEDULING = "loadcasefile"
+
+
+def case_file_scheduler(config: pytest.Config, log: Any, patterns: Sequence[str]) -> Any:
+    """xdist's ``load`` scheduling, except that the items of one case file are one unit of
+    work, sent to one worker: a worker verifies the whole file on its first item, so a file
+    split across two workers would be fetched and judged twice. Python tests stay
+    distributed one by one. Needs pytest-xdist (imported here, only when it runs)."""
+    # xdist ships no type information; the subclass overrides one documented method.
+    from xdist.scheduler import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        LoadScopeScheduling,
+    )
+
+    root = config.rootpath
+
+    class CaseFileScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            # Node ids are relative to the rootdir; patterns with a "/" match full paths.
+            return path if matches_any(root / path, patterns) else nodeid
+
+    return CaseFileScheduling(config, log)
+
+
+def looks_like_cassette(text: str) -> bool:
+    """A vcrpy cassette: top-level ``interactions:`` and ``version:`` keys."""
+    return bool(_CASSETTE_KEY.search(text)) and bool(_VERSION_KEY.search(text))
+
+
+_CASSETTE_KEY = re.compile(r"^interactions:", re.MULTILINE)
+_VERSION_KEY = re.compile(r"^version:", re.MULTILINE)

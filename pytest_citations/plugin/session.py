@@ -1,0 +1,419 @@
+"""The one object a pytest process shares between case-file items and the fixture: the
+settings, the cassettes, the verifier, and each case file's outcome. Built by one factory
+(:func:`session_of`) because custom items cannot request fixtures.
+
+A case file is verified once, on its first item; every claim is then assessed against its
+case's criteria once, here, into a typed record and the text its item reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ..assertions import explain
+from ..audit import AuditLog
+from ..backends import Backends
+from ..cases import Case, Claim
+from ..errors import AccountError, CitationsError, ConfigurationError
+from ..gating.baseline import Baseline, side_by_side
+from ..gating.criteria import ClaimAssessment, ClaimFacts, Criteria, assess_claim, decide_case
+from ..labels import Label
+from ..network import make_http_client, network_transport
+from ..paths import shown
+from ..recording import (
+    CassetteLibrary,
+    CassetteSession,
+    CassetteTransport,
+    build_vcr,
+    keep_builtin_scrubbing,
+)
+from ..redact import LogRedaction
+from ..reports import BaselineChange, CaseOutcome, ClaimRecord
+from ..sanitize import clean
+from ..settings import Settings
+from ..sync import SyncVerifier
+from ..verdicts import ClaimVerdict, Usage
+from ..verifier import ClaimRequest, Verifier
+from .options import OPTIONS_KEY, Options
+
+SESSION_KEY = pytest.StashKey["CitationsSession"]()
+#: The next step after an unchecked citation, in every message that reports one.
+ALLOW_UNCHECKED_HINT = (
+    "Fix the cause and run again; to count unchecked citations as their labels instead, "
+    "pass --citations-allow-unchecked (ini: citations_allow_unchecked = true)."
+)
+
+
+class FileNotVerified(Exception):
+    """A whole case file could not be verified (a damaged cassette, a refused token)."""
+
+    def __init__(self, message: str, *, stop: bool) -> None:
+        super().__init__(message)
+        self.stop = stop
+
+
+@dataclass(frozen=True)
+class ClaimOutcome:
+    """One claim, assessed: its record, and what its item reports (an error when it could
+    not be checked, a failure when it missed a criterion or regressed)."""
+
+    record: ClaimRecord
+    error: str | None = None
+    failure: str | None = None
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case, decided: its outcome, its precision, and what its item reports."""
+
+    outcome: CaseOutcome
+    precision: str
+    error: str | None = None
+    failure: str | None = None
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """Every claim and case of a case file."""
+
+    claims: dict[tuple[str, int], ClaimOutcome]
+    cases: dict[str, CaseResult]
+
+
+def build_settings(options: Options, embedding_cache: Path | None) -> Settings:
+    """Engine settings for this session. A replay needs no token: requests carry
+    placeholders, and none that a recording answers reaches the network."""
+    try:
+        settings = Settings.from_env(
+            None,
+            judge_provider=options.judge,
+            # Always the plugin's choice (None: the provider's default), never a model that
+            # from_env read for the provider JUDGE_PROVIDER names when another was chosen.
+            judge_model=options.model,
+            concurrency=options.concurrency,
+            embedding_model=options.embedding_model,
+            embedding_cache_dir=embedding_cache,
+            fetcher=options.fetcher,
+            **options.limits,
+        )
+    except ConfigurationError as error:  # CITATIONS_TIMEOUT=abc, say, read here
+        raise pytest.UsageError(f"citations: {error}") from None
+    if not options.record_mode.records:
+        # No waiting on a recorded Retry-After.
+        settings = settings.replace(backoff=0.0, max_backoff=0.0)
+    return settings
+
+
+def check_recording_secrets(options: Options, settings: Settings, backends: Backends) -> None:
+    """Recording needs real secrets: one usage error names every missing variable."""
+    missing = backends.missing(settings) if options.record_mode.records else []
+    if missing:
+        raise pytest.UsageError(
+            f"--citations-record={options.record_mode.value} sends requests and needs "
+            f"{' and '.join(missing)}; set {'it' if len(missing) == 1 else 'them'} in the "
+            "environment (replay with the default --citations-record=none needs no token)"
+        )
+
+
+class CitationsSession:
+    """Settings, cassettes, the verifier and per-file outcomes for one pytest process."""
+
+    def __init__(self, config: pytest.Config, options: Options) -> None:
+        self.config = config
+        self.options = options
+        self.root = config.rootpath
+        cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
+        folder = Path(cache.mkdir("citations-embeddings")) if cache is not None else None
+        self.settings = build_settings(options, folder)
+        self.backends = Backends()
+        config.hook.pytest_citations_backends(config=config, backends=self.backends)
+        check_recording_secrets(options, self.settings, self.backends)
+        self.redaction = LogRedaction(self.settings.redactor()).install()
+        vcr_config = build_vcr(self.settings.redactor())
+        config.hook.pytest_citations_vcr(config=config, vcr=vcr_config)
+        keep_builtin_scrubbing(vcr_config, self.settings.redactor())
+        self.library = CassetteLibrary(
+            vcr_config, options.record_mode, self.record_command, root=self.root
+        )
+        self.audit = AuditLog(options.audit) if options.audit else None
+        self.baseline = Baseline.load(options.baseline) if options.baseline else None
+        self._verifier: SyncVerifier | None = None
+        self._outcomes: dict[Path, FileOutcome | FileNotVerified] = {}
+        #: Each cassette's source, for the command that records it.
+        self._sources: dict[Path, str] = {}
+
+    # Cassettes ------------------------------------------------------------------------
+    def cassette_path(self, source: Path) -> Path:
+        """The cassette of a case file: its path mirrored under the cassette folder, its
+        suffix kept (``a.yaml`` and ``a.yml`` are two files, so two cassettes)."""
+        relative = Path(shown(source, self.root)) if source.is_absolute() else source
+        if relative.is_absolute():
+            relative = Path(source.name)
+        if relative.suffix not in (".yaml", ".yml"):
+            relative = relative.with_suffix(".yaml")
+        path = self.options.cassette_dir / relative
+        self._sources.setdefault(path, shown(source, self.root))
+        return self.library.assign(
+            path, source.resolve(), f"the case file {shown(source, self.root)}"
+        )
+
+    def test_cassette_path(self, module: Path, test_name: str, nodeid: str) -> Path:
+        """A test's cassette: ``<cassettes>/<module>/<test>.yaml`` (pytest-recording's way)."""
+        safe = "".join(ch if ch.isalnum() or ch in "-_.[]" else "-" for ch in test_name)
+        path = self.options.cassette_dir / module.stem / f"{safe}.yaml"
+        self._sources.setdefault(path, nodeid)
+        return self.library.assign(
+            path, (module.resolve(), test_name), f"the test {shown(module, self.root)}::{test_name}"
+        )
+
+    def record_command(self, cassette: Path) -> str:
+        """The command that records what a cassette lacks."""
+        variables = [f"{name}=…" for name in self.backends.required(self.settings)]
+        target = self._sources.get(cassette, str(cassette))
+        parts = [*variables, "pytest"]
+        parts += ["--citations", target] if target.endswith((".yaml", ".yml")) else [target]
+        return " ".join([*parts, "--citations-record=new_episodes"])
+
+    # Verifying -----------------------------------------------------------------------
+    @property
+    def verifier(self) -> SyncVerifier:
+        """The session's verifier, started on first use."""
+        if self._verifier is None:
+            transport = CassetteTransport(self.library, network_transport(self.settings))
+            verifier = Verifier(
+                self.settings,
+                http=make_http_client(self.settings, transport),
+                audit=self.audit,
+                backends=self.backends,
+                observer=self.library,
+            )
+            self._verifier = SyncVerifier(verifier)
+        return self._verifier
+
+    def verify_in(
+        self, cassette: CassetteSession, requests: Sequence[ClaimRequest]
+    ) -> list[ClaimVerdict]:
+        """Verify claims concurrently with their traffic going to ``cassette``."""
+        verifier = self.verifier
+
+        async def run() -> list[ClaimVerdict]:
+            with cassette.active():
+                return await verifier.verifier.verify_many(requests)
+
+        return verifier.run(run())
+
+    def outcome(self, path: Path, nodeid: str, cases: Sequence[Case]) -> FileOutcome:
+        """Every claim and case of a case file, verified and assessed on first request.
+        Raises :class:`FileNotVerified` (for every item of the file) when it could not be."""
+        known = self._outcomes.get(path)
+        if known is None:
+            try:
+                known = self._verify_file(path, nodeid, cases)
+            except AccountError as error:
+                known = FileNotVerified(str(error), stop=True)
+            except CitationsError as error:
+                known = FileNotVerified(str(error), stop=False)
+            self._outcomes[path] = known
+        if isinstance(known, FileNotVerified):
+            raise known
+        return known
+
+    def _verify_file(self, path: Path, nodeid: str, cases: Sequence[Case]) -> FileOutcome:
+        pairs = [(case, claim) for case in cases for claim in case.claims]
+        cassette = self.library.open(self.cassette_path(path))
+        try:
+            verdicts = self.verify_in(
+                cassette,
+                [ClaimRequest.of(claim.text, claim.urls, case.retrieved) for case, claim in pairs],
+            )
+        finally:
+            cassette.close()
+        by_claim = dict(zip(((c.id, claim.index) for c, claim in pairs), verdicts, strict=True))
+        claims: dict[tuple[str, int], ClaimOutcome] = {}
+        decided: dict[str, CaseResult] = {}
+        for case in cases:
+            criteria = self.criteria_for(case)
+            assessed = [(claim, self._assess(case, claim, by_claim[(case.id, claim.index)]))
+                        for claim in case.claims]  # fmt: skip
+            for claim, assessment in assessed:
+                claims[(case.id, claim.index)] = self._claim_outcome(
+                    nodeid, case, claim, assessment, criteria
+                )
+            decided[case.id] = _case_result(nodeid, case, assessed, criteria)
+        return FileOutcome(claims, decided)
+
+    def criteria_for(self, case: Case) -> Criteria:
+        """The ini criteria with the case's ``criteria:`` and ``min_precision:`` applied."""
+        overrides = dict(case.criteria)
+        if case.min_precision is not None:
+            overrides["min_precision"] = case.min_precision
+        return self.options.criteria.merged(overrides)
+
+    def _assess(self, case: Case, claim: Claim, verdict: ClaimVerdict) -> ClaimAssessment:
+        markers = {case.citations[m]: m for m in reversed(claim.markers) if m in case.citations}
+        facts = ClaimFacts(topic=claim.topic, general=claim.general, markers=tuple(markers.items()))
+        return assess_claim(verdict, facts, self.criteria_for(case))
+
+    def _claim_outcome(
+        self, file: str, case: Case, claim: Claim, assessment: ClaimAssessment, criteria: Criteria
+    ) -> ClaimOutcome:
+        verdict = assessment.verdict
+        record = claim_record(file, case, claim, assessment)
+        change = None
+        if self.baseline is not None and not assessment.incomplete:
+            change = self.baseline.compare(record)
+            record = _with_baseline(record, BaselineChange(change.kind, change.old_label))
+        explanation = explain(verdict, claim.markers) + _notes(case, verdict)
+        if assessment.incomplete:
+            message = unchecked_message(verdict, assessment.unchecked, explanation)
+            return ClaimOutcome(record, error=message)
+        messages = []
+        for failure in assessment.failures:
+            if failure.criterion == "fail_on":
+                failing = ", ".join(criteria.fail_on)
+                messages.append(f"claim is {verdict.label.value} (failing labels: {failing})")
+            else:
+                messages.append(f"claim fails {failure}")
+        if change is not None and change.kind == "regression":
+            where = self.options.baseline
+            messages.append(f"claim regressed against the baseline {where}\n{side_by_side(change)}")
+        if not messages:
+            return ClaimOutcome(record)
+        if assessment.unchecked:
+            messages.append(
+                f"also not checked: {len(assessment.unchecked)} of {len(verdict.citations)} "
+                "citations\n" + "\n".join(f"  {line}" for line in assessment.unchecked)
+            )
+        return ClaimOutcome(record, failure="\n".join([*messages, explanation]))
+
+    # Lifecycle -----------------------------------------------------------------------
+    @property
+    def usage(self) -> Usage:
+        """What this process spent."""
+        return self._verifier.usage if self._verifier is not None else Usage()
+
+    def close(self) -> None:
+        """Stop the verifier, close the audit index and undo the log redaction."""
+        if self._verifier is not None:
+            self._verifier.close()
+            self._verifier = None
+        if self.audit is not None:
+            self.audit.close()
+        self.redaction.uninstall()
+
+
+def claim_record(file: str, case: Case, claim: Claim, assessment: ClaimAssessment) -> ClaimRecord:
+    """A claim's record, with terminal control sequences removed from everything a page or
+    an answer could have put there."""
+    verdict = assessment.verdict
+    record = ClaimRecord(
+        nodeid=f"{file}::{case.id}::{claim.name}",
+        file=file,
+        case=case.id,
+        index=claim.index,
+        line=claim.line,
+        claim=verdict.claim,
+        label=verdict.label.value,
+        citations=verdict.citations,
+        question=case.question,
+        min_precision=case.min_precision,
+        markers=claim.markers,
+        problems=verdict.problems,
+        failures=tuple(str(failure) for failure in assessment.failures),
+        decision=assessment.decision,
+        unchecked=assessment.unchecked,
+        topic=claim.topic,
+        general=claim.general,
+        expect=claim.expect,
+        derived=claim.derived,
+        joint_support=verdict.joint_support,
+        misattributed_to=verdict.misattributed_to,
+        evidence=verdict.evidence,
+    )
+    return ClaimRecord.from_dict(clean(record.to_dict()))
+
+
+def _with_baseline(record: ClaimRecord, change: BaselineChange) -> ClaimRecord:
+    return ClaimRecord.from_dict({**record.to_dict(), "baseline": {
+        "change": change.kind, "old_label": change.old_label}})  # fmt: skip
+
+
+def _notes(case: Case, verdict: ClaimVerdict) -> str:
+    extra = ""
+    if verdict.joint_support:
+        extra += "\n  supported jointly by: " + ", ".join(verdict.joint_support)
+    if verdict.misattributed_to:
+        markers = case.retrieved_markers
+        extra += "\n  supported instead by the uncited source: " + ", ".join(
+            (f"[{markers[url]}] " if url in markers else "") + url
+            for url in verdict.misattributed_to
+        )
+    return extra
+
+
+def unchecked_message(verdict: ClaimVerdict, unchecked: Sequence[str], explanation: str) -> str:
+    """The message of a claim that could not be checked: which citations and why (one line
+    each, see :func:`~pytest_citations.gating.criteria.describe_unchecked`), the verdict as
+    far as it got, and the opt-out."""
+    count = len(verdict.unchecked) or len(unchecked)
+    lines = [
+        f"claim could not be checked: {count} of {len(verdict.citations)} citations unchecked",
+        *(f"  {line}" for line in unchecked),
+        explanation,
+        ALLOW_UNCHECKED_HINT,
+    ]
+    return "\n".join(lines)
+
+
+def _case_result(
+    file: str, case: Case, assessed: list[tuple[Claim, ClaimAssessment]], criteria: Criteria
+) -> CaseResult:
+    """A case's decision, and what its precision item reports."""
+    assessments = [assessment for _, assessment in assessed]
+    decision = decide_case(
+        assessments,
+        [claim.name for claim, _ in assessed],
+        [claim.general for claim, _ in assessed],
+        criteria,
+    )
+    outcome = CaseOutcome(
+        file,
+        case.id,
+        decision.decision,
+        tuple(str(failure) for failure in decision.failures),
+        tuple(decision.incomplete_reasons()),
+    )
+    precision = f"{decision.precision.supported}/{decision.precision.total}"
+    thresholds = ("min_precision", "min_supported_share")
+    missed = [f for f in decision.failures if f.criterion in thresholds]
+    if missed:
+        lines = [f"case {case.id!r} fails {failure}" for failure in missed]
+        if any(f.criterion == "min_precision" for f in missed):
+            lines += _not_supported(assessed)
+        return CaseResult(outcome, precision, failure="\n".join(lines))
+    if decision.undecided:
+        lines = [f"case {case.id!r} could not be decided: {f}" for f in decision.undecided]
+        lines += [*_not_supported(assessed), ALLOW_UNCHECKED_HINT]
+        return CaseResult(outcome, precision, error="\n".join(lines))
+    return CaseResult(outcome, precision)
+
+
+def _not_supported(assessed: list[tuple[Claim, ClaimAssessment]]) -> list[str]:
+    lines = []
+    for claim, assessment in assessed:
+        for citation in assessment.verdict.citations:
+            if citation.label is not Label.SUPPORTED:
+                reason = f" ({citation.reason})" if citation.reason else ""
+                lines.append(f"  {claim.name}: {citation.label.value:<12} {citation.url}{reason}")
+    return lines
+
+
+def session_of(config: pytest.Config) -> CitationsSession:
+    """The process's session, built on first use by items and the fixture alike."""
+    if SESSION_KEY not in config.stash:
+        config.stash[SESSION_KEY] = CitationsSession(config, config.stash[OPTIONS_KEY])
+    return config.stash[SESSION_KEY]

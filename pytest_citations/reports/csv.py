@@ -1,0 +1,75 @@
+"""The batch report of 000 as CSV: one row per citation (claim–URL pair)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..gating.criteria import RunDecision
+from ..sanitize import csv_cell
+from .info import RunInfo
+from .record import ClaimRecord, RunReport
+
+CSV_FIELDS = (
+    "case",
+    "claim",
+    "url",
+    "label",
+    "reason",
+    "confidence",
+    "final_url",
+    "original_status",
+    "rid",
+)
+
+
+def rows(
+    claims: Iterable[ClaimRecord], case_of: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """One row per claim–URL pair; ``case`` is the case key (``file::case``), or what
+    ``case_of`` maps the claim's node id to (a batch record's id)."""
+    found = []
+    for claim in claims:
+        case = (case_of or {}).get(claim.nodeid) or f"{claim.file}::{claim.case}"
+        for citation in claim.citations:
+            found.append(
+                {
+                    "case": case,
+                    "claim": claim.claim,
+                    "url": citation.url,
+                    "label": citation.label.value,
+                    "reason": citation.reason or "",
+                    "confidence": f"{citation.confidence:.4f}",
+                    "final_url": citation.final_url or "",
+                    "original_status": ""
+                    if citation.original_status is None
+                    else citation.original_status,
+                    "rid": citation.rid or "",
+                }
+            )
+    return found
+
+
+def text(table: Iterable[dict[str, Any]]) -> str:
+    """The CSV document (header included). Every cell is made safe for a spreadsheet: no
+    control sequences, and no cell a spreadsheet would run as a formula (claims come from
+    LLM answers, final URLs from the cited sites)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({key: csv_cell(value) for key, value in row.items()} for row in table)
+    return buffer.getvalue()
+
+
+def write_rows(path: Path, table: Iterable[dict[str, Any]]) -> None:
+    """Write rows (see :func:`rows`) as a CSV file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text(table), encoding="utf-8")
+
+
+def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
+    """Write the run's CSV report."""
+    write_rows(path, rows(report.claims))

@@ -1,0 +1,200 @@
+"""The terminal summary as lines, built by pure functions from the typed report and the
+run's decision: the reporter only prints them (as syrupy's report does)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..gating.criteria import Failure, RunDecision
+from ..verdicts import Usage
+from .record import LABEL_ORDER, CaseRecord, RunReport
+
+#: Claim labels worth a note under "claims to look at".
+_NOTEWORTHY = frozenset({"contradicted", "uncited", "misattributed", "partial"})
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the summary and its colour (None: the terminal's own)."""
+
+    text: str
+    colour: str | None = None
+
+
+def table_lines(report: RunReport) -> list[str]:
+    """One row per case: claims, claim labels, precision, reachable precision."""
+    header = ["case", "claims", *LABEL_ORDER, "precision", "reachable"]
+    rows = [header]
+    for case in report.cases:
+        precision = case.precision
+        counts = case.label_counts()
+        rows.append(
+            [
+                case.key,
+                str(len(case.claims)),
+                *(str(counts[label]) for label in LABEL_ORDER),
+                precision.fraction(),
+                precision.reachable_fraction(),
+            ]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return [
+        "  ".join(
+            cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)
+        ).rstrip()
+        for row in rows
+    ]
+
+
+def usage_line(usage: Usage) -> str:
+    """Credits by kind and judge tokens spent by this run (0 on a replay), and what a
+    replay saved."""
+    kinds = usage.credits_by_kind()
+    line = (
+        f"crawlbase_credits={usage.credits:g} (normal {kinds['normal']:g}, "
+        f"javascript {kinds['javascript']:g}, storage {kinds['storage']:g}); "
+        f"judge_calls={usage.judge_calls} judge_tokens={usage.judge_tokens}"
+    )
+    if usage.replayed_crawls or usage.replayed_judge_calls:
+        line += (
+            f"; replayed: {usage.replayed_crawls} crawls ({usage.replayed_credits:g} credits "
+            f"saved), {usage.replayed_judge_calls} judge calls "
+            f"({usage.replayed_judge_tokens} tokens saved)"
+        )
+    return line
+
+
+def _case_line(case: CaseRecord) -> tuple[str, str | None, str]:
+    """(decision, reason, line) of one case that has a decision."""
+    assert case.outcome is not None
+    outcome = case.outcome
+    share = case.share
+    shown = f"{case.key}: fully supported {share.supported} of {share.total}; "
+    if outcome.decision == "fail":
+        return (
+            "fail",
+            outcome.failures[0],
+            shown + f"release decision: fail ({outcome.failures[0]})",
+        )
+    if outcome.decision == "incomplete":
+        why = outcome.incomplete[0] if outcome.incomplete else "not every citation was checked"
+        return "incomplete", why, shown + f"release decision: incomplete ({why})"
+    return "pass", None, shown + "release decision: pass"
+
+
+def release_lines(report: RunReport, decision: RunDecision) -> list[str]:
+    """The release decision per case and for the run, with the criterion that decided it.
+    A failure wins over ``incomplete`` (something could not be checked), which wins over
+    ``pass``."""
+    lines: list[str] = []
+    reasons: dict[str, list[str]] = {"fail": [], "incomplete": []}
+    for case in report.cases:
+        if case.outcome is None:
+            continue
+        verdict, why, line = _case_line(case)
+        lines.append(line)
+        if why is not None:
+            reasons[verdict].append(f"{case.key}: {why}")
+    reasons["fail"] += [str(failure) for failure in decision.failures]
+    reasons["incomplete"] += [
+        f"{file}: not verified ({why})" for file, why in report.file_errors.items()
+    ]
+    reasons["incomplete"] += [str(failure) for failure in decision.undecided]
+    for verdict in ("fail", "incomplete"):
+        found = reasons[verdict]
+        if found:
+            more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+            return [*lines, f"Release decision: {verdict} ({found[0]}{more})"]
+    return [*lines, "Release decision: pass"] if lines else lines
+
+
+def decision_of(line: str) -> str:
+    """``pass``, ``fail`` or ``incomplete``: the decision a release line states."""
+    for verdict in ("fail", "incomplete", "pass"):
+        if f"elease decision: {verdict}" in line:
+            return verdict
+    return ""
+
+
+def _notes(report: RunReport) -> list[str]:
+    notes = []
+    for claim in report.claims:
+        if claim.label not in _NOTEWORTHY and not claim.joint_support:
+            continue
+        note = f"  {claim.nodeid}: {claim.label}"
+        if claim.misattributed_to:
+            note += f" (supported instead by {', '.join(claim.misattributed_to)})"
+        if claim.joint_support:
+            note += f" (jointly by {', '.join(claim.joint_support)})"
+        notes.append(note)
+    return notes
+
+
+def _gate_line(failure: Failure, min_precision: float | None, report: RunReport) -> Line:
+    if failure.criterion == "min_precision" and min_precision is not None:
+        text = (
+            f"FAIL Required citation precision of {min_precision:g} not reached: "
+            f"citation_precision={report.precision.fraction()}"
+        )
+        return Line(text, "red")
+    return Line(f"FAIL {failure}", "red")
+
+
+def summary_lines(
+    report: RunReport,
+    decision: RunDecision,
+    *,
+    baseline: Sequence[str] = (),
+    calibration: Sequence[str] = (),
+    report_path: str | None = None,
+    min_precision: float | None = None,
+) -> list[Line]:
+    """Every line of the ``citations`` section, in order."""
+    lines = [Line(text) for text in table_lines(report)]
+    unverified = report.unverified()
+    if unverified:
+        lines += [Line(""), Line("citations not verified:")]
+        for nodeid, citation in unverified:
+            reason = f" ({citation.reason})" if citation.reason else ""
+            lines.append(Line(f"  {nodeid}: {citation.label.value}{reason} {citation.url}"))
+    notes = _notes(report)
+    if notes:
+        lines += [Line(""), Line("claims to look at:"), *(Line(note) for note in notes)]
+    lines.append(Line(""))
+    lines += [Line(text) for text in report.precision.lines()]
+    lines.append(Line(f"supported_share={report.share}"))
+    lines.append(Line(usage_line(report.usage)))
+    lines += [Line(text) for text in baseline]
+    if calibration:
+        lines += [Line(""), *(Line(text) for text in calibration)]
+    release = release_lines(report, decision)
+    if release:
+        lines.append(Line(""))
+        colours = {"fail": "red", "incomplete": "yellow", "pass": "green"}
+        lines += [Line(text, colours.get(decision_of(text))) for text in release]
+    if report_path is not None:
+        lines.append(Line(f"citations report: {report_path}"))
+    lines += [_gate_line(failure, min_precision, report) for failure in decision.failures]
+    lines += [Line(f"INCOMPLETE {failure}", "yellow") for failure in decision.undecided]
+    if report.cassette_notes:
+        lines += [
+            Line(""),
+            Line("cassettes not written (nothing of a failed or interrupted run is recorded):"),
+            *(Line(f"  {note}", "yellow") for note in report.cassette_notes),
+        ]
+    incomplete = report.incomplete_claims()
+    if incomplete:
+        count = len(incomplete)
+        lines.append(
+            Line(
+                f"{count} claim{'s' if count != 1 else ''} could not be checked (see the errors "
+                "above): fix the cause and run again, or count unchecked citations as their "
+                "labels with --citations-allow-unchecked",
+                "yellow",
+            )
+        )
+    return lines
+
+
+__all__ = ["Line", "decision_of", "release_lines", "summary_lines", "table_lines"]
