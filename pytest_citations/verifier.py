@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
 from .crawlbase import CrawlbaseClient
-from .embeddings import Embedder, EmbeddingCache, Vectors, make_embedder
+from .embeddings import Embedder
 from .errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
 from .fetch import Crawler, CrawlerFactory, FetchResult, fetch_citation
 from .guard import guard, quote_in_passages
@@ -25,7 +25,7 @@ from .judges import BUILTIN_JUDGES, Judge, JudgeFactory, Judgement
 from .labels import Label, Reason, is_unchecked
 from .passages import split_passages
 from .redact import LogRedaction
-from .retrieval import top_k_passages
+from .retrieval import PageIndex, Retriever
 from .settings import Settings
 from .tracing import WorkObserver, current_work
 from .transport import HttpClient, Requester, TransientError, make_http_client
@@ -64,14 +64,6 @@ class _ClaimWork:
 
     problems: list[str] = field(default_factory=list)
     evidence: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class PageIndex:
-    """A fetched page split into passages, with their embeddings."""
-
-    passages: list[str]
-    vectors: Vectors
 
 
 @dataclass
@@ -163,9 +155,12 @@ class Verifier:
                 f"unknown judge provider {self.settings.judge_provider!r}; choose one of "
                 + ", ".join(sorted(self._judge_factories))
             )
-        self._embeddings = EmbeddingCache(
-            embedder or make_embedder(self.settings.embedding_model),
-            self.settings.embedding_cache_dir,
+        # Retrieval (issue 10): hybrid ranking, the embedder chosen by the page's language
+        # unless one is given.
+        self._retriever = (
+            Retriever(embedder, cache_dir=self.settings.embedding_cache_dir)
+            if embedder is not None
+            else Retriever.named(self.settings.embedding_model, self.settings.embedding_cache_dir)
         )
         self._http = http
         self._owns_http = http is None
@@ -175,7 +170,6 @@ class Verifier:
         self._fetches = _Once("fetch", observer)
         self._indexes = _Once("index", observer)
         self._judgements = _Once("judge", observer)
-        self._claim_vectors: dict[str, Vectors] = {}
         self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citations-embed")
 
     # Lifecycle ----------------------------------------------------------------------
@@ -207,7 +201,7 @@ class Verifier:
             await self._http.aclose()
             self._http = None
         self._embed_pool.shutdown(wait=True)
-        self._embeddings.close()
+        self._retriever.close()
         if self._log_redaction is not None:
             self._log_redaction.uninstall()
             self._log_redaction = None
@@ -268,10 +262,11 @@ class Verifier:
         return await asyncio.get_running_loop().run_in_executor(self._embed_pool, function, *args)
 
     async def _embed_claims(self, claims: Sequence[str]) -> None:
-        todo = list(dict.fromkeys(claim for claim in claims if claim not in self._claim_vectors))
+        """Embed every claim in one batch for English pages (the cache keeps the vectors);
+        a claim meets another page's embedder when it is ranked there."""
+        todo = list(dict.fromkeys(claims))
         if todo:
-            vectors = await self._in_pool(self._embeddings.embed, todo)
-            self._claim_vectors.update(zip(todo, vectors, strict=True))
+            await self._in_pool(self._retriever.embedders[0].embed_queries, todo)
 
     async def _verify_claim(self, request: ClaimRequest) -> ClaimVerdict:
         work = _ClaimWork()
@@ -375,8 +370,7 @@ class Verifier:
     def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
         async def run() -> PageIndex:
             passages = split_passages(page.markdown)
-            vectors = await self._in_pool(self._embeddings.embed, passages)
-            return PageIndex(passages, vectors)
+            return await self._in_pool(self._retriever.index, passages)
 
         return self._indexes.get(page.url, run)
 
@@ -437,11 +431,7 @@ class Verifier:
         )
         stage.judging = located
         index = await self._index(page)
-        if claim not in self._claim_vectors:
-            await self._embed_claims([claim])
-        passages = top_k_passages(
-            self._claim_vectors[claim], index.passages, index.vectors, self.settings.top_k
-        )
+        passages = await self._in_pool(self._retriever.select, claim, index, self.settings.top_k)
         if not passages:
             return replace(located, reason=Reason.NO_PASSAGES)
         try:
