@@ -163,6 +163,7 @@ def main() -> None:
                 if gold is None:
                     continue
                 count += 1
+                index = retriever.for_claim(question["question"], index)
                 vector = retriever.claim_vector(question["question"], index)
                 hybrid = retriever.rank(question["question"], index)
                 dense = retrieval._order(retrieval.dense_scores(vector, index))

