@@ -57,6 +57,12 @@ def main() -> None:
     add("--json", type=Path, default=None, help="also write the figures here")
     add("--dump", type=Path, default=None, help="write each claim's signal scores here")
     add("--top-k", type=int, default=retrieval.DEFAULT_TOP_K, help="passages the judge sees")
+    add(
+        "--layout",
+        default="sentence_paragraphs",
+        help="sentence_paragraphs (a blank line after every sentence) or no_blank_lines "
+        "(one paragraph, cut every 200 words: evidence can straddle a boundary)",
+    )
     args = parser.parse_args()
 
     scorer = load_scorer(args.data_dir)
@@ -65,7 +71,7 @@ def main() -> None:
     claims = [row for row in rows if row["kind"] == "claim"]
     if args.limit:
         claims = claims[: args.limit]
-    pages = {c["id"]: scorer.Page(c["evidence"], "sentence_paragraphs", 200) for c in claims}
+    pages = {c["id"]: scorer.Page(c["evidence"], args.layout, 200) for c in claims}
     scored = [c for c in claims if c["label"] != "not_supported" and scorer.gold_sets(c)]
     long_pages = [c for c in scored if len(pages[c["id"]].passages) > LONG_PAGE]
 

@@ -43,7 +43,7 @@ from .embeddings import (
 )
 from .languages import is_english
 from .lexical import BM25
-from .scripts import units, word_spans
+from .scripts import ends_sentence, units, word_spans
 
 DEFAULT_TOP_K = 3
 
@@ -250,14 +250,15 @@ def straddling_neighbour(
     passage: int,
     embed: Callable[[Sequence[str]], Vectors],
 ) -> int | None:
-    """The neighbour of ``passage`` that its evidence runs into, if it does: the window
-    across their boundary matches the claim better than every window of ``passage`` and than
-    the windows of the same size just before and just after the boundary. The boundary after
-    the passage is tried first."""
+    """The neighbour of ``passage`` that its evidence runs into, if it does: their boundary
+    falls inside a sentence (a paragraph longer than a passage, cut by R1), and the window
+    across it matches the claim better than every window of ``passage`` and than the windows
+    of the same size just before and just after it. The boundary after the passage is tried
+    first. Boundaries at a sentence end cost nothing: evidence does not straddle them."""
     inside = dense_scores(claim_vector, index)[passage]
     claim = np.asarray(claim_vector).reshape(-1)
     for boundary, neighbour in ((passage, passage + 1), (passage - 1, passage - 1)):
-        if not 0 <= boundary < len(index.junctions):
+        if not 0 <= boundary < len(index.junctions) or ends_sentence(index.passages[boundary]):
             continue
         before, after = index.sides[boundary]
         across, left, right = (
@@ -350,6 +351,16 @@ class Retriever:
             held = (index, build_index(index.passages, self._other))
             self._reindexed[id(index)] = held
         return held[1]
+
+    def warm(self, claims: Sequence[str]) -> None:
+        """Embed the English claims with the English model in one batch (the cache keeps
+        them), before any page is ranked; the others meet their model when ranked. A run
+        without English claims never loads the English model for them."""
+        english = [claim for claim in dict.fromkeys(claims) if is_english([claim])]
+        if self._other is None:
+            english = list(dict.fromkeys(claims))
+        if english:
+            self._english.embed_queries(english)
 
     def claim_vector(self, claim: str, index: PageIndex) -> Vectors:
         """The claim embedded as a query by the index's embedder (cached)."""

@@ -262,11 +262,9 @@ class Verifier:
         return await asyncio.get_running_loop().run_in_executor(self._embed_pool, function, *args)
 
     async def _embed_claims(self, claims: Sequence[str]) -> None:
-        """Embed every claim in one batch for English pages (the cache keeps the vectors);
-        a claim meets another page's embedder when it is ranked there."""
-        todo = list(dict.fromkeys(claims))
-        if todo:
-            await self._in_pool(self._retriever.embedders[0].embed_queries, todo)
+        """Embed the claims in one batch before pages arrive (Retriever.warm)."""
+        if claims:
+            await self._in_pool(self._retriever.warm, claims)
 
     async def _verify_claim(self, request: ClaimRequest) -> ClaimVerdict:
         work = _ClaimWork()

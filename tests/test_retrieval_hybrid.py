@@ -277,6 +277,18 @@ def test_a_claim_in_another_language_reads_an_english_page_with_the_other_embedd
     assert retriever.for_claim("The port of Hamburg was founded in 1189.", index) is index
 
 
+def test_warming_embeds_english_claims_in_one_batch_and_leaves_the_rest() -> None:
+    english, other = Truncating(name="english-model"), Querying()
+    retriever = Retriever(english, other)
+    claims = ["The port of Hamburg is the largest in Germany.", "Der Hafen ist alt.", "x"]
+    retriever.warm(claims + claims[:1])
+    assert english.texts == [claims[0]]
+    assert other.queries == []
+    alone = Truncating(name="alone")
+    Retriever(alone).warm(claims)
+    assert alone.texts == claims
+
+
 def test_one_embedder_reads_every_page_when_no_other_is_given() -> None:
     only = Truncating(name="only")
     retriever = Retriever(only)
