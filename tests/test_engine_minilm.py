@@ -70,12 +70,28 @@ def test_r2_minilm_end_to_end_judge_sees_the_relevant_passage(
     assert len(split_passages(page)) == 3
     crawlbase.add(url, markdown=page)
 
+    embedded: list[str] = []
+
+    class Watched:
+        name = minilm.name
+
+        def embed(self, texts):
+            embedded.extend(texts)
+            return minilm.embed(texts)
+
     async def scenario():
-        async with make_verifier(embedder=minilm, top_k=1) as verifier:
+        async with make_verifier(embedder=Watched(), top_k=2) as verifier:
             return await verifier.verify(CLAIM, [url])
 
     asyncio.run(scenario())
 
+    # Hybrid retrieval (issue 10): the cooking passage shares "capital" and "France" with the
+    # claim and BM25 ranks it high; the model's meaning brings geography in beside it, and
+    # football, which shares nothing, stays out.
     (call,) = judge.calls
-    assert len(call.passages) == 1
-    assert call.passages[0].startswith(GEOGRAPHY)
+    assert len(call.passages) == 2
+    assert any(passage.startswith(GEOGRAPHY) for passage in call.passages)
+    assert not any(FOOTBALL in passage for passage in call.passages)
+    assert CLAIM in embedded
+    for topic in (COOKING, FOOTBALL, GEOGRAPHY):  # every passage read, whole or by windows
+        assert any(topic in text for text in embedded)

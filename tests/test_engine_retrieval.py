@@ -168,10 +168,16 @@ def test_r2_lexical_embedder_ranks_shared_words_first():
 CLAIM_R3 = "The harbour bridge opened to traffic in 1932."
 
 
+#: Decoy sentences hold every word of the claim between them, but no sentence holds half of
+#: its content words: they outrank the evidence lexically and by embedding, yet none of them
+#: supports the claim.
+_DECOY = "The harbour was busy in 1932. The bridge was long. It opened to all. Traffic in the town."
+
+
 def _r3_page() -> str:
-    # Three decoys, each one claim word repeated (a passage of its own: 120 + 120 > 200),
-    # rank above the evidence, which is diluted by 150 unrelated words.
-    decoys = [" ".join([word] * 120) + "." for word in ("bridge", "harbour", "traffic")]
+    # Three decoy passages (120 words each: a passage of its own, 120 + 120 > 200) rank above
+    # the evidence, which is diluted by 150 unrelated words.
+    decoys = [" ".join([_DECOY] * 6) for _ in range(3)]
     evidence = words(150, "filler") + " " + CLAIM_R3
     return "\n\n".join([*decoys, evidence])
 
@@ -185,8 +191,9 @@ def test_r3_evidence_only_in_4th_passage_never_reaches_the_judge(crawlbase, judg
     result, _ = verify(CLAIM_R3, [url])
 
     (call,) = judge.calls
-    assert len(call.passages) == 3
-    assert not any("1932" in passage for passage in call.passages)
+    # The three decoys are neighbours on the page: the judge gets them as one slice.
+    assert call.passages == ["\n\n".join(split_passages(page)[:3])]
+    assert not any(CLAIM_R3 in passage for passage in call.passages)
     assert result.citations[0].label is Label.NOT_FOUND
     assert result.citations[0].evidence_quote is None
 
@@ -197,7 +204,7 @@ def test_r3_control_same_page_with_top_4_is_supported(crawlbase, judge, verify):
 
     result, _ = verify(CLAIM_R3, [url], top_k=4)
 
-    assert any("1932" in passage for passage in judge.calls[0].passages)
+    assert any(CLAIM_R3 in passage for passage in judge.calls[0].passages)
     assert result.citations[0].label is Label.SUPPORTED
 
 

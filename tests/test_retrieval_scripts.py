@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from pytest_citations.guard import guard, normalize, quote_problem
 from pytest_citations.labels import Label
 from pytest_citations.passages import DEFAULT_MAX_WORDS, split_passages
-from pytest_citations.scripts import cut, is_latin, sentence_spans, units, word_spans
+from pytest_citations.scripts import (
+    cut,
+    ends_sentence,
+    is_latin,
+    sentence_spans,
+    units,
+    word_spans,
+)
 
 # One sentence per language, numbered so that every sentence of a page is different.
 SENTENCES = {
@@ -109,6 +116,13 @@ def test_sentence_ends_of_every_script() -> None:
         "Really?",
         "ok",
     ]
+
+
+def test_a_text_ends_a_sentence_or_stops_inside_one() -> None:
+    for ended in ("It rained.", 'He said "stop."', "北京很大。", "नमस्ते।", "هل؟", "Really?! "):
+        assert ends_sentence(ended)
+    for open_end in ("It rained and", "Version 3.5", "北京很大", "กรุงเทพมหานคร"):
+        assert not ends_sentence(open_end)
 
 
 def test_a_decimal_point_ends_no_sentence() -> None:

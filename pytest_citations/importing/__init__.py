@@ -1,0 +1,74 @@
+"""From the answers a RAG application produced to case files (issue 11).
+
+Read answer records of the shapes real stacks emit (generic ``answer`` + ``citations``,
+OpenAI Responses and Chat Completions, Anthropic Messages, Perplexity, LangChain,
+LlamaIndex), turn each into a case whose claims the answer splitter derives, and write case
+YAML that imports byte-identically every time. No pytest here: the command line and the
+``citation_verifier`` fixture are thin shells over these functions.
+
+- :func:`import_answers` — JSONL/JSON files in, case files out, a report of every record;
+- :func:`read_answer` / :func:`claim_requests` — one answer object (a dict or an SDK object)
+  to its claims and the verifier's requests, for testing a live pipeline.
+"""
+
+from __future__ import annotations
+
+from .answers import (
+    UNMARKED_POLICIES,
+    AnswerClaim,
+    ImportedAnswer,
+    Unmarked,
+    build_answer,
+    claim_requests,
+    read_answer,
+)
+from .casefiles import (
+    CASE_SCHEMA_URL,
+    GROUPINGS,
+    CaseFile,
+    Grouping,
+    ImportResult,
+    RecordOutcome,
+    case_mapping,
+    import_answers,
+    render_case_file,
+)
+from .formats import (
+    AUTO,
+    FORMAT_NAMES,
+    FORMATS,
+    AnswerFormat,
+    AnswerFormatError,
+    detect_format,
+    read_record,
+)
+from .records import BadRecord, Record, read_records
+
+__all__ = [
+    "AUTO",
+    "CASE_SCHEMA_URL",
+    "FORMATS",
+    "FORMAT_NAMES",
+    "GROUPINGS",
+    "UNMARKED_POLICIES",
+    "AnswerClaim",
+    "AnswerFormat",
+    "AnswerFormatError",
+    "BadRecord",
+    "CaseFile",
+    "Grouping",
+    "ImportResult",
+    "ImportedAnswer",
+    "Record",
+    "RecordOutcome",
+    "Unmarked",
+    "build_answer",
+    "case_mapping",
+    "claim_requests",
+    "detect_format",
+    "import_answers",
+    "read_answer",
+    "read_record",
+    "read_records",
+    "render_case_file",
+]

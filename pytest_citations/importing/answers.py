@@ -1,0 +1,235 @@
+"""One answer, whatever its shape, as a case sees it: text with ``[n]`` markers, marker ->
+URL, retrieved pages, and the claims the answer splitter derives from it.
+
+This is also what a test uses to check a live pipeline's answer: :func:`claim_requests`
+takes the object the pipeline returned and gives the verifier's requests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from ..claims import extract_claims
+from ..verifier import ClaimRequest
+from .formats import AUTO, RawAnswer, ReadRecord, Source, read_record
+from .spans import Marked, place_markers
+
+#: What to do with sources of an answer that carries no ``[n]`` marker at all (a LangChain or
+#: LlamaIndex answer over its retrieved documents): ``cite-all`` has every sentence cite
+#: every source, so each is checked against the pages the answer was grounded in;
+#: ``retrieved`` lists them as retrieved and leaves the sentences uncited.
+Unmarked = Literal["cite-all", "retrieved"]
+UNMARKED_POLICIES: tuple[Unmarked, ...] = ("cite-all", "retrieved")
+
+_ID = re.compile(r"[^A-Za-z0-9_.-]+")
+_WORD = re.compile(r"[a-z0-9]+")
+#: Every line end YAML knows, as one: PyYAML does not read back a NEL (U+0085) it wrote.
+_LINE_BREAKS = re.compile("\r\n|[\r\x85\u2028\u2029]")
+
+
+@dataclass(frozen=True)
+class AnswerClaim:
+    """A sentence of the answer: its text, the markers it cites and their URLs."""
+
+    text: str
+    markers: tuple[str, ...]
+    urls: tuple[str, ...]
+    #: Markers the sentence carries that the record does not resolve to a URL.
+    unresolved: tuple[str, ...] = ()
+
+    @property
+    def uncited(self) -> bool:
+        """True when the sentence cites no URL."""
+        return not self.urls
+
+
+@dataclass(frozen=True)
+class ImportedAnswer:
+    """An answer ready to become a case."""
+
+    format: str
+    #: The answer with its own markers, or with markers placed at the provider's spans.
+    text: str
+    #: Marker -> URL of the sources the answer cites.
+    citations: dict[str, str]
+    #: ``(marker, url)`` of pages the answer had but does not cite; marker "" when unnumbered.
+    retrieved: tuple[tuple[str, str], ...] = ()
+    question: str | None = None
+    record_id: str | None = None
+    tags: tuple[str, ...] = ()
+    #: True when the answer had no markers and every sentence cites every source.
+    whole_answer: bool = False
+    titles: dict[str, str] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def claims(self) -> list[AnswerClaim]:
+        """One claim per sentence, split by :func:`pytest_citations.claims.extract_claims`."""
+        claims = []
+        for extracted in extract_claims(self.text):
+            if self.whole_answer:
+                markers = tuple(self.citations)
+                unresolved: tuple[str, ...] = ()
+            else:
+                markers = tuple(m for m in extracted.markers if m in self.citations)
+                unresolved = tuple(m for m in extracted.markers if m not in self.citations)
+            urls = tuple(dict.fromkeys(self.citations[m] for m in markers))
+            claims.append(AnswerClaim(extracted.text, markers, urls, unresolved))
+        return claims
+
+    def claim_requests(self) -> list[ClaimRequest]:
+        """The verifier's requests: each claim with its URLs; the retrieved pages beside them
+        so that a claim its citations miss but a retrieved page holds is ``misattributed``."""
+        retrieved = [url for _, url in self.retrieved]
+        return [ClaimRequest.of(claim.text, claim.urls, retrieved) for claim in self.claims()]
+
+    def case_id(self) -> str:
+        """A stable id: the record's own id, else words of the question and a content hash
+        (never random, so importing the same answers again gives the same ids)."""
+        if self.record_id:
+            slug = _ID.sub("-", self.record_id).strip("-")
+            if slug:
+                return slug
+        content = json.dumps(
+            [self.question, self.text, sorted(self.citations.items()), list(self.retrieved)],
+            ensure_ascii=False,
+        )
+        digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
+        words = _WORD.findall(
+            unicodedata.normalize("NFKD", self.question or "")
+            .encode("ascii", "ignore")
+            .decode("ascii")
+            .lower()
+        )
+        stem = "-".join(words[:6])[:48].strip("-")
+        return f"{stem}-{digest[:8]}" if stem else f"answer-{digest[:12]}"
+
+
+@dataclass
+class _Sorted:
+    """Sources of one answer sorted into cited (marker -> URL) and retrieved."""
+
+    text: str
+    citations: dict[str, str] = field(default_factory=dict)
+    cited: list[tuple[str, Source]] = field(default_factory=list)
+    retrieved: list[tuple[str, Source]] = field(default_factory=list)
+    whole_answer: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def _from_spans(raw: RawAnswer) -> _Sorted:
+    """Number the span sources by first appearance and mark the sentences they support."""
+    numbers: dict[str, str] = {}  # URL -> marker
+    for span in sorted(raw.spans, key=lambda s: (s.start, s.end)):
+        numbers.setdefault(span.source.url, str(len(numbers) + 1))
+    text = place_markers(
+        raw.text, [Marked(s.start, s.end, numbers[s.source.url]) for s in raw.spans]
+    )
+    return _Sorted(
+        text,
+        citations={marker: url for url, marker in numbers.items()},
+        cited=[(numbers[s.source.url], s.source) for s in raw.spans],
+    )
+
+
+def _from_markers(raw: RawAnswer, unmarked: Unmarked) -> _Sorted:
+    """Resolve the answer's own markers against its numbered sources."""
+    numbered = dict(raw.numbered or {})
+    used: list[str] = []
+    for extracted in extract_claims(raw.text):
+        used.extend(m for m in extracted.markers if m not in used)
+    if not used and unmarked == "cite-all":
+        sources = list({s.url: s for s in numbered.values() if s is not None}.values())
+        cited = [(str(n), s) for n, s in enumerate(sources, start=1)]
+        return _Sorted(
+            raw.text,
+            citations={m: s.url for m, s in cited},
+            cited=cited,
+            whole_answer=bool(cited),
+        )
+    result = _Sorted(raw.text)
+    for marker in used:
+        source = numbered.get(marker)
+        if source is not None:
+            result.citations[marker] = source.url
+            result.cited.append((marker, source))
+        elif marker not in numbered:
+            result.warnings.append(f"the answer cites [{marker}], which the record does not list")
+    result.retrieved = [(m, s) for m, s in numbered.items() if s is not None and m not in used]
+    return result
+
+
+def comparable(url: str) -> str:
+    """A URL without its ``utm_*`` parameters, to tell whether a retrieved page is one the
+    answer cites (OpenAI adds ``?utm_source=openai`` to cited URLs, not to its sources)."""
+    parts = urlsplit(url)
+    query = [
+        (k, v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if not k.startswith("utm_")
+    ]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def tidy(text: str) -> str:
+    """The text as a case file shows it: one kind of line end, no tabs, no trailing spaces,
+    no blank lines around it. None of this changes a sentence, and all of it lets YAML show the
+    text in block style rather than as one escaped string."""
+    # Lone surrogates (a JSON "\\ud83d" cut in half) cannot be written as UTF-8.
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    lines = _LINE_BREAKS.sub("\n", text).expandtabs(4).split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip()
+
+
+def build_answer(read: ReadRecord, unmarked: Unmarked = "cite-all") -> ImportedAnswer:
+    """Number the sources, place markers at spans, and sort cited from retrieved."""
+    raw = read.answer
+    if raw.spans:
+        result = _from_spans(raw)
+    elif raw.numbered is not None:
+        result = _from_markers(raw, unmarked)
+    else:
+        result = _Sorted(raw.text)
+    seen = {comparable(url) for url in result.citations.values()}
+    retrieved: list[tuple[str, str]] = []
+    for marker, source in [*result.retrieved, *(("", s) for s in raw.retrieved)]:
+        if comparable(source.url) not in seen:
+            seen.add(comparable(source.url))
+            retrieved.append((marker, source.url))
+    titles: dict[str, str] = {}
+    for marker, source in result.cited:
+        if source.title and marker not in titles:
+            titles[marker] = source.title
+    return ImportedAnswer(
+        format=read.format,
+        text=tidy(result.text),
+        citations=result.citations,
+        retrieved=tuple(retrieved),
+        question=tidy(read.question) if read.question else None,
+        record_id=read.record_id,
+        tags=read.tags,
+        whole_answer=result.whole_answer,
+        titles=titles,
+        warnings=tuple(dict.fromkeys([*raw.warnings, *result.warnings])),
+    )
+
+
+def read_answer(
+    response: Any, format: str = AUTO, *, unmarked: Unmarked = "cite-all"
+) -> ImportedAnswer:
+    """Read one answer object of any supported shape (a dict, or an SDK object with
+    ``model_dump()``/``to_dict()``, or a dataclass) into an :class:`ImportedAnswer`."""
+    return build_answer(read_record(response, format), unmarked)
+
+
+def claim_requests(
+    response: Any, format: str = AUTO, *, unmarked: Unmarked = "cite-all"
+) -> list[ClaimRequest]:
+    """The claims of one answer object with the URLs each cites, ready for the verifier
+    (the engine under ``citation_verifier.check_answer(response)``)."""
+    return read_answer(response, format, unmarked=unmarked).claim_requests()

@@ -1,0 +1,150 @@
+"""Answer records from files: JSONL (one record a line), or a JSON object or array.
+
+Every record keeps its file and 1-based line, so that one that cannot be read is reported
+where a person can find it, and the others are still imported. A line that is not JSON, or
+not an object, is a :class:`BadRecord`, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Files a folder given as input contributes, in name order.
+RECORD_SUFFIXES = (".jsonl", ".ndjson", ".json")
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One answer record and where it came from."""
+
+    source: Path
+    line: int
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BadRecord:
+    """A record (or a whole file, at line 0) that could not be read, and why."""
+
+    source: Path
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line else str(self.source)
+        return f"{where}: {self.reason}"
+
+
+def expand_inputs(paths: Iterable[Path | str]) -> list[Path]:
+    """The files to read: each path given, a folder as its record files in name order."""
+    if isinstance(paths, str | Path):
+        paths = [paths]  # one path, not the characters of one
+    files: list[Path] = []
+    for entry in map(Path, paths):
+        if entry.is_dir():
+            files.extend(
+                sorted(
+                    child
+                    for child in entry.iterdir()
+                    if child.is_file() and child.suffix.lower() in RECORD_SUFFIXES
+                )
+            )
+        else:
+            files.append(entry)
+    return files
+
+
+def _record(source: Path, line: int, value: Any) -> Record | BadRecord:
+    if isinstance(value, dict):
+        return Record(source, line, value)
+    kind = "null" if value is None else type(value).__name__.replace("dict", "object")
+    return BadRecord(source, line, f"a record must be a JSON object, got {kind}")
+
+
+def _json_lines(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
+    for number, raw in enumerate(data.splitlines(), start=1):
+        if number == 1 and raw.startswith(_BOM):
+            raw = raw[len(_BOM) :]
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            yield BadRecord(source, number, f"not UTF-8 text ({error.reason})")
+        except json.JSONDecodeError as error:
+            yield BadRecord(source, number, f"invalid JSON: {error.msg} (column {error.colno})")
+        else:
+            yield _record(source, number, value)
+
+
+def _json_document(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
+    """A ``.json`` file: one object, or an array whose items keep their own line numbers."""
+    try:
+        text = data.removeprefix(_BOM).decode("utf-8")
+    except UnicodeDecodeError as error:
+        yield BadRecord(source, 0, f"not UTF-8 text ({error.reason})")
+        return
+    decoder = json.JSONDecoder()
+    start = len(text) - len(text.lstrip())
+    if not text[start:].startswith("["):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            yield BadRecord(source, error.lineno, f"invalid JSON: {error.msg}")
+            return
+        yield _record(source, text.count("\n", 0, start) + 1, value)
+        return
+    # Decode item by item so that each keeps its line and a broken item ends the file
+    # with a line number rather than losing every record before it.
+    position = start + 1
+    while True:
+        position = _skip(text, position)
+        if text.startswith("]", position):
+            return
+        line = text.count("\n", 0, position) + 1
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            yield BadRecord(
+                source,
+                error.lineno,
+                f"invalid JSON: {error.msg}; the rest of the file was not read",
+            )
+            return
+        yield _record(source, line, value)
+        position = _skip(text, position)
+        if text.startswith(",", position):
+            position += 1
+        elif not text.startswith("]", position):
+            line = text.count("\n", 0, position) + 1
+            yield BadRecord(
+                source, line, "invalid JSON: expected ',' or ']'; the rest of the file was not read"
+            )
+            return
+
+
+def _skip(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+def read_records(paths: Iterable[Path | str]) -> Iterator[Record | BadRecord]:
+    """Every record of the files (folders: their ``.jsonl``/``.ndjson``/``.json`` files), in
+    file order then line order. ``.json`` files hold one object or an array of objects;
+    anything else is read as JSONL."""
+    for source in expand_inputs(paths):
+        try:
+            data = source.read_bytes()
+        except OSError as error:
+            yield BadRecord(source, 0, f"cannot read the file: {error.strerror or error}")
+            continue
+        if source.suffix.lower() == ".json":
+            yield from _json_document(source, data)
+        else:
+            yield from _json_lines(source, data)
