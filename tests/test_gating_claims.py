@@ -20,7 +20,7 @@ from plugin_helpers import (
     load_report,
 )
 
-from pytest_citations.claims import ExtractedClaim, extract_claims, split_sentences
+from pytest_citations.answers import ExtractedClaim, extract_claims, split_sentences
 
 # -- unit tests: tricky inputs -----------------------------------------------------------------
 

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_citations.claims import extract_claims
+from pytest_citations.answers import extract_claims
 from pytest_citations.errors import ConfigurationError
 from pytest_citations.importing import (
     FORMATS,

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..aggregate import Precision, Share
-from ..figures import Figure, has_figures, missing_figures
 from ..labels import CRAWL_STATUS_PREFIX, Label, Reason
 from ..verdicts import CitationVerdict, ClaimVerdict
+from .figures import Figure
+from .numbers import has_figures, missing_figures
 
 #: Reason of a claim whose figure is in no evidence the judge saw.
 NUMBER_NOT_IN_EVIDENCE = "number_not_in_evidence"

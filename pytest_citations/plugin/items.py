@@ -40,9 +40,8 @@ class CaseFile(pytest.File):
         self, excinfo: pytest.ExceptionInfo[BaseException]
     ) -> str | Any:
         if isinstance(excinfo.value, CaseFileError):
-            error = excinfo.value
-            where = self.nodeid + (f":{error.line}" if error.line else "")
-            return strip_controls(f"{where}: {error.message}")
+            # Every problem of the file, each on its line: fixed in one pass.
+            return strip_controls("\n".join(excinfo.value.lines(self.nodeid)))
         return super().repr_failure(excinfo)
 
 

@@ -1,0 +1,31 @@
+"""Case files: YAML with a question, an answer, its citations and its claims.
+
+Parsing is strict and every problem names the file and the line, all of them at once, so
+a broken case file is one readable collection error. No pytest here: the plugin wraps
+these types. The keys a case file may hold are the tables of :mod:`.fields`.
+"""
+
+from __future__ import annotations
+
+from .fields import CASE, CLAIM, CRITERIA, EXPECTABLE_LABELS, SIGNATURE_KEYS
+from .model import Case, CaseFileError, Claim
+from .reader import iter_claims, load_cases, looks_like_case_file
+
+#: The keys of a case, of a claim and of ``criteria:``.
+CASE_KEYS = frozenset(CASE)
+CLAIM_KEYS = frozenset(CLAIM)
+CRITERIA_KEYS = frozenset(CRITERIA)
+
+__all__ = [
+    "CASE_KEYS",
+    "CLAIM_KEYS",
+    "CRITERIA_KEYS",
+    "EXPECTABLE_LABELS",
+    "SIGNATURE_KEYS",
+    "Case",
+    "CaseFileError",
+    "Claim",
+    "iter_claims",
+    "load_cases",
+    "looks_like_case_file",
+]

@@ -1,0 +1,128 @@
+"""Reading a case file into cases: one case, or several under a top-level ``cases:`` list;
+and telling a case file from another tool's YAML without parsing it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from . import fields
+from .model import Case, CaseFileError, Claim
+from .parser import Parser, _Skip, slug
+from .yaml import line_of, load_document
+
+_KEY = r"['\"]?(?:" + "|".join(fields.SIGNATURE_KEYS) + r")['\"]?[ \t]*:"
+_BLOCK_SIGNATURE = re.compile(r"^" + _KEY, re.MULTILINE)
+_FLOW_SIGNATURE = re.compile(r"[{,]\s*" + _KEY)
+T = TypeVar("T")
+_PREAMBLE = re.compile(r"(?:\s+|#[^\n]*|---|%[^\n]*)*")
+
+
+def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str]) -> Case:
+    """One case; its problems are recorded in ``parser`` (raises ``_Skip`` when nothing
+    of it can be used)."""
+    if not isinstance(raw, dict):
+        raise parser.fail(line, "a case must be a mapping with 'claims' and 'citations'")
+    parser.known_keys(raw, fields.CASE, line, "")
+    values: dict[str, Any] = {}
+    for key, spec in fields.CASE.items():
+        if spec.kind != "structure":
+            try:
+                values[key] = parser.value(raw, key, spec, line)
+            except _Skip:
+                continue
+    case_id = slug(values.get("id") or default_id)
+    if case_id in ids:
+        parser.fail(line_of(raw, "id", line), f"duplicate case id {case_id!r}")
+    ids.add(case_id)
+    citations: dict[str, str] = _try(
+        lambda: parser.citations(raw.get("citations"), line_of(raw, "citations", line)), {}
+    )
+    claims: tuple[Claim, ...] = _try(lambda: parser.claims(raw, line, citations), ())
+    topic = values.get("topic")
+    if topic:
+        claims = tuple(claim if claim.topic else replace(claim, topic=topic) for claim in claims)
+    retrieved: dict[str, str] = _try(
+        lambda: parser.retrieved(raw.get("retrieved"), line_of(raw, "retrieved", line)), {}
+    )
+    criteria: dict[str, Any] = _try(
+        lambda: parser.criteria(raw.get("criteria"), line_of(raw, "criteria", line)), {}
+    )
+    tags = values.get("tags") or ()
+    min_precision = values.get("min_precision")
+    return Case(
+        id=case_id,
+        path=parser.path,
+        line=line_of(raw, None, line),
+        question=values.get("question"),
+        answer=values.get("answer"),
+        citations=citations,
+        claims=claims,
+        min_precision=None if min_precision is None else float(min_precision),
+        retrieved=tuple(retrieved),
+        retrieved_markers={url: marker for url, marker in retrieved.items() if marker},
+        criteria=criteria,
+        tags=(tags,) if isinstance(tags, str) else tuple(tags),
+        extra={key: raw[key] for key in ("topic", "tags") if key in raw},
+    )
+
+
+def _try(read: Callable[[], T], default: T) -> T:
+    """``read()``, or ``default`` when it failed (its problem is already recorded)."""
+    try:
+        return read()
+    except _Skip:
+        return default
+
+
+def load_cases(path: Path, text: str | None = None) -> list[Case]:
+    """Parse one case file: a single case, or several under a top-level ``cases:`` list.
+    Raises :class:`CaseFileError` listing every problem found, each with its line."""
+    document = load_document(path, text)
+    parser = Parser(path)
+    stem = slug(path.stem)
+    ids: set[str] = set()
+    entries: list[tuple[Any, int, str]] = [(document, 1, stem)]
+    if isinstance(document, dict) and "cases" in document:
+        for key in sorted(set(document) - {"cases"}, key=str):
+            parser.fail(line_of(document, key), f"unknown key {key!r} beside 'cases'")
+        items = document["cases"]
+        if not isinstance(items, list) or not items:
+            raise CaseFileError(
+                path, line_of(document, "cases"), "'cases' must be a non-empty list"
+            )
+        entries = [
+            (item, line_of(items, n - 1), f"{stem}-{n}") for n, item in enumerate(items, start=1)
+        ]
+    cases = []
+    for raw, line, default_id in entries:
+        try:
+            cases.append(read_case(parser, raw, line, default_id, ids))
+        except _Skip:
+            continue
+    if parser.problems:
+        first, *more = sorted(parser.problems, key=lambda problem: problem[0])
+        raise CaseFileError(path, first[0], first[1], more)
+    return cases
+
+
+def looks_like_case_file(text: str) -> bool:
+    """True when a top-level key of the YAML text is one of the signature keys. A text
+    scan, not a parse: another tool's YAML may use tags (``!!python/name:``) that a safe
+    load refuses, and it must not become a collection error."""
+    if _BLOCK_SIGNATURE.search(text):
+        return True
+    # A document written as one flow mapping: {id: x, claims: [...]}
+    start = _PREAMBLE.match(text)
+    body = text[start.end() if start else 0 :]
+    return body.startswith("{") and _FLOW_SIGNATURE.search(body) is not None
+
+
+def iter_claims(cases: list[Case]) -> Iterator[tuple[Case, Claim]]:
+    """Every claim of every case, in file order."""
+    for case in cases:
+        for claim in case.claims:
+            yield case, claim
