@@ -155,6 +155,19 @@ class Usage:
         """Prompt plus completion tokens the judge reported."""
         return self.prompt_tokens + self.completion_tokens
 
+    def count_judge_call(
+        self, provider: str, prompt_tokens: int, completion_tokens: int, replayed: bool
+    ) -> None:
+        """Add one judge call: spent when live, saved when a recording answered it."""
+        if replayed:
+            self.replayed_judge_calls += 1
+            self.replayed_judge_tokens += prompt_tokens + completion_tokens
+            return
+        self.judge_calls += 1
+        self.judge_calls_by_provider[provider] = self.judge_calls_by_provider.get(provider, 0) + 1
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+
     def add(self, other: Usage) -> None:
         """Accumulate another run's usage into this one."""
         for name in (

@@ -8,8 +8,7 @@ judge request is made once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -33,7 +32,7 @@ from .passages import split_passages
 from .redact import LogRedaction
 from .retrieval import PageIndex, Retriever
 from .settings import Settings
-from .sharing import WorkObserver, current_work
+from .sharing import SharedWork, WorkObserver
 from .verdicts import CitationVerdict, ClaimVerdict, Usage
 
 T = TypeVar("T")
@@ -69,46 +68,6 @@ class _ClaimWork:
 
     problems: list[str] = field(default_factory=list)
     evidence: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-
-@dataclass
-class _Once:
-    """Memoises coroutines by key: the first caller starts the task, later callers await it.
-
-    The task runs with :data:`~pytest_citations.sharing.current_work` set to its key, and the
-    observer hears of every use, so that recorded traffic can follow shared work.
-    """
-
-    kind: str
-    observer: WorkObserver | None = None
-    tasks: dict[Any, asyncio.Task[Any]] = field(default_factory=dict)
-
-    def get(self, key: Any, start: Callable[[], Awaitable[T]]) -> asyncio.Task[T]:
-        work = (self.kind, key)
-        scoped: Any = key
-        if self.observer is not None:
-            self.observer.used(work)
-            scoped = (self.observer.scope(), key)
-        task = self.tasks.get(scoped)
-        if task is not None and _refused(task):
-            task = None  # refused by one recording; another may hold the answer
-        if task is None:
-
-            async def run() -> T:
-                current_work.set(work)
-                return await start()
-
-            task = asyncio.ensure_future(run())
-            self.tasks[scoped] = task
-        return task
-
-    async def drain(self) -> None:
-        pending = [task for task in self.tasks.values() if not task.done()]
-        for task in pending:
-            task.cancel()
-        for task in pending:
-            with contextlib.suppress(BaseException):
-                await task
 
 
 class Verifier:
@@ -161,9 +120,9 @@ class Verifier:
         self._semaphore = semaphore
         self._requester: Requester | None = None
         self._log_redaction: LogRedaction | None = None
-        self._fetches = _Once("fetch", observer)
-        self._indexes = _Once("index", observer)
-        self._judgements = _Once("judge", observer)
+        self._fetches = SharedWork("fetch", observer)
+        self._indexes = SharedWork("index", observer)
+        self._judgements = SharedWork("judge", observer)
         self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citations-embed")
 
     # Lifecycle ----------------------------------------------------------------------
@@ -345,16 +304,9 @@ class Verifier:
 
     def _count(self, provider: str, judgement: Judgement) -> None:
         """Add a judge call's usage: spent when live, saved when replayed."""
-        tokens = judgement.prompt_tokens + judgement.completion_tokens
-        if judgement.replayed:
-            self.usage.replayed_judge_calls += 1
-            self.usage.replayed_judge_tokens += tokens
-            return
-        self.usage.judge_calls += 1
-        by_provider = self.usage.judge_calls_by_provider
-        by_provider[provider] = by_provider.get(provider, 0) + 1
-        self.usage.prompt_tokens += judgement.prompt_tokens
-        self.usage.completion_tokens += judgement.completion_tokens
+        self.usage.count_judge_call(
+            provider, judgement.prompt_tokens, judgement.completion_tokens, judgement.replayed
+        )
 
     def _fetch(self, url: str) -> asyncio.Task[FetchResult]:
         async def run() -> FetchResult:
@@ -467,8 +419,3 @@ class _Stage:
 def _note(problems: list[str], error: Exception | str) -> None:
     if str(error) not in problems:
         problems.append(str(error))
-
-
-def _refused(task: asyncio.Task[Any]) -> bool:
-    """A finished task whose request a transport refused (say, missing from a cassette)."""
-    return task.done() and not task.cancelled() and isinstance(task.exception(), RequestRefused)

@@ -16,7 +16,8 @@ from ..recording import CassetteSession
 from ..sanitize import strip_controls
 from ..verdicts import ClaimVerdict
 from ..verifier import ClaimRequest
-from .session import CitationsSession, session_of, unchecked_message
+from .outcomes import unchecked_message
+from .session import CitationsSession, session_of
 
 #: Set on a test item once its call phase has a report: the test ran to its end (passed or
 #: failed), so what its fixture recorded is complete and may be written.

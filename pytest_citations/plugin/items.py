@@ -12,7 +12,8 @@ import pytest
 
 from ..cases import Case, CaseFileError, Claim, load_cases
 from ..sanitize import strip_controls
-from .session import CaseResult, ClaimOutcome, FileNotVerified, session_of
+from .outcomes import CaseResult, ClaimOutcome
+from .session import FileNotVerified, session_of
 
 #: The record of a claim item, also put in ``user_properties`` (and so in junitxml).
 RECORD_PROPERTY = "citations_claim"

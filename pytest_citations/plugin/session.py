@@ -20,8 +20,7 @@ from ..backends import Backends
 from ..cases import Case, Claim
 from ..errors import AccountError, CitationsError, ConfigurationError
 from ..gating.baseline import Baseline, side_by_side
-from ..gating.criteria import ClaimAssessment, ClaimFacts, Criteria, assess_claim, decide_case
-from ..labels import Label
+from ..gating.criteria import ClaimAssessment, ClaimFacts, Criteria, assess_claim
 from ..network import make_http_client, network_transport
 from ..paths import shown
 from ..recording import (
@@ -32,20 +31,23 @@ from ..recording import (
     keep_builtin_scrubbing,
 )
 from ..redact import LogRedaction
-from ..reports import BaselineChange, CaseOutcome, ClaimRecord
-from ..sanitize import clean
+from ..reports import BaselineChange
 from ..settings import Settings
 from ..sync import SyncVerifier
 from ..verdicts import ClaimVerdict, Usage
 from ..verifier import ClaimRequest, Verifier
 from .options import OPTIONS_KEY, Options
+from .outcomes import (
+    CaseResult,
+    ClaimOutcome,
+    case_result,
+    claim_record,
+    notes,
+    unchecked_message,
+    with_baseline,
+)
 
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
-#: The next step after an unchecked citation, in every message that reports one.
-ALLOW_UNCHECKED_HINT = (
-    "Fix the cause and run again; to count unchecked citations as their labels instead, "
-    "pass --citations-allow-unchecked (ini: citations_allow_unchecked = true)."
-)
 
 
 class FileNotVerified(Exception):
@@ -54,26 +56,6 @@ class FileNotVerified(Exception):
     def __init__(self, message: str, *, stop: bool) -> None:
         super().__init__(message)
         self.stop = stop
-
-
-@dataclass(frozen=True)
-class ClaimOutcome:
-    """One claim, assessed: its record, and what its item reports (an error when it could
-    not be checked, a failure when it missed a criterion or regressed)."""
-
-    record: ClaimRecord
-    error: str | None = None
-    failure: str | None = None
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """One case, decided: its outcome, its precision, and what its item reports."""
-
-    outcome: CaseOutcome
-    precision: str
-    error: str | None = None
-    failure: str | None = None
 
 
 @dataclass(frozen=True)
@@ -243,7 +225,7 @@ class CitationsSession:
                 claims[(case.id, claim.index)] = self._claim_outcome(
                     nodeid, case, claim, assessment, criteria
                 )
-            decided[case.id] = _case_result(nodeid, case, assessed, criteria)
+            decided[case.id] = case_result(nodeid, case, assessed, criteria)
         return FileOutcome(claims, decided)
 
     def criteria_for(self, case: Case) -> Criteria:
@@ -266,8 +248,8 @@ class CitationsSession:
         change = None
         if self.baseline is not None and not assessment.incomplete:
             change = self.baseline.compare(record)
-            record = _with_baseline(record, BaselineChange(change.kind, change.old_label))
-        explanation = explain(verdict, claim.markers) + _notes(case, verdict)
+            record = with_baseline(record, BaselineChange(change.kind, change.old_label))
+        explanation = explain(verdict, claim.markers) + notes(case, verdict)
         if assessment.incomplete:
             message = unchecked_message(verdict, assessment.unchecked, explanation)
             return ClaimOutcome(record, error=message)
@@ -304,112 +286,6 @@ class CitationsSession:
         if self.audit is not None:
             self.audit.close()
         self.redaction.uninstall()
-
-
-def claim_record(file: str, case: Case, claim: Claim, assessment: ClaimAssessment) -> ClaimRecord:
-    """A claim's record, with terminal control sequences removed from everything a page or
-    an answer could have put there."""
-    verdict = assessment.verdict
-    record = ClaimRecord(
-        nodeid=f"{file}::{case.id}::{claim.name}",
-        file=file,
-        case=case.id,
-        index=claim.index,
-        line=claim.line,
-        claim=verdict.claim,
-        label=verdict.label.value,
-        citations=verdict.citations,
-        question=case.question,
-        min_precision=case.min_precision,
-        markers=claim.markers,
-        problems=verdict.problems,
-        failures=tuple(str(failure) for failure in assessment.failures),
-        decision=assessment.decision,
-        unchecked=assessment.unchecked,
-        topic=claim.topic,
-        general=claim.general,
-        expect=claim.expect,
-        derived=claim.derived,
-        joint_support=verdict.joint_support,
-        misattributed_to=verdict.misattributed_to,
-        evidence=verdict.evidence,
-    )
-    return ClaimRecord.from_dict(clean(record.to_dict()))
-
-
-def _with_baseline(record: ClaimRecord, change: BaselineChange) -> ClaimRecord:
-    return ClaimRecord.from_dict({**record.to_dict(), "baseline": {
-        "change": change.kind, "old_label": change.old_label}})  # fmt: skip
-
-
-def _notes(case: Case, verdict: ClaimVerdict) -> str:
-    extra = ""
-    if verdict.joint_support:
-        extra += "\n  supported jointly by: " + ", ".join(verdict.joint_support)
-    if verdict.misattributed_to:
-        markers = case.retrieved_markers
-        extra += "\n  supported instead by the uncited source: " + ", ".join(
-            (f"[{markers[url]}] " if url in markers else "") + url
-            for url in verdict.misattributed_to
-        )
-    return extra
-
-
-def unchecked_message(verdict: ClaimVerdict, unchecked: Sequence[str], explanation: str) -> str:
-    """The message of a claim that could not be checked: which citations and why (one line
-    each, see :func:`~pytest_citations.gating.criteria.describe_unchecked`), the verdict as
-    far as it got, and the opt-out."""
-    count = len(verdict.unchecked) or len(unchecked)
-    lines = [
-        f"claim could not be checked: {count} of {len(verdict.citations)} citations unchecked",
-        *(f"  {line}" for line in unchecked),
-        explanation,
-        ALLOW_UNCHECKED_HINT,
-    ]
-    return "\n".join(lines)
-
-
-def _case_result(
-    file: str, case: Case, assessed: list[tuple[Claim, ClaimAssessment]], criteria: Criteria
-) -> CaseResult:
-    """A case's decision, and what its precision item reports."""
-    assessments = [assessment for _, assessment in assessed]
-    decision = decide_case(
-        assessments,
-        [claim.name for claim, _ in assessed],
-        [claim.general for claim, _ in assessed],
-        criteria,
-    )
-    outcome = CaseOutcome(
-        file,
-        case.id,
-        decision.decision,
-        tuple(str(failure) for failure in decision.failures),
-        tuple(decision.incomplete_reasons()),
-    )
-    precision = f"{decision.precision.supported}/{decision.precision.total}"
-    thresholds = ("min_precision", "min_supported_share")
-    missed = [f for f in decision.failures if f.criterion in thresholds]
-    if missed:
-        lines = [f"case {case.id!r} fails {failure}" for failure in missed]
-        if any(f.criterion == "min_precision" for f in missed):
-            lines += _not_supported(assessed)
-        return CaseResult(outcome, precision, failure="\n".join(lines))
-    if decision.undecided:
-        lines = [f"case {case.id!r} could not be decided: {f}" for f in decision.undecided]
-        lines += [*_not_supported(assessed), ALLOW_UNCHECKED_HINT]
-        return CaseResult(outcome, precision, error="\n".join(lines))
-    return CaseResult(outcome, precision)
-
-
-def _not_supported(assessed: list[tuple[Claim, ClaimAssessment]]) -> list[str]:
-    lines = []
-    for claim, assessment in assessed:
-        for citation in assessment.verdict.citations:
-            if citation.label is not Label.SUPPORTED:
-                reason = f" ({citation.reason})" if citation.reason else ""
-                lines.append(f"  {claim.name}: {citation.label.value:<12} {citation.url}{reason}")
-    return lines
 
 
 def session_of(config: pytest.Config) -> CitationsSession:
