@@ -1,13 +1,18 @@
 """pytest-citations: regression tests for the citations of RAG and LLM answers.
 
-The engine (this package minus :mod:`pytest_citations.plugin`) never imports pytest.
+The public API is :data:`__all__`: the verifier and its settings, the verdict types and
+labels, the assertion helpers, and the protocols a new judge or fetcher implements. Every
+other module is internal and may change. The engine (everything but ``plugin``, ``cli`` and
+``service``) never imports pytest.
 """
 
 from __future__ import annotations
 
-from .aggregate import Precision, aggregate
-from .assertions import assert_not_contradicted, assert_precision, assert_supported, explain
+from .aggregate import Precision
+from .assertions import assert_not_contradicted, assert_precision, assert_supported
 from .errors import AuthenticationError, CitationsError, ConfigurationError, MissingTokenError
+from .fetchers import Crawler, PageResponse
+from .judges import Judge, Judgement
 from .labels import Label, Reason
 from .settings import Settings
 from .sync import SyncVerifier
@@ -21,17 +26,19 @@ __all__ = [
     "ClaimRequest",
     "ClaimVerdict",
     "ConfigurationError",
+    "Crawler",
+    "Judge",
+    "Judgement",
     "Label",
     "MissingTokenError",
+    "PageResponse",
     "Precision",
     "Reason",
     "Settings",
     "SyncVerifier",
     "Usage",
     "Verifier",
-    "aggregate",
     "assert_not_contradicted",
     "assert_precision",
     "assert_supported",
-    "explain",
 ]

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from pytest_citations import ClaimRequest, Label, Precision, Reason, aggregate
-from pytest_citations.aggregate import aggregate_verdicts
+from pytest_citations import ClaimRequest, Label, Precision, Reason
+from pytest_citations.aggregate import aggregate, aggregate_verdicts
 from pytest_citations.verdicts import CitationVerdict
 
 S, P, C, N, U = (

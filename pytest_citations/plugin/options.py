@@ -20,6 +20,7 @@ from ..errors import ConfigurationError
 from ..gating.criteria import Criteria
 from ..labels import Label
 from ..recording import RecordMode
+from ..reports import FORMATS
 from ..settings import DEFAULT_EMBEDDING_MODEL, LIMITS, Limit
 
 #: Where pytest_configure keeps the session's options.
@@ -313,7 +314,8 @@ class Options:
         if model is None and model_variable and os.environ.get(model_variable, "").strip():
             model = os.environ[model_variable].strip()
         cassettes = Path(values["cassette_dir"])
-        formats = {"json": values["report"], "html": values["html"], "csv": values["csv"]}
+        # Each report format's option has the format's name (the JSON report's is "report").
+        formats = {name: values.get("report" if name == "json" else name) for name in FORMATS}
         return cls(
             enabled=bool(config.getoption("citations", False)),
             record_mode=values["record"],

@@ -1,0 +1,162 @@
+"""The package's layers hold (issue 9): the engine never imports pytest, nothing runs back up
+the layers, there is no import cycle, and no module or function outgrows what a reader
+can hold (400 and 60 lines, unless a comment above it says why)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pytest_citations"
+
+#: The layers, lowest first; a module may import from its own layer and the ones below.
+LAYERS = {
+    "core": {
+        "labels", "verdicts", "errors", "settings", "redact", "sanitize", "paths", "urls",
+        "aggregate",
+    },
+    "engine": {
+        "network", "sharing", "backends", "fetchers", "judges", "verifier", "sync",
+        "passages", "retrieval", "embeddings", "scripts", "languages", "lexical", "guard",
+        "audit", "answers", "assertions",
+    },
+    "gating": {"gating", "figures"},
+    "inputs": {"cases", "recording", "reports", "importing"},
+    "shells": {"plugin", "cli", "service", "__init__", "__main__"},
+}  # fmt: skip
+RANK = {name: rank for rank, names in enumerate(LAYERS.values()) for name in names}
+#: The engine: everything the plugin, the command and the service are shells over.
+ENGINE = LAYERS["core"] | LAYERS["engine"] | LAYERS["gating"] | {"cases", "reports", "importing"}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (``plugin.session``, ``verifier``)."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def top_level_imports(name: str, path: Path) -> set[str]:
+    """The package modules imported at module level (not inside functions, not only for
+    type checking), as dotted names."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, ast.Try):
+                visit(node.body)
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+                names = [f"{target}.{alias.name}" if target else alias.name for alias in node.names]
+                found.update(n for n in [target, *names] if n in MODULES)
+            elif isinstance(node, ast.ImportFrom | ast.Import):
+                absolute = [node.module] if isinstance(node, ast.ImportFrom) else [
+                    alias.name for alias in node.names]  # fmt: skip
+                for module in absolute:
+                    if module and module.startswith("pytest_citations."):
+                        dotted = module.removeprefix("pytest_citations.")
+                        if dotted in MODULES:
+                            found.add(dotted)
+
+    visit(tree.body)
+    found.discard(name)
+    return found
+
+
+MODULES = modules()
+GRAPH = {name: top_level_imports(name, path) for name, path in MODULES.items()}
+
+
+def layer(name: str) -> str:
+    return name.split(".")[0]
+
+
+def test_the_engine_never_imports_pytest() -> None:
+    # A subprocess where importing pytest fails: every engine module must still import.
+    engine = sorted(f"pytest_citations.{name}" for name in MODULES if layer(name) in ENGINE)
+    script = textwrap.dedent(
+        f"""
+        import importlib, sys
+        class Block:
+            def find_spec(self, name, path=None, target=None):
+                if name == "pytest" or name.startswith(("pytest.", "_pytest")):
+                    raise ImportError("the engine imported " + name)
+        sys.meta_path.insert(0, Block())
+        for name in {engine!r}:
+            importlib.import_module(name)
+        print(len({engine!r}))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 40
+
+
+def test_no_module_imports_from_a_layer_above_its_own() -> None:
+    upward = [
+        f"{name} imports {target}"
+        for name, targets in GRAPH.items()
+        for target in targets
+        if RANK[layer(target)] > RANK[layer(name)]
+    ]
+    assert upward == []
+
+
+def test_there_is_no_import_cycle() -> None:
+    visiting: list[str] = []
+    done: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def walk(name: str) -> None:
+        if name in done:
+            return
+        if name in visiting:
+            cycles.append([*visiting[visiting.index(name) :], name])
+            return
+        visiting.append(name)
+        for target in sorted(GRAPH[name]):
+            # A package importing its own submodules (re-exports) is not a cycle of layers.
+            if not target.startswith(f"{name}."):
+                walk(target)
+        visiting.pop()
+        done.add(name)
+
+    for name in sorted(GRAPH):
+        walk(name)
+    assert cycles == []
+
+
+def test_every_layer_is_known() -> None:
+    assert {layer(name) for name in MODULES} <= set(RANK)
+
+
+def _commented(lines: list[str], node: ast.AST) -> bool:
+    first = getattr(node, "decorator_list", None)
+    start = (first[0].lineno if first else node.lineno) - 2  # type: ignore[attr-defined]
+    return start >= 0 and lines[start].strip().startswith("#")
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_modules_and_functions_stay_small(name: str) -> None:
+    path = MODULES[name]
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    assert len(lines) <= 400, f"{path.name}: {len(lines)} lines"
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            size = (node.end_lineno or node.lineno) - node.lineno + 1
+            assert size <= 60 or _commented(lines, node), f"{node.name}: {size} lines"
