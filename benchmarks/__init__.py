@@ -1,0 +1,1 @@
+"""Benchmarks of pytest-citations (see README.md); ``python -m benchmarks.engine`` runs one."""
