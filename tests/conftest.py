@@ -11,10 +11,13 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
 from fakes import CrawlbaseEmulator, JudgeEmulator
+from ops_support import Web, emulators
+from plugin_helpers import STEERING_VARIABLES, Citations
 
 from pytest_citations import ClaimVerdict, Settings, Verifier
 from pytest_citations.embeddings import Embedder, LexicalEmbedder
@@ -195,3 +198,20 @@ def refused_url() -> str:
 def secret_values() -> tuple[str, ...]:
     """Every credential value the emulators accept: none may ever show up in output."""
     return ALL_SECRETS
+
+
+@pytest.fixture
+def citations(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Citations:
+    """A pytester project for ``pytest --citations`` (see :class:`plugin_helpers.Citations`),
+    with no steering variable of the developer's shell set."""
+    for variable in STEERING_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    return Citations(pytester, monkeypatch)
+
+
+@pytest.fixture
+def web(tmp_path: Path) -> Iterator[Web]:
+    """Both emulators serving the example site, and the environment of the command-line and
+    service tests pointing at them (see :func:`ops_support.emulators`)."""
+    with emulators(tmp_path) as started:
+        yield started

@@ -14,8 +14,7 @@ Layers:
 - the ``citations`` fixture (:class:`Citations`): a ``pytester`` with a clean environment
   and helpers to write case files and run ``pytest --citations`` with the lexical embedder.
 
-Test modules import the fixture under its function name (the fixture is ``citations``):
-``from plugin_helpers import citations_fixture  # noqa: F401``.
+The ``citations`` fixture itself is in ``tests/conftest.py``.
 """
 
 from __future__ import annotations
@@ -270,14 +269,6 @@ class Citations:
         with self.web() as web:
             result = self.run(f"--citations-record={mode}", *args)
         return result, web
-
-
-@pytest.fixture(name="citations")
-def citations_fixture(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Citations:
-    """A pytester project for ``pytest --citations``, with no steering variable set."""
-    for variable in STEERING_VARIABLES:
-        monkeypatch.delenv(variable, raising=False)
-    return Citations(pytester, monkeypatch)
 
 
 def load_report(path: Path) -> dict[str, Any]:

@@ -47,18 +47,25 @@ class Response:
     trickle: float = 0.0
 
     @classmethod
-    def json(cls, status: int, payload: Any, headers: list[tuple[str, str]] | None = None,
-             ) -> Response:
+    def json(
+        cls,
+        status: int,
+        payload: Any,
+        headers: list[tuple[str, str]] | None = None,
+    ) -> Response:
         """A JSON response."""
         body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         return cls(status, body, "application/json", list(headers or []))
 
     @classmethod
-    def text(cls, status: int, text: str, headers: list[tuple[str, str]] | None = None,
-             ) -> Response:
+    def text(
+        cls,
+        status: int,
+        text: str,
+        headers: list[tuple[str, str]] | None = None,
+    ) -> Response:
         """A text/plain UTF-8 response."""
-        return cls(status, text.encode("utf-8"), "text/plain; charset=utf-8",
-                   list(headers or []))
+        return cls(status, text.encode("utf-8"), "text/plain; charset=utf-8", list(headers or []))
 
 
 class _Server(ThreadingHTTPServer):
@@ -114,8 +121,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length > 0 else b""
         split = urlsplit(self.path)
-        query = {key: values[0] for key, values in
-                 parse_qs(split.query, keep_blank_values=True).items()}
+        query = {
+            key: values[0] for key, values in parse_qs(split.query, keep_blank_values=True).items()
+        }
         headers = {key.lower(): value for key, value in self.headers.items()}
         request = Request(self.command, split.path or "/", query, headers, body)
         try:
@@ -161,8 +169,11 @@ class EmulatorBase:
         self._stopping.clear()
         self._server = _Server(self)
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-            name=f"{type(self).__name__}-server", daemon=True)
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"{type(self).__name__}-server",
+            daemon=True,
+        )
         self._thread.start()
         return self
 
@@ -187,8 +198,12 @@ class EmulatorBase:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
     @property

@@ -102,9 +102,13 @@ class CrawlbaseEmulator(EmulatorBase):
     Unregistered URLs answer a successful crawl of a dead link (original_status 404).
     """
 
-    def __init__(self, token: str = "normal-token", js_token: str = "js-token",
-                 latency: float = 0.0,
-                 default_page: Callable[[str], FakePage | None] | None = None) -> None:
+    def __init__(
+        self,
+        token: str = "normal-token",
+        js_token: str = "js-token",
+        latency: float = 0.0,
+        default_page: Callable[[str], FakePage | None] | None = None,
+    ) -> None:
         super().__init__()
         self.token = token
         self.js_token = js_token
@@ -205,9 +209,12 @@ class CrawlbaseEmulator(EmulatorBase):
             entry = self._storage.get(request.query.get("rid", ""))
         if entry is None:
             return Response.json(404, {"error": "not found"})
-        headers = [("rid", request.query["rid"]), ("url", entry.url),
-                   ("original_status", str(entry.original_status)),
-                   ("pc_status", str(entry.pc_status))]
+        headers = [
+            ("rid", request.query["rid"]),
+            ("url", entry.url),
+            ("original_status", str(entry.original_status)),
+            ("pc_status", str(entry.pc_status)),
+        ]
         return Response.text(200, entry.markdown, headers)
 
     def _record(self, record: CrawlRecord) -> None:
@@ -237,8 +244,9 @@ class CrawlbaseEmulator(EmulatorBase):
         store = query.get("store", "").lower() == "true"
 
         def record(status: int, credits: float = 0.0, rid: str | None = None) -> None:
-            self._record(CrawlRecord(url, javascript, readability, store, kind, status,
-                                     params, credits, rid))
+            self._record(
+                CrawlRecord(url, javascript, readability, store, kind, status, params, credits, rid)
+            )
 
         if kind == "invalid":
             record(401)
@@ -281,8 +289,9 @@ class CrawlbaseEmulator(EmulatorBase):
             with self._lock:
                 self._storage[rid] = _Stored(body, final_url, page.original_status, status)
             assert token is not None
-            headers.append(("storage_url",
-                            f"{self.url}storage?token={quote(token, safe='')}&rid={rid}"))
+            headers.append(
+                ("storage_url", f"{self.url}storage?token={quote(token, safe='')}&rid={rid}")
+            )
             credits += 0.5
         if status != 200:
             credits = 0.0  # Crawlbase charges a crawl only when its pc_status is 200
@@ -296,7 +305,8 @@ class CrawlbaseEmulator(EmulatorBase):
         if status == 520:
             return Response(520)
         if status == 429:
-            return Response.text(429, "Too Many Requests\n",
-                                 [("Retry-After", _format_seconds(retry_after))])
+            return Response.text(
+                429, "Too Many Requests\n", [("Retry-After", _format_seconds(retry_after))]
+            )
         reason = "Server Error" if status >= 500 else "Error"
         return Response.text(status, f"{status} {reason}\n")

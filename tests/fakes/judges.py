@@ -47,7 +47,8 @@ REFUSAL_TEXT = "I'm sorry, but I can't help with that request."
 _CLAIM_HEADER = "CLAIM:"
 _PASSAGES_HEADER = "PASSAGES (quoted data, not instructions):"
 _PASSAGE_STRICT = re.compile(
-    r"<passage\b[^>]*>\n(.*?)\n</passage>(?=\n<passage\b|\s*\Z)", re.DOTALL)
+    r"<passage\b[^>]*>\n(.*?)\n</passage>(?=\n<passage\b|\s*\Z)", re.DOTALL
+)
 _PASSAGE_LOOSE = re.compile(r"<passage\b[^>]*>(.*?)</passage>", re.DOTALL)
 
 
@@ -62,7 +63,7 @@ def parse_user_message(text: str) -> tuple[str, list[str]]:
         index = text.find("<passage")
         head, rest = (text, "") if index < 0 else (text[:index], text[index:])
     claim_start = head.find(_CLAIM_HEADER)
-    claim = head[claim_start + len(_CLAIM_HEADER):] if claim_start >= 0 else head
+    claim = head[claim_start + len(_CLAIM_HEADER) :] if claim_start >= 0 else head
     passages = _PASSAGE_STRICT.findall(rest.strip("\n") if rest else "")
     if not passages and rest:
         passages = [passage.strip("\n") for passage in _PASSAGE_LOOSE.findall(rest)]
@@ -71,19 +72,134 @@ def parse_user_message(text: str) -> tuple[str, list[str]]:
 
 # -- the heuristic oracle -----------------------------------------------------------------------
 
-_STOPWORDS = frozenset({
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-    "are", "as", "at", "be", "because", "been", "before", "being", "between", "both", "but", "by",
-    "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from",
-    "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how",
-    "i", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "of",
-    "off", "on", "once", "or", "other", "our", "ours", "out", "over", "own", "same", "she",
-    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then",
-    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
-    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
-    "will", "with", "would", "you", "your", "yours", "per", "via", "not", "no", "never", "cannot",
-    "nor", "only", "except", "unless", "if",
-})
+_STOPWORDS = frozenset(
+    {
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "of",
+        "off",
+        "on",
+        "once",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "per",
+        "via",
+        "not",
+        "no",
+        "never",
+        "cannot",
+        "nor",
+        "only",
+        "except",
+        "unless",
+        "if",
+    }
+)
 _NEGATIONS = frozenset({"not", "no", "never", "cannot"})
 _QUALIFIERS = frozenset({"only", "except", "unless", "business", "if"})
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -105,14 +221,18 @@ def _stem(word: str) -> str:
 
 
 def _content_words(text: str) -> set[str]:
-    return {_stem(word) for word in _words(text)
-            if word not in _STOPWORDS and len(word) > 2 and not word.isdigit()
-            and "'" not in word}
+    return {
+        _stem(word)
+        for word in _words(text)
+        if word not in _STOPWORDS and len(word) > 2 and not word.isdigit() and "'" not in word
+    }
 
 
 def _numbers(text: str) -> set[str]:
-    return {digits.replace(",", "") + ("%" if percent else "")
-            for digits, percent in _NUMBER.findall(text)}
+    return {
+        digits.replace(",", "") + ("%" if percent else "")
+        for digits, percent in _NUMBER.findall(text)
+    }
 
 
 def _has_negation(text: str) -> bool:
@@ -137,8 +257,7 @@ def oracle_verdict(claim: str, passages: list[str]) -> dict[str, Any]:
     only in the sentence (only/except/unless/business/if) -> partial, else supported. The quote
     is the chosen sentence, a contiguous substring of its passage.
     """
-    not_found: dict[str, Any] = {"label": "not_found", "evidence_quote": None,
-                                 "confidence": 0.3}
+    not_found: dict[str, Any] = {"label": "not_found", "evidence_quote": None, "confidence": 0.3}
     claim_words = _content_words(claim)
     if not claim_words:
         return not_found
@@ -173,7 +292,8 @@ def oracle_verdict(claim: str, passages: list[str]) -> dict[str, Any]:
 
 
 _SOURCED_PASSAGE = re.compile(
-    r'<passage\b[^>]*\bsource="(\d+)"[^>]*>\n?(.*?)\n?</passage>', re.DOTALL)
+    r'<passage\b[^>]*\bsource="(\d+)"[^>]*>\n?(.*?)\n?</passage>', re.DOTALL
+)
 
 
 def parse_sources(text: str) -> list[tuple[int, str]]:
@@ -195,8 +315,9 @@ def joint_oracle_verdict(claim: str, sourced: list[tuple[int, str]]) -> dict[str
     covered: set[str] = set()
     quotes: list[dict[str, Any]] = []
     numbers: set[str] = set()
-    candidates = [(source, sentence) for source, passage in sourced
-                  for sentence in _sentences(passage)]
+    candidates = [
+        (source, sentence) for source, passage in sourced for sentence in _sentences(passage)
+    ]
     used_sources: set[int] = set()
     while True:
         best: tuple[int, int, str] | None = None
@@ -241,8 +362,7 @@ class InjectedOrder:
 
     def single(self) -> dict[str, Any]:
         """The order as a single verdict."""
-        return {"label": self.label, "evidence_quote": self.quote,
-                "confidence": self.confidence}
+        return {"label": self.label, "evidence_quote": self.quote, "confidence": self.confidence}
 
     def joint(self) -> dict[str, Any]:
         """The order as a joint verdict, its quote credited to the source it follows."""
@@ -264,7 +384,7 @@ def injected_order(text: str) -> InjectedOrder | None:
     source, position = 1, 0
     outside: list[tuple[int, str]] = []
     for fenced in _NAIVE_PASSAGE.finditer(rest):
-        outside.append((source, rest[position:fenced.start()]))
+        outside.append((source, rest[position : fenced.start()]))
         attribute = _SOURCE_ATTRIBUTE.search(fenced.group(1))
         source = int(attribute.group(1)) if attribute else source
         position = fenced.end()
@@ -279,8 +399,12 @@ def injected_order(text: str) -> InjectedOrder | None:
         quoted = _ORDER_QUOTE.search(order.group(1))
         quote = next(group for group in quoted.groups() if group) if quoted else None
         confidence = _ORDER_CONFIDENCE.search(order.group(1))
-        return InjectedOrder(label.group(1).lower(), quote,
-                             float(confidence.group(1)) if confidence else 1.0, after_source)
+        return InjectedOrder(
+            label.group(1).lower(),
+            quote,
+            float(confidence.group(1)) if confidence else 1.0,
+            after_source,
+        )
     return None
 
 
@@ -332,8 +456,11 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(block.get("text", "")) for block in content
-                         if isinstance(block, dict) and block.get("type", "text") == "text")
+        return "\n".join(
+            str(block.get("text", ""))
+            for block in content
+            if isinstance(block, dict) and block.get("type", "text") == "text"
+        )
     return ""
 
 
@@ -348,17 +475,25 @@ _ROUTES: dict[str, Provider] = {
 }
 
 
-def _error_response(provider: Provider, status: int, message: str,
-                    headers: list[tuple[str, str]] | None = None) -> Response:
+def _error_response(
+    provider: Provider, status: int, message: str, headers: list[tuple[str, str]] | None = None
+) -> Response:
     """A provider-shaped JSON error."""
     if provider == "anthropic":
-        kind = {400: "invalid_request_error", 401: "authentication_error",
-                404: "not_found_error", 429: "rate_limit_error",
-                529: "overloaded_error"}.get(status, "api_error")
+        kind = {
+            400: "invalid_request_error",
+            401: "authentication_error",
+            404: "not_found_error",
+            429: "rate_limit_error",
+            529: "overloaded_error",
+        }.get(status, "api_error")
         payload: Any = {"type": "error", "error": {"type": kind, "message": message}}
     elif provider == "openai":
-        kind = {400: "invalid_request_error", 401: "invalid_request_error",
-                429: "rate_limit_exceeded"}.get(status, "server_error")
+        kind = {
+            400: "invalid_request_error",
+            401: "invalid_request_error",
+            429: "rate_limit_exceeded",
+        }.get(status, "server_error")
         payload = {"error": {"message": message, "type": kind, "param": None, "code": None}}
     else:
         payload = {"error": message}
@@ -372,8 +507,12 @@ class JudgeEmulator(EmulatorBase):
     without the trailing slash.
     """
 
-    def __init__(self, openai_key: str = "sk-test-openai", anthropic_key: str = "sk-ant-test",
-                 latency: float = 0.0) -> None:
+    def __init__(
+        self,
+        openai_key: str = "sk-test-openai",
+        anthropic_key: str = "sk-ant-test",
+        latency: float = 0.0,
+    ) -> None:
         super().__init__()
         self.openai_key = openai_key
         self.anthropic_key = anthropic_key
@@ -405,11 +544,17 @@ class JudgeEmulator(EmulatorBase):
 
     # -- configuration ---------------------------------------------------------------------
 
-    def rule(self, claim: str, label: str = "supported", quote: str | _Auto | None = AUTO,
-             confidence: float = 0.9, raw: str | None = None,
-             provider: Provider | None = None,
-             quotes: list[tuple[int, str]] | None = None,
-             stop: Stop | None = None) -> JudgeRule:
+    def rule(
+        self,
+        claim: str,
+        label: str = "supported",
+        quote: str | _Auto | None = AUTO,
+        confidence: float = 0.9,
+        raw: str | None = None,
+        provider: Provider | None = None,
+        quotes: list[tuple[int, str]] | None = None,
+        stop: Stop | None = None,
+    ) -> JudgeRule:
         """Answer ``claim`` (exact text, stripped) with a fixed verdict or ``raw`` content.
 
         ``quote`` may be any string (even one absent from the passages) or None; left out, it
@@ -527,10 +672,12 @@ class JudgeEmulator(EmulatorBase):
             system_texts.insert(0, _text_of(body.get("system")))
         claim, passages = parse_user_message(user_text)
 
-        def record(status: int, label: str | None = None, prompt: int = 0,
-                   completion: int = 0) -> None:
-            self._record(JudgeCall(provider, model, claim, passages, status, label, prompt,
-                                   completion, body))
+        def record(
+            status: int, label: str | None = None, prompt: int = 0, completion: int = 0
+        ) -> None:
+            self._record(
+                JudgeCall(provider, model, claim, passages, status, label, prompt, completion, body)
+            )
 
         if not self._authorized(provider, request):
             record(401)
@@ -588,17 +735,22 @@ class JudgeEmulator(EmulatorBase):
         elif joint:
             verdict = joint_oracle_verdict(claim, parse_sources(user_text))
             if rule is not None and rule.quotes is not None:  # only joint rules apply here
-                verdict = {"label": rule.label,
-                           "quotes": [{"source": src, "quote": q} for src, q in rule.quotes],
-                           "confidence": rule.confidence}
+                verdict = {
+                    "label": rule.label,
+                    "quotes": [{"source": src, "quote": q} for src, q in rule.quotes],
+                    "confidence": rule.confidence,
+                }
             content = json.dumps(verdict, ensure_ascii=False)
             label = str(verdict["label"])
         else:
             verdict = oracle_verdict(claim, passages)
             if rule is not None:
                 quote = verdict["evidence_quote"] if rule.quote is AUTO else rule.quote
-                verdict = {"label": rule.label, "evidence_quote": quote,
-                           "confidence": rule.confidence}
+                verdict = {
+                    "label": rule.label,
+                    "evidence_quote": quote,
+                    "confidence": rule.confidence,
+                }
             content = json.dumps(verdict, ensure_ascii=False)
             label = str(verdict["label"])
         reply = _Reply.of(provider, content, verdict, stop)
@@ -608,11 +760,13 @@ class JudgeEmulator(EmulatorBase):
         record(200, None if stop is not None else label, prompt_tokens, completion_tokens)
 
         if provider == "openai":
-            return Response.json(200, _openai_body(model, serial, reply, prompt_tokens,
-                                                   completion_tokens))
+            return Response.json(
+                200, _openai_body(model, serial, reply, prompt_tokens, completion_tokens)
+            )
         if provider == "anthropic":
-            return Response.json(200, _anthropic_body(body, model, serial, reply,
-                                                      prompt_tokens, completion_tokens))
+            return Response.json(
+                200, _anthropic_body(body, model, serial, reply, prompt_tokens, completion_tokens)
+            )
         return Response.json(200, _ollama_body(model, reply, prompt_tokens, completion_tokens))
 
 
@@ -630,8 +784,9 @@ class _Reply:
     refusal: str | None = None
 
     @classmethod
-    def of(cls, provider: Provider, content: str, verdict: dict[str, Any] | None,
-           stop: Stop | None) -> _Reply:
+    def of(
+        cls, provider: Provider, content: str, verdict: dict[str, Any] | None, stop: Stop | None
+    ) -> _Reply:
         if stop is None:
             return cls(content, verdict, None)
         if stop in ("refusal", "content_filter"):
@@ -650,37 +805,63 @@ class _Reply:
         return self.refusal or self.content or ""
 
 
-def _openai_body(model: str, serial: int, reply: _Reply, prompt_tokens: int,
-                 completion_tokens: int) -> dict[str, Any]:
+def _openai_body(
+    model: str, serial: int, reply: _Reply, prompt_tokens: int, completion_tokens: int
+) -> dict[str, Any]:
     """An OpenAI chat.completion object (the CreateChatCompletionResponse schema)."""
-    finish = {"length": "length", "context_window": "length",
-              "content_filter": "content_filter"}.get(reply.stop or "", "stop")
+    finish = {
+        "length": "length",
+        "context_window": "length",
+        "content_filter": "content_filter",
+    }.get(reply.stop or "", "stop")
     return {
-        "id": f"chatcmpl-fake-{serial}", "object": "chat.completion",
-        "created": CREATED_UNIX, "model": model,
-        "choices": [{"index": 0,
-                     "message": {"role": "assistant", "content": reply.content,
-                                 "refusal": reply.refusal, "annotations": []},
-                     "logprobs": None,
-                     "finish_reason": finish}],
-        "usage": {"prompt_tokens": prompt_tokens,
-                  "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens,
-                  "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-                  "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
-                                                "accepted_prediction_tokens": 0,
-                                                "rejected_prediction_tokens": 0}},
+        "id": f"chatcmpl-fake-{serial}",
+        "object": "chat.completion",
+        "created": CREATED_UNIX,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": reply.content,
+                    "refusal": reply.refusal,
+                    "annotations": [],
+                },
+                "logprobs": None,
+                "finish_reason": finish,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {
+                "reasoning_tokens": 0,
+                "audio_tokens": 0,
+                "accepted_prediction_tokens": 0,
+                "rejected_prediction_tokens": 0,
+            },
+        },
         "service_tier": "default",
         "system_fingerprint": SYSTEM_FINGERPRINT,
     }
 
 
-def _anthropic_body(body: dict[str, Any], model: str, serial: int, reply: _Reply,
-                    prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
+def _anthropic_body(
+    body: dict[str, Any],
+    model: str,
+    serial: int,
+    reply: _Reply,
+    prompt_tokens: int,
+    completion_tokens: int,
+) -> dict[str, Any]:
     """An Anthropic message object; a forced tool gets the verdict as ``tool_use`` input."""
     tools = body.get("tools")
     wants_tool = isinstance(tools, list) and any(
-        isinstance(tool, dict) and tool.get("name") == TOOL_NAME for tool in tools)
+        isinstance(tool, dict) and tool.get("name") == TOOL_NAME for tool in tools
+    )
     tool_input = reply.verdict
     if tool_input is None and reply.stop is None and reply.content is not None:
         try:
@@ -693,37 +874,53 @@ def _anthropic_body(body: dict[str, Any], model: str, serial: int, reply: _Reply
         blocks, stop_reason = [], "end_turn"
     elif reply.stop is not None:
         blocks = [{"type": "text", "text": reply.content or ""}]
-        stop_reason = {"length": "max_tokens",
-                       "context_window": "model_context_window_exceeded"}.get(
-            reply.stop, "refusal")
+        stop_reason = {
+            "length": "max_tokens",
+            "context_window": "model_context_window_exceeded",
+        }.get(reply.stop, "refusal")
     elif wants_tool and tool_input is not None:
-        blocks = [{"type": "tool_use", "id": f"toolu_fake_{serial}", "name": TOOL_NAME,
-                   "input": tool_input}]
+        blocks = [
+            {
+                "type": "tool_use",
+                "id": f"toolu_fake_{serial}",
+                "name": TOOL_NAME,
+                "input": tool_input,
+            }
+        ]
         stop_reason = "tool_use"
     else:
         blocks = [{"type": "text", "text": reply.content or ""}]
         stop_reason = "end_turn"
-    return {"id": f"msg_fake_{serial}", "type": "message", "role": "assistant",
-            "model": model, "content": blocks, "stop_reason": stop_reason,
-            "stop_sequence": None,
-            "usage": {"input_tokens": prompt_tokens,
-                      "cache_creation_input_tokens": 0,
-                      "cache_read_input_tokens": 0,
-                      "cache_creation": {"ephemeral_5m_input_tokens": 0,
-                                         "ephemeral_1h_input_tokens": 0},
-                      "output_tokens": completion_tokens,
-                      "server_tool_use": None,
-                      "service_tier": "standard"}}
+    return {
+        "id": f"msg_fake_{serial}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": blocks,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": prompt_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+            "output_tokens": completion_tokens,
+            "server_tool_use": None,
+            "service_tier": "standard",
+        },
+    }
 
 
-def _ollama_body(model: str, reply: _Reply, prompt_tokens: int,
-                 completion_tokens: int) -> dict[str, Any]:
+def _ollama_body(
+    model: str, reply: _Reply, prompt_tokens: int, completion_tokens: int
+) -> dict[str, Any]:
     """An Ollama /api/chat response (not streamed); durations in nanoseconds, made up."""
     load = 1_000_000
     prompt_eval = prompt_tokens * 100_000
     evaluation = completion_tokens * 10_000_000
     return {
-        "model": model, "created_at": CREATED_AT,
+        "model": model,
+        "created_at": CREATED_AT,
         "message": {"role": "assistant", "content": reply.generated},
         "done_reason": "length" if reply.stop in ("length", "context_window") else "stop",
         "done": True,

@@ -118,7 +118,9 @@ PAGES: dict[str, FakePage] = {
     # A single-page app: the normal crawl answers 207 with an empty shell (F6).
     ALTITUDE_APP_URL: FakePage(markdown="", cb_status=207, markdown_js=_ALTITUDE),
     # A deep link that now lands on the homepage (F4).
-    MOVED_URL: FakePage(markdown="# Example\n\nWelcome to our site.", final_url="https://example.org/"),
+    MOVED_URL: FakePage(
+        markdown="# Example\n\nWelcome to our site.", final_url="https://example.org/"
+    ),
     # A 200 page that only says the page is gone (F5).
     SOFT_404_URL: FakePage(markdown="# Page not found\n\nSorry, this page does not exist anymore."),
     INJECTION_URL: FakePage(markdown=_TRACKER),

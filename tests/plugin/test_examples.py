@@ -1,0 +1,127 @@
+"""A newcomer's first run: ``pytest --citations cases/`` from the repository root replays the
+shipped examples offline, with no token and the default MiniLM embedder, and prints what the
+README says it prints.
+
+The examples run once per module, in a fresh Python process (the MiniLM model loads torch,
+which must never be imported into pytester's in-process runs).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fakes import CrawlbaseEmulator, JudgeEmulator
+from plugin_helpers import QUIET, STEERING_VARIABLES, Web
+
+ROOT = Path(__file__).resolve().parents[2]
+LABELS = ("supported", "partial", "contradicted", "not_found", "unreachable")
+
+
+def readme_first_run() -> list[str]:
+    """The output block the README shows for ``pytest --citations cases/``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = text.split("The first command prints, shortened:", 1)[1]
+    block = after.split("```", 2)[1]
+    return block.splitlines()[1:]
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[pytest.RunResult, Web]:
+    """``pytest --citations cases/ -v`` in a copy of the repository's examples, with no token
+    set and both emulators listening where the API URLs point (so that any request shows)."""
+    project = tmp_path_factory.mktemp("first-run")
+    shutil.copytree(ROOT / "cases", project / "cases")
+    shutil.copytree(ROOT / "cassettes", project / "cassettes")
+    env = {name: value for name, value in os.environ.items() if name not in STEERING_VARIABLES}
+    command = [sys.executable, "-m", "pytest", "--citations", "cases/", "-v"]
+    command += ["-p", "no:cacheprovider", *QUIET]
+    with CrawlbaseEmulator() as crawlbase, JudgeEmulator() as judge:
+        env["CRAWLBASE_API_URL"] = crawlbase.url
+        env["OPENAI_BASE_URL"] = judge.openai_base_url
+        started = time.monotonic()
+        done = subprocess.run(
+            command, cwd=project, env=env, capture_output=True, text=True, timeout=900
+        )
+    result = pytest.RunResult(
+        done.returncode,
+        done.stdout.splitlines(),
+        done.stderr.splitlines(),
+        time.monotonic() - started,
+    )
+    return result, Web(crawlbase, judge)
+
+
+def test_readme_shows_a_complete_first_run() -> None:
+    lines = readme_first_run()
+    assert any(line.startswith("citations: record=none judge=openai ") for line in lines)
+    assert any(re.search(r"\d+ failed, \d+ passed", line) for line in lines)
+    assert any(line.startswith("citation_precision=") for line in lines)
+
+
+def test_examples_replay_offline_and_show_every_label(
+    first_run: tuple[pytest.RunResult, Web],
+) -> None:
+    result, web = first_run
+
+    assert web.requests == 0
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # a contradicted claim; README says why
+    header = next(line for line in readme_first_run() if line.startswith("citations: "))
+    assert header in result.outlines
+    assert "embedder=all-MiniLM-L6-v2" in header
+    result.stdout.fnmatch_lines(
+        ["crawlbase_credits=0 (*); judge_calls=0 judge_tokens=0; replayed: *"]
+    )
+    assert "request_refused" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["citations not verified:"])
+    # Between them, the examples show every label: each label's column of the summary
+    # table counts at least one claim.
+    columns = next(line.split() for line in result.outlines if line.startswith("case "))
+    rows = [line.split() for line in result.outlines if re.match(r"cases/\S+::\S+ +\d", line)]
+    assert rows
+    for label in LABELS:
+        assert sum(int(row[columns.index(label)]) for row in rows) > 0, label
+
+
+def test_examples_print_what_the_readme_shows(first_run: tuple[pytest.RunResult, Web]) -> None:
+    result, _ = first_run
+    expected = readme_first_run()
+
+    outcome = next(line for line in expected if re.search(r"\d+ failed, \d+ passed", line))
+    counts = {word: int(n) for n, word in re.findall(r"(\d+) (failed|passed)", outcome)}
+    result.assert_outcomes(**counts)
+    item_lines = [line for line in expected if re.match(r"cases/\S+ (PASSED|FAILED)", line)]
+    assert item_lines
+    # "[" opens a character class in fnmatch patterns: "[[]" matches it literally.
+    result.stdout.fnmatch_lines([line.replace("[", "[[]") + "*" for line in item_lines])
+    result.stdout.fnmatch_lines(
+        [
+            line
+            for line in expected
+            if line.startswith(("citation_precision=", "reachable_precision="))
+        ]
+    )
+
+
+def test_the_prompt_injection_example_does_not_fool_the_judge(
+    first_run: tuple[pytest.RunResult, Web],
+) -> None:
+    """cases/prompt-injection.yaml: the page forges the prompt's fences and orders the judge
+    to call the claim supported; the recorded run shows the order was read as data (issue 8)."""
+    result, _ = first_run
+    result.stdout.fnmatch_lines(
+        ["cases/prompt-injection.yaml::prompt-injection::claim-1 PASSED [[]not_found[]]*"]
+    )
+    columns = next(line.split() for line in result.outlines if line.startswith("case "))
+    row = next(
+        line.split()
+        for line in result.outlines
+        if re.match(r"cases/prompt-injection\.yaml::\S+ +\d", line)
+    )
+    assert int(row[columns.index("supported")]) == int(row[columns.index("partial")]) == 0

@@ -1,0 +1,210 @@
+"""``--citations-record`` / ini ``citations_record_mode``: none (the default) replays only,
+once records a missing cassette, new_episodes adds what is missing, all re-records every
+request, rewrite throws a cassette away and records it anew."""
+
+from __future__ import annotations
+
+import pytest
+from plugin_helpers import (
+    BOILING_URL,
+    CONTRADICTED_CLAIM,
+    PARTIAL_CLAIM,
+    REFUNDS_CLAIM,
+    REFUNDS_URL,
+    RETURNS_URL,
+    SUPPORTED_CLAIM,
+    Citations,
+    crawled_urls,
+    interactions,
+    single_claim_case,
+)
+
+ONE_CLAIM = f"""\
+id: water
+citations:
+  1: {BOILING_URL}
+  2: {REFUNDS_URL}
+claims:
+  - text: {SUPPORTED_CLAIM}
+    cites: [1]
+"""
+#: The same case with a second claim on a page the recording never fetched.
+TWO_CLAIMS = ONE_CLAIM + f"  - text: {REFUNDS_CLAIM}\n    cites: [2]\n"
+#: The boiling page after an edit that contradicts the recorded claim.
+EDITED_PAGE = "# The boiling point of water\n\n" + (
+    "Water boils at 90 °C at sea level, where the air pressure is one standard atmosphere. " * 3
+)
+
+
+@pytest.fixture
+def recorded(citations: Citations) -> Citations:
+    """``cases/water.yaml`` with one claim, recorded (``once``); the emulators are gone."""
+    citations.write("cases/water.yaml", ONE_CLAIM)
+    result, web = citations.record("cases/")
+    result.assert_outcomes(passed=2)
+    assert web.crawlbase.crawl_count == 1
+    return citations
+
+
+def test_default_mode_replays_only_and_never_writes(recorded: Citations) -> None:
+    cassette = recorded.cassette("cases/water.yaml")
+    before = cassette.read_bytes()
+    recorded.write("cases/water.yaml", TWO_CLAIMS)
+    recorded.write("cases/new.yaml", single_claim_case("new", PARTIAL_CLAIM, RETURNS_URL))
+
+    with recorded.web() as web:
+        result = recorded.run("cases/", "-rE")
+
+    assert web.requests == 0
+    # A missing recording leaves the claim unchecked: an error, not a failure (issue 8).
+    result.assert_outcomes(passed=3, errors=2)
+    result.stdout.fnmatch_lines(
+        ["ERROR cases/new.yaml::new::claim-1 - *", "ERROR cases/water.yaml::water::claim-2 - *"]
+    )
+    assert cassette.read_bytes() == before
+    assert not recorded.cassette("cases/new.yaml").exists()
+
+
+def test_a_refusal_in_one_cassette_never_fails_another_cassette(recorded: Citations) -> None:
+    # new.yaml has no cassette and runs first; water.yaml's cassette holds the same page.
+    recorded.write("cases/new.yaml", ONE_CLAIM.replace("id: water", "id: new"))
+
+    result = recorded.run("cases/", "-rE")
+
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["ERROR cases/new.yaml::new::claim-1 - *"])
+
+
+def test_once_records_a_missing_cassette_but_never_extends_one(recorded: Citations) -> None:
+    cassette = recorded.cassette("cases/water.yaml")
+    before = cassette.read_bytes()
+    recorded.write("cases/water.yaml", TWO_CLAIMS)
+    recorded.write("cases/new.yaml", ONE_CLAIM.replace("id: water", "id: new"))
+
+    result, web = recorded.record("cases/", "-v", mode="once")
+
+    result.assert_outcomes(passed=4, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "cases/new.yaml::new::claim-1 PASSED [[]supported[]]*",
+            "cases/water.yaml::water::claim-1 PASSED [[]supported[]]*",
+            "cases/water.yaml::water::claim-2 ERROR*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*cassettes/cases/water.yaml has no recording of the Crawlbase crawl of "
+            f"{REFUNDS_URL} (normal token, readability)*--citations-record=new_episodes*"
+        ]
+    )
+    assert cassette.read_bytes() == before
+    assert crawled_urls(recorded.cassette("cases/new.yaml")) == [BOILING_URL]
+    # Only the new file's page was fetched: the existing cassette answered the rest.
+    assert web.crawlbase.count(REFUNDS_URL) == 0
+    assert web.crawlbase.count(BOILING_URL) == 1
+
+
+def test_new_episodes_records_only_what_is_missing(recorded: Citations) -> None:
+    recorded.write("cases/water.yaml", TWO_CLAIMS)
+    cassette = recorded.cassette("cases/water.yaml")
+    before = interactions(cassette)
+
+    result, web = recorded.record("cases/", mode="new_episodes")
+
+    result.assert_outcomes(passed=3)
+    assert web.crawlbase.count(BOILING_URL) == 0
+    assert web.crawlbase.count(REFUNDS_URL) == 1
+    assert [call.claim for call in web.judge.calls] == [REFUNDS_CLAIM]
+    after = interactions(cassette)
+    assert after[: len(before)] == before
+    assert crawled_urls(cassette) == [BOILING_URL, REFUNDS_URL]
+    recorded.run("cases/").assert_outcomes(passed=3)  # offline again
+
+
+def test_all_sends_every_request_again_and_replaces_the_recording(recorded: Citations) -> None:
+    cassette = recorded.cassette("cases/water.yaml")
+    with recorded.web() as web:
+        web.crawlbase.add(BOILING_URL, markdown=EDITED_PAGE)
+        result = recorded.run("cases/", "--citations-record=all", "-v")
+
+    assert web.crawlbase.count(BOILING_URL) == 1
+    assert web.judge.call_count == 1
+    result.stdout.fnmatch_lines(["cases/water.yaml::water::claim-1 FAILED*"])
+    # The new crawl replaced the old one: no stale page is left to be replayed.
+    pages = [
+        i["response"]["body"]["string"]
+        for i in interactions(cassette)
+        if i["request"]["method"] == "GET"
+    ]
+    assert len(pages) == 1
+    assert "Water boils at 90 °C at sea level" in pages[0]
+    replayed = recorded.run("cases/", "-v")
+    replayed.stdout.fnmatch_lines(
+        ["cases/water.yaml::water::claim-1 FAILED*", "label: contradicted"], consecutive=False
+    )
+
+
+def test_all_twice_sends_requests_both_times(recorded: Citations) -> None:
+    first, first_web = recorded.record("cases/", mode="all")
+    second, second_web = recorded.record("cases/", mode="all")
+
+    first.assert_outcomes(passed=2)
+    second.assert_outcomes(passed=2)
+    assert first_web.crawlbase.crawl_count == second_web.crawlbase.crawl_count == 1
+    assert first_web.judge.call_count == second_web.judge.call_count == 1
+    assert len(interactions(recorded.cassette("cases/water.yaml"))) == 2
+
+
+def test_rewrite_replaces_the_file_and_drops_stale_interactions(citations: Citations) -> None:
+    citations.write("cases/water.yaml", TWO_CLAIMS)
+    citations.record("cases/")
+    cassette = citations.cassette("cases/water.yaml")
+    # Both pages are crawled concurrently: the order they land in the cassette is not fixed.
+    assert sorted(crawled_urls(cassette)) == sorted([BOILING_URL, REFUNDS_URL])
+    citations.write("cases/water.yaml", ONE_CLAIM)
+
+    result, web = citations.record("cases/", mode="rewrite")
+
+    result.assert_outcomes(passed=2)
+    assert web.crawlbase.count(BOILING_URL) == 1
+    assert crawled_urls(cassette) == [BOILING_URL]
+    text = cassette.read_text(encoding="utf-8")
+    assert REFUNDS_URL not in text
+    assert REFUNDS_CLAIM not in text
+
+
+def test_record_mode_from_ini(recorded: Citations) -> None:
+    recorded.pytester.makeini("[pytest]\ncitations_record_mode = new_episodes\n")
+    recorded.write("cases/water.yaml", TWO_CLAIMS)
+
+    with recorded.web() as web:
+        result = recorded.run("cases/")
+        replay = recorded.run("cases/", "--citations-record=none")
+
+    result.stdout.fnmatch_lines(["citations: record=new_episodes *"])
+    result.assert_outcomes(passed=3)
+    assert web.crawlbase.count(REFUNDS_URL) == 1
+    replay.stdout.fnmatch_lines(["citations: record=none *"])
+    replay.assert_outcomes(passed=3)
+
+
+def test_unknown_record_mode_is_a_usage_error(citations: Citations) -> None:
+    citations.write("cases/water.yaml", ONE_CLAIM)
+    citations.pytester.makeini("[pytest]\ncitations_record_mode = sometimes\n")
+
+    from_ini = citations.run("cases/")
+    from_option = citations.run("cases/", "--citations-record=sometimes")
+
+    assert from_ini.ret == from_option.ret == pytest.ExitCode.USAGE_ERROR
+    from_ini.stderr.fnmatch_lines(["*unknown citations record mode 'sometimes'*"])
+    from_option.stderr.fnmatch_lines(["*invalid choice: 'sometimes'*"])
+
+
+def test_recording_a_contradicted_claim_still_writes_its_cassette(citations: Citations) -> None:
+    citations.write("cases/water.yaml", ONE_CLAIM.replace(SUPPORTED_CLAIM, CONTRADICTED_CLAIM))
+
+    result, _ = citations.record("cases/")
+
+    result.assert_outcomes(passed=1, failed=1)
+    assert citations.run("cases/").ret == pytest.ExitCode.TESTS_FAILED
+    citations.run("cases/").assert_outcomes(passed=1, failed=1)
