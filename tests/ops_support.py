@@ -1,4 +1,4 @@
-"""Shared helpers of the operations tests (``tests/test_ops_*.py``); this module holds no test.
+"""Shared helpers of the command-line, service and report tests; this module holds no test.
 
 - :func:`run_cli` runs the real ``pytest-citations`` console script in a subprocess with an
   explicit environment (nothing inherited but what :func:`base_env` gives);

@@ -1,4 +1,4 @@
-"""Shared fixtures and helpers of the plugin's end-to-end tests (``tests/test_plugin_*.py``).
+"""Shared helpers of the plugin's end-to-end tests (under ``tests/plugin``, ``tests/cases``, …).
 
 Every test drives pytest as a user does, through ``pytester``, with the plugin loaded from
 its entry point. Remote services are the real HTTP emulators of ``tests/fakes`` on
