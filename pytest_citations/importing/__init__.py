@@ -22,17 +22,7 @@ from .answers import (
     claim_requests,
     read_answer,
 )
-from .casefiles import (
-    CASE_SCHEMA_URL,
-    GROUPINGS,
-    CaseFile,
-    Grouping,
-    ImportResult,
-    RecordOutcome,
-    case_mapping,
-    import_answers,
-    render_case_file,
-)
+from .casefiles import CASE_SCHEMA_URL, GROUPINGS, Grouping, import_answers
 from .formats import (
     AUTO,
     FORMAT_NAMES,
@@ -43,6 +33,8 @@ from .formats import (
     read_record,
 )
 from .records import BadRecord, Record, read_records
+from .render import case_mapping, render_case_file
+from .result import CaseFile, ImportResult, RecordOutcome
 
 __all__ = [
     "AUTO",
