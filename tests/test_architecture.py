@@ -21,17 +21,19 @@ LAYERS = {
         "aggregate",
     },
     "engine": {
-        "network", "sharing", "backends", "fetchers", "judges", "verifier", "sync",
+        "network", "sharing", "queues", "claimwork", "backends", "fetchers", "judges", "verifier", "sync",
         "passages", "retrieval", "embeddings", "scripts", "languages", "lexical", "guard",
         "audit", "answers", "assertions",
     },
     "gating": {"gating", "figures"},
-    "inputs": {"cases", "recording", "reports", "importing"},
+    "inputs": {"cases", "recording", "reports", "importing", "drift"},
     "shells": {"plugin", "cli", "service", "__init__", "__main__"},
 }  # fmt: skip
 RANK = {name: rank for rank, names in enumerate(LAYERS.values()) for name in names}
 #: The engine: everything the plugin, the command and the service are shells over.
-ENGINE = LAYERS["core"] | LAYERS["engine"] | LAYERS["gating"] | {"cases", "reports", "importing"}
+ENGINE = (
+    LAYERS["core"] | LAYERS["engine"] | LAYERS["gating"] | {"cases", "reports", "importing", "drift"}
+)
 
 
 def modules() -> dict[str, Path]:

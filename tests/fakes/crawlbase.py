@@ -128,6 +128,19 @@ class CrawlbaseEmulator(EmulatorBase):
             self.pages[url] = page
         return page
 
+    def edit(self, url: str, old: str, new: str) -> FakePage:
+        """Edit a registered page the way a site does: ``old`` becomes ``new`` in every
+        markdown variant that holds it (at least one must). Returns the page."""
+        with self._lock:
+            page = self.pages[url]
+            variants = ("markdown", "markdown_full", "markdown_js", "markdown_js_full")
+            held = [name for name in variants if old in (getattr(page, name) or "")]
+            if not held:
+                raise ValueError(f"{old!r} is not on {url}")
+            for name in held:
+                setattr(page, name, getattr(page, name).replace(old, new))
+        return page
+
     # -- accounting ------------------------------------------------------------------------
 
     @property

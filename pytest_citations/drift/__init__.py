@@ -1,0 +1,48 @@
+"""Drift watch (issue 12): which recorded verdicts does the live web no longer back?
+
+Every citation a cassette holds is replayed offline (the recorded page and verdict, and the
+passages its judge was shown), its URL is fetched live once through the same fetch rules,
+and the two pages are compared on passages (:mod:`.compare` states the rule). Each citation
+gets a :class:`DriftStatus`; only citations whose evidence changed are judged again (one
+judge call each, through the same guard), and a fetch rule that now decides (a 404, a
+homepage redirect) gives the new verdict without one. Nothing is written unless asked:
+the update mode writes new recordings for the citations checked again, and only for them
+(:mod:`.update`). No pytest here; the plugin and the command call :func:`run_drift`.
+"""
+
+from __future__ import annotations
+
+from .compare import Evidence, classify, compare_pages, evidence_of
+from .report import DriftCosts, DriftPlan, DriftReport
+from .runner import check_drift, run_drift
+from .sources import DriftClaim, DriftSource
+from .statuses import (
+    DEFAULT_FAIL_ON,
+    FAIL_ON_CHOICES,
+    FLIPPED,
+    CitationDrift,
+    DriftPolicy,
+    DriftStatus,
+    Skipped,
+)
+
+__all__ = [
+    "DEFAULT_FAIL_ON",
+    "FAIL_ON_CHOICES",
+    "FLIPPED",
+    "CitationDrift",
+    "DriftClaim",
+    "DriftCosts",
+    "DriftPlan",
+    "DriftPolicy",
+    "DriftReport",
+    "DriftSource",
+    "DriftStatus",
+    "Evidence",
+    "Skipped",
+    "check_drift",
+    "classify",
+    "compare_pages",
+    "evidence_of",
+    "run_drift",
+]

@@ -1,0 +1,191 @@
+"""A drift run's report: per-status counts, each drifted citation with its passage diff,
+what the run cost against a full re-record, and the decision of the policy. ``lines()``
+for a terminal, ``to_dict()`` for JSON (the HTML and CSV reports read the same fields)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..sanitize import clean
+from ..verdicts import Usage
+from .statuses import FLIPPED, CitationDrift, DriftPolicy, DriftStatus, Skipped
+
+#: Diff lines shown per citation in the terminal, and characters per line.
+SHOWN_DIFF_LINES = 6
+SHOWN_CHARS = 160
+
+
+@dataclass(frozen=True)
+class DriftPlan:
+    """What a run is about to cost, known before anything is sent: the recordings say how
+    many crawls and credits each page took, and how many judge calls a full re-record
+    (``--citations-record=all``) would make."""
+
+    cassettes: int
+    citations: int
+    skipped: int
+    #: Distinct URLs fetched live (one fetch sequence each; a PDF needs no request).
+    urls: int
+    crawls: int
+    credits: float
+    full_rerecord_judge_calls: int
+
+    def line(self) -> str:
+        """The plan in one line, for the terminal before the run."""
+        return (
+            f"drift: {self.citations} citations in {self.cassettes} cassettes; "
+            f"{self.urls} URLs to fetch live (about {self.crawls} crawls, "
+            f"{self.credits:g} credits, as recorded); only citations whose evidence changed "
+            f"are judged again (a full re-record: {self.full_rerecord_judge_calls} judge calls)"
+        )
+
+
+@dataclass(frozen=True)
+class DriftCosts:
+    """What the run spent, and what a full re-record of the same cassettes would have."""
+
+    crawls: int
+    credits: float
+    credits_by_kind: dict[str, float]
+    #: Judge calls made to judge citations whose evidence changed, and their tokens.
+    judge_calls: int
+    judge_tokens: int
+    #: Judge calls the update mode made beyond those (joint checks, passages that moved).
+    update_judge_calls: int
+    #: What ``--citations-record=all`` would spend on the same cassettes: the same crawls,
+    #: and every judge call the cassettes hold.
+    full_rerecord_crawls: int
+    full_rerecord_credits: float
+    full_rerecord_judge_calls: int
+
+    @classmethod
+    def of(cls, live: Usage, judged: Usage, update: Usage, plan: DriftPlan) -> DriftCosts:
+        """From the usage of the live fetches, the new verdicts and the update."""
+        return cls(
+            crawls=live.crawl_requests,
+            credits=live.credits,
+            credits_by_kind=live.credits_by_kind(),
+            judge_calls=judged.judge_calls,
+            judge_tokens=judged.judge_tokens,
+            update_judge_calls=update.judge_calls,
+            # A re-record fetches the same pages through the same rules: the same crawls.
+            full_rerecord_crawls=live.crawl_requests,
+            full_rerecord_credits=live.credits,
+            full_rerecord_judge_calls=plan.full_rerecord_judge_calls,
+        )
+
+    def line(self) -> str:
+        """Spent against a full re-record, in one line."""
+        kinds = ", ".join(f"{kind} {value:g}" for kind, value in self.credits_by_kind.items())
+        update = f" (+{self.update_judge_calls} to update)" if self.update_judge_calls else ""
+        return (
+            f"drift cost: {self.crawls} crawls, {self.credits:g} credits ({kinds}); "
+            f"{self.judge_calls} judge calls{update}, {self.judge_tokens} tokens (a full "
+            f"re-record: the same crawls and {self.full_rerecord_judge_calls} judge calls)"
+        )
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+@dataclass
+class DriftReport:
+    """Every citation checked, those left out, the plan, the costs and the policy."""
+
+    citations: list[CitationDrift]
+    skipped: list[Skipped]
+    plan: DriftPlan
+    costs: DriftCosts
+    policy: DriftPolicy = field(default_factory=DriftPolicy)
+    #: Cassettes the update mode wrote, and those it left as they were (``path: why``).
+    written: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """Citations per status (every status, zero included), plus ``flipped``."""
+        found = Counter(drift.status.value for drift in self.citations)
+        counts = {status.value: found.get(status.value, 0) for status in DriftStatus}
+        counts[FLIPPED] = sum(1 for drift in self.citations if drift.flipped)
+        return counts
+
+    def failures(self) -> list[tuple[CitationDrift, list[str]]]:
+        """The citations that fail the policy, each with what it fails on."""
+        found = [(drift, self.policy.reasons(drift)) for drift in self.citations]
+        return [(drift, reasons) for drift, reasons in found if reasons]
+
+    @property
+    def complete(self) -> bool:
+        """Every citation was checked (none ``unchecked``, no new verdict unchecked)."""
+        return all(drift.checked for drift in self.citations)
+
+    @property
+    def failed(self) -> bool:
+        """The run fails its policy (the exit status follows this)."""
+        return bool(self.failures())
+
+    def decision(self) -> str:
+        """``pass``, or ``fail (gone 2, flipped 1)``."""
+        failing = Counter(reason for _, reasons in self.failures() for reason in reasons)
+        if not failing:
+            return "pass"
+        return "fail (" + ", ".join(f"{name} {count}" for name, count in failing.items()) + ")"
+
+    def _citation_lines(self, drift: CitationDrift) -> list[str]:
+        flip = " FLIPPED" if drift.flipped else ""
+        head = f"{drift.status.value.upper()} {drift.nodeid} {drift.url}: {drift.labels()}{flip}"
+        lines = [f"  {_cut(head + (f'; {drift.detail}' if drift.detail else ''))}"]
+        shown = list(drift.diff[:SHOWN_DIFF_LINES])
+        more = len(drift.diff) - len(shown)
+        lines += [f"      {_cut(line)}" for line in shown]
+        if more > 0:
+            lines.append(f"      … {more} more diff lines")
+        return lines
+
+    def lines(self) -> list[str]:
+        """The terminal summary: counts, each drifted citation, skips, notes, costs, and
+        the decision. Page text is cleaned of terminal controls."""
+        counts = self.counts()
+        lines = [
+            f"drift: {len(self.citations)} citations in {self.plan.cassettes} cassettes, "
+            f"{self.plan.urls} URLs fetched live; fail_on {self.policy.describe()}",
+            "  " + ", ".join(f"{name} {count}" for name, count in counts.items()),
+        ]
+        for drift in self.citations:
+            if drift.status is not DriftStatus.UNCHANGED or drift.flipped:
+                lines += self._citation_lines(drift)
+        if self.skipped:
+            lines.append(f"  skipped {len(self.skipped)} citations:")
+            lines += [f"    {s.nodeid} {s.url}: {_cut(s.reason)}" for s in self.skipped]
+        lines += [f"  updated {path}" for path in self.written]
+        lines += [f"  {note}" for note in self.notes]
+        lines += [self.costs.line(), f"drift decision: {self.decision()}"]
+        return [clean(line) for line in lines]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping: policy, counts, decision, plan, costs, every citation (its
+        old and new verdict, diff), skips, written cassettes and notes."""
+        data = {
+            "policy": {
+                "fail_on": sorted(self.policy.fail_on),
+                "allow_unchecked": self.policy.allow_unchecked,
+            },
+            "counts": self.counts(),
+            "decision": self.decision(),
+            "failed": self.failed,
+            "complete": self.complete,
+            "plan": asdict(self.plan),
+            "costs": asdict(self.costs),
+            "citations": [drift.to_dict() for drift in self.citations],
+            "failures": [
+                {"nodeid": drift.nodeid, "url": drift.url, "reasons": reasons}
+                for drift, reasons in self.failures()
+            ],
+            "skipped": [skip.to_dict() for skip in self.skipped],
+            "written": list(self.written),
+            "notes": list(self.notes),
+        }
+        cleaned: dict[str, Any] = clean(data)
+        return cleaned

@@ -1,0 +1,159 @@
+"""The update mode: new recordings for the citations a drift run checked again, and only
+for them. A cassette without such a citation is never written; in one with such citations,
+every other interaction keeps its bytes.
+
+For each cassette holding re-checked citations:
+
+1. each re-checked page's crawls are replaced, where they stood, by the live ones this run
+   captured, and the judge calls made for them are added;
+2. the claims that cite those pages are verified over the result (mode ``new_episodes``):
+   what they still lack (a joint check of 004 C2, a judge call for a claim whose passages
+   the new page shifted) is sent live and kept;
+3. the result is replayed offline, as CI will replay it: it must replay completely and give
+   the new verdicts, or the cassette is left as it was, with a note saying why;
+4. interactions the old replay used and the new one does not (the stale crawls and judge
+   calls) are dropped, and so are new ones the replay does not use; then the file is
+   written atomically (:func:`~pytest_citations.recording.write_cassette`).
+
+Failures (401/402/403, 429, 5xx, timeouts) are never kept: a cassette that depended on one
+is left as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import vcr
+
+from ..backends import Backends
+from ..recording import write_cassette
+from ..recording.files import Interaction
+from ..recording.pages import crawl_target
+from ..settings import Settings
+from ..urls import request_url
+from ..verdicts import Usage
+from .live import LivePage, Rechecked, verify_recorded
+from .replay import RecordedSource, Replayer
+from .statuses import CitationDrift
+
+#: An interaction with its position in the old file (None: new).
+Entry = tuple[int | None, Interaction]
+
+
+@dataclass
+class UpdateOutcome:
+    """What the update did to one cassette: written, or left as it was and why."""
+
+    cassette: str
+    written: bool
+    note: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+
+def splice(
+    interactions: Sequence[Interaction], replaced: Mapping[str, Sequence[Interaction]]
+) -> list[Entry]:
+    """``interactions`` with the crawls of each page in ``replaced`` (by the target a crawl
+    names) swapped for the new ones, where the first old one stood."""
+    entries: list[Entry] = []
+    placed: set[str] = set()
+    for position, interaction in enumerate(interactions):
+        target = crawl_target(interaction[0])
+        if target is not None and target in replaced:
+            if target not in placed:
+                placed.add(target)
+                entries += [(None, new) for new in replaced[target]]
+            continue
+        entries.append((position, interaction))
+    for target, news in replaced.items():
+        if target not in placed:
+            entries += [(None, new) for new in news]
+    return entries
+
+
+def prune(
+    entries: Sequence[Entry], played: frozenset[int] | None, used_before: frozenset[int] | None
+) -> list[Interaction]:
+    """Keep what the new replay uses, and old interactions the old replay did not use
+    either (not this run's to judge); with no record of what was used, keep everything."""
+    if played is None:
+        return [interaction for _, interaction in entries]
+    return [
+        interaction
+        for position, (origin, interaction) in enumerate(entries)
+        if position in played
+        or (origin is not None and (used_before is None or origin not in used_before))
+    ]
+
+
+async def _validate(
+    replayer: Replayer,
+    recorded: RecordedSource,
+    changed: Sequence[CitationDrift],
+    entries: Sequence[Entry],
+    path: Path,
+) -> tuple[str, frozenset[int] | None]:
+    """Replay the new cassette offline: a problem (or ``""``) and what the replay used."""
+    write_cassette(path, [interaction for _, interaction in entries])
+    claims = recorded.source.claims
+    requests = [claim.request for claim in claims]
+    verdicts, played = await replayer.verify(path, requests, len(entries))
+    skipped_before = {skip.nodeid for skip in recorded.skipped}
+    for claim, verdict in zip(claims, verdicts, strict=True):
+        if not verdict.complete and claim.nodeid not in skipped_before:
+            why = verdict.problems[0] if verdict.problems else "a citation could not be checked"
+            return f"the new recording would not replay {claim.nodeid} ({why})", None
+    found = {
+        (claim.nodeid, citation.url): citation
+        for claim, verdict in zip(claims, verdicts, strict=True)
+        for citation in verdict.citations
+    }
+    for drift in changed:
+        got, new = found.get((drift.nodeid, drift.url)), drift.new
+        if new is not None and (got is None or (got.label, got.reason) != (new.label, new.reason)):
+            shown = f"{got.label}" if got is not None else "nothing"
+            return f"the new recording replays {drift.nodeid} as {shown}, not {new.label}", None
+    return "", played
+
+
+async def update_cassette(
+    recorded: RecordedSource,
+    drifts: Sequence[CitationDrift],
+    pages: Mapping[str, LivePage],
+    rechecked: Rechecked,
+    replayer: Replayer,
+    scratch: Path,
+    settings: Settings,
+    config: vcr.VCR,
+    backends: Backends,
+) -> UpdateOutcome | None:
+    """Write the new recordings of one cassette's re-checked citations (None: it has none,
+    and is left alone)."""
+    changed = [drift for drift in drifts if drift.new is not None]
+    if not changed:
+        return None
+    shown = recorded.cassette
+    if any(not drift.checked for drift in changed):
+        return UpdateOutcome(shown, False, "a check it depends on could not run")
+    replaced = {request_url(d.url) or d.url: pages[d.url].interactions for d in changed}
+    entries = splice(recorded.interactions, replaced)
+    entries += [(None, interaction) for interaction in rechecked.interactions]
+    urls = {drift.url for drift in changed}
+    claims = [c.request for c in recorded.source.claims if urls & set(c.request.urls)]
+    serial = abs(hash(shown))
+    _, done = await verify_recorded(
+        claims, [i for _, i in entries], settings, config, backends, scratch / f"u{serial}.yaml"
+    )
+    if done.failures:
+        return UpdateOutcome(shown, False, f"a request failed ({'; '.join(done.failures)})",
+                             done.usage)  # fmt: skip
+    entries += [(None, interaction) for interaction in done.interactions]
+    problem, played = await _validate(
+        replayer, recorded, changed, entries, scratch / f"v{serial}.yaml"
+    )
+    if problem:
+        return UpdateOutcome(shown, False, problem, done.usage)
+    write_cassette(recorded.source.cassette, prune(entries, played, recorded.used))
+    return UpdateOutcome(shown, True, usage=done.usage)

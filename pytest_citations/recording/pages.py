@@ -1,0 +1,78 @@
+"""What a cassette recorded, read only: the Crawling API calls behind each cited page, the
+judge requests, and which file a case file's recordings live in (issue 12, drift).
+
+Nothing here changes how cassettes are read, matched, written or replayed; the drift check
+(:mod:`pytest_citations.drift`) uses it to know which interactions belong to which page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+from vcr.request import Request as VcrRequest
+
+from ..paths import shown
+from .files import Interaction, parse_cassette
+
+
+def _query(request: VcrRequest) -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(request.uri).query, keep_blank_values=True))
+
+
+def crawl_target(request: VcrRequest) -> str | None:
+    """The page a Crawling API request asked for (its ``url`` parameter, in the form
+    :func:`~pytest_citations.urls.request_url` gives), or None for a storage read or a
+    judge call."""
+    if request.method != "GET":
+        return None
+    return _query(request).get("url") or None
+
+
+def is_judge_call(request: VcrRequest) -> bool:
+    """A judge request: a POST that names neither a page nor a stored page."""
+    query = _query(request)
+    return request.method == "POST" and "url" not in query and "rid" not in query
+
+
+def read_interactions(path: Path) -> list[Interaction]:
+    """The interactions of a cassette file, checked as a replay checks them. Raises
+    ``OSError`` or :class:`~pytest_citations.recording.files.CassetteContentError`."""
+    return parse_cassette(path.read_bytes())
+
+
+def crawls_by_page(interactions: Sequence[Interaction]) -> dict[str, list[int]]:
+    """The positions of the Crawling API calls of each requested page, in recorded order
+    (the readability retry and the JavaScript attempts of one page are several calls)."""
+    found: dict[str, list[int]] = {}
+    for position, (request, _) in enumerate(interactions):
+        target = crawl_target(request)
+        if target is not None:
+            found.setdefault(target, []).append(position)
+    return found
+
+
+def judge_bodies(interactions: Sequence[Interaction]) -> list[str]:
+    """The body of every judge request, as recorded (each one a distinct judge call when
+    the recording was made)."""
+    bodies = []
+    for request, _ in interactions:
+        if is_judge_call(request):
+            body = request.body
+            bodies.append(
+                body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
+            )
+    return bodies
+
+
+def mirrored_cassette(source: Path, cassette_dir: Path, root: Path | None = None) -> Path:
+    """The cassette of a case file: its path (relative to ``root`` when inside it) mirrored
+    under ``cassette_dir``, its suffix kept (``a.yaml`` and ``a.yml`` are two cassettes), the
+    rule the plugin records by."""
+    relative = Path(shown(source, root)) if source.is_absolute() else source
+    if relative.is_absolute():
+        relative = Path(source.name)
+    if relative.suffix not in (".yaml", ".yml"):
+        relative = relative.with_suffix(".yaml")
+    return cassette_dir / relative

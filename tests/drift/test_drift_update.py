@@ -1,0 +1,133 @@
+"""The update mode (issue 12): new recordings only for the citations a drift run checked
+again, atomically; recordings of unchanged pages keep every byte; nothing is written
+without it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drift_world import (
+    BOILING_CLAIM,
+    BOILING_URL,
+    FOOTER,
+    GIFT_CLAIM,
+    NEW_FOOTER,
+    RETURNS_CLAIM,
+    RETURNS_URL,
+    World,
+)
+from fakes import NOT_FOUND_MARKDOWN
+
+from pytest_citations import Label
+from pytest_citations.drift import DriftReport, DriftStatus
+from pytest_citations.recording.files import cassette_document, dump_cassette
+from pytest_citations.recording.pages import crawl_target, read_interactions
+
+
+def snapshot(world: World) -> dict[str, bytes]:
+    return {name: world.cassette(name).read_bytes() for name in world.files}
+
+
+def blocks(path: Path, *needles: str) -> list[str]:
+    """The YAML of each interaction of a cassette whose request names one of ``needles``."""
+    found = []
+    for interaction in read_interactions(path):
+        request = interaction[0]
+        text = f"{request.uri}\n{request.body!r}"
+        if any(needle in text for needle in needles):
+            found.append(dump_cassette(cassette_document([interaction])) or "")
+    return found
+
+
+def labels(report: DriftReport) -> dict[str, str]:
+    return {f"{d.nodeid} {d.url}": d.old.label.value for d in report.citations}
+
+
+def test_a_drift_run_writes_nothing_unless_asked(world: World) -> None:
+    world.case("policy", (RETURNS_CLAIM, [RETURNS_URL]), (BOILING_CLAIM, [BOILING_URL]))
+    world.record()
+    before = snapshot(world)
+    world.crawlbase.add(RETURNS_URL, markdown=NOT_FOUND_MARKDOWN, original_status=404)
+    world.crawlbase.edit(BOILING_URL, "cooks food faster", "cooks food much faster")
+
+    report = world.drift()
+
+    assert {d.status for d in report.citations} == {DriftStatus.GONE, DriftStatus.EDITED}
+    assert report.written == []
+    assert report.notes == []
+    assert snapshot(world) == before
+
+
+def test_update_writes_only_the_citations_it_checked_again(world: World) -> None:
+    world.case("stable", (BOILING_CLAIM, [BOILING_URL]))
+    world.case("policy", (RETURNS_CLAIM, [RETURNS_URL]), (BOILING_CLAIM, [BOILING_URL]))
+    world.record()
+    before = snapshot(world)
+    boiling_before = blocks(world.cassette("policy"), BOILING_URL, "Water boils")
+    world.crawlbase.edit(RETURNS_URL, "within 30 days", "within a few days")
+    world.crawlbase.edit(BOILING_URL, FOOTER, NEW_FOOTER)
+
+    report = world.drift(update=True)
+
+    assert report.written == ["cassettes/cases/policy.yaml"]
+    assert report.notes == []
+    after = snapshot(world)
+    assert after["stable"] == before["stable"]  # nothing re-checked there: byte-identical
+    assert after["policy"] != before["policy"]
+    # The unchanged page's recordings (its crawl, its judge call) keep every byte, even
+    # though its live footer has a new date.
+    assert blocks(world.cassette("policy"), BOILING_URL, "Water boils") == boiling_before
+    # The returns page is the live one now, and its stale judge call is gone.
+    policy = read_interactions(world.cassette("policy"))
+    crawls = [i for i in policy if crawl_target(i[0]) == RETURNS_URL]
+    assert len(crawls) == 1
+    assert b"within a few days" in crawls[0][1]["body"]["string"]
+    judged = [str(i[0].body) for i in policy if i[0].method == "POST"]
+    assert len(judged) == 2
+    assert not any("within 30 days of delivery" in body for body in judged)
+
+    world.judge.reset_counters()
+    again = world.drift()
+
+    # The new recording replays the verdict the live page gives, and is honest now.
+    assert {d.status for d in again.citations} == {DriftStatus.UNCHANGED}
+    assert labels(again)[f"cases/policy.yaml::policy::claim-1 {RETURNS_URL}"] == "partial"
+    assert again.skipped == []
+    assert world.judge.call_count == 0
+
+
+def test_update_records_what_a_claim_of_several_citations_needs(world: World) -> None:
+    # Neither page settles the claim, so the verifier checks both pages together (004, C2):
+    # once a page changes, that joint check is a new request the recording must hold.
+    world.case("gift", (GIFT_CLAIM, [RETURNS_URL, BOILING_URL]))
+    world.record()
+    world.crawlbase.edit(RETURNS_URL, "original packaging", "original packaging or a receipt")
+
+    report = world.drift(update=True)
+
+    (changed,) = [d for d in report.citations if d.status is DriftStatus.EVIDENCE_CHANGED]
+    assert changed.url == RETURNS_URL
+    assert changed.new is not None
+    assert changed.new.label is Label.NOT_FOUND
+    assert report.costs.judge_calls == 1
+    assert report.costs.update_judge_calls == 1  # the joint check
+    assert report.written == ["cassettes/cases/gift.yaml"]
+
+    again = world.drift()
+
+    assert again.skipped == []
+    assert {d.status for d in again.citations} == {DriftStatus.UNCHANGED}
+
+
+def test_update_records_a_page_that_is_gone(world: World) -> None:
+    world.case("policy", (RETURNS_CLAIM, [RETURNS_URL]), (BOILING_CLAIM, [BOILING_URL]))
+    world.record()
+    world.crawlbase.add(RETURNS_URL, markdown=NOT_FOUND_MARKDOWN, original_status=404)
+
+    report = world.drift(update=True)
+
+    assert report.written == ["cassettes/cases/policy.yaml"]
+    again = world.drift()
+    assert labels(again)[f"cases/policy.yaml::policy::claim-1 {RETURNS_URL}"] == "unreachable"
+    assert {d.status for d in again.citations} == {DriftStatus.UNCHANGED}
+    assert not again.failed
