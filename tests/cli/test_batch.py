@@ -142,7 +142,7 @@ def test_stdout_is_exactly_the_two_precision_lines_of_000(clean: Batch) -> None:
 
 def test_csv_has_one_row_per_citation_with_000s_columns(clean: Batch) -> None:
     text = clean.csv_path.read_text(encoding="utf-8")
-    assert text.splitlines()[0] == CSV_HEADER
+    assert text.splitlines()[0].startswith(CSV_HEADER)  # 000's columns first, in order
     rows = read_csv(clean.csv_path)
 
     assert len(rows) == 9
@@ -185,14 +185,11 @@ def test_costs_on_stderr_match_what_the_emulators_billed(clean: Batch) -> None:
     assert web.crawlbase.count(PDF_URL) == 0
 
 
-def test_progress_bar_goes_to_stderr(clean: Batch) -> None:
-    bars = re.findall(r"^\[([#.]{30})\] (\d+)/5 claims$", clean.run.stderr, re.MULTILINE)
-
-    assert bars, clean.run.stderr
-    assert bars[-1] == ("#" * 30, "5")
-    done = [int(count) for _, count in bars]
-    assert done == sorted(done)
-    assert "claims" not in clean.run.stdout
+def test_no_progress_bar_off_a_terminal(clean: Batch) -> None:
+    # Standard error is a pipe here: a log gets no redrawn bar, only the costs line.
+    assert "claim/s" not in clean.run.stderr
+    assert "\r" not in clean.run.stderr
+    assert "claims=5" in clean.run.stderr
 
 
 def test_audit_index_has_a_row_per_citation_and_no_secret(clean: Batch) -> None:
@@ -232,18 +229,6 @@ def test_the_other_lines_are_still_processed(dirty: Batch) -> None:
     rows = read_csv(dirty.csv_path)
     assert [row["case"] for row in rows] == [rid for rid, _, urls in RECORDS for _ in urls]
     assert {(row["case"], row["url"]): (row["label"], row["reason"]) for row in rows} == EXPECTED
-
-
-def test_quiet_drops_the_progress_bar(web: Web, tmp_path: Path) -> None:
-    source = tmp_path / "one.jsonl"
-    source.write_text(record_line(*RECORDS[0]) + "\n", encoding="utf-8")
-
-    run = run_cli("batch", str(source), "--quiet", env=web.env)
-
-    assert run.returncode == 0, run.stderr
-    assert run.stdout == "citation_precision=0.5000 (1/2)\nreachable_precision=1.0000 (1/1)\n"
-    assert "[" not in run.stderr
-    assert "claims=1 skipped_lines=0" in run.stderr
 
 
 def test_batch_without_crawlbase_token_stops_before_any_request(web: Web, tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The ``pytest-citations`` command (issue 5): ``verify``, ``replay`` and ``--help``.
+"""The ``pytest-citations`` command (issues 5, 11): ``verify``, ``stored-page`` (once
+``replay``, still an alias) and ``--help``.
 
 Every test runs the real console script in a subprocess, with an explicit environment that
 points it at the Crawlbase and judge emulators on 127.0.0.1. Secrets are distinctive canary
@@ -176,7 +177,10 @@ def test_verify_audit_index_holds_no_secret(web: Web, tmp_path: Path) -> None:
 EXIT_CODES = re.compile(r"Exit codes: 0 [^;]+; 1 [^;]+; 2 [^;]+; 3 ")
 
 
-@pytest.mark.parametrize("command", [None, "verify", "batch", "replay", "serve"])
+COMMANDS = ["verify", "batch", "stored-page", "import", "schema", "serve"]
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS, "replay"])
 def test_help_of_every_command_documents_the_exit_codes(
     tmp_path: Path, command: str | None
 ) -> None:
@@ -189,8 +193,8 @@ def test_help_of_every_command_documents_the_exit_codes(
     assert EXIT_CODES.search(text), text
     assert "CRAWLBASE_TOKEN" in text
     if command is None:
-        for name in ("verify", "batch", "replay", "serve"):
-            assert name in text
+        for name in COMMANDS:
+            assert f" {name} " in text
 
 
 def test_a_usage_error_exits_2(tmp_path: Path) -> None:
@@ -200,7 +204,7 @@ def test_a_usage_error_exits_2(tmp_path: Path) -> None:
     assert "usage: pytest-citations verify" in run.stderr
 
 
-# -- replay -----------------------------------------------------------------------------------
+# -- stored-page ----------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -222,10 +226,10 @@ def replay_web(stored: tuple[Web, str]) -> tuple[Web, str]:
     return started, rid
 
 
-def test_replay_prints_the_stored_markdown(replay_web: tuple[Web, str]) -> None:
+def test_stored_page_prints_the_stored_markdown(replay_web: tuple[Web, str]) -> None:
     web, rid = replay_web
 
-    run = run_cli("replay", rid, env=web.env)
+    run = run_cli("stored-page", rid, env=web.env)
 
     assert run.returncode == 0, run.stderr
     markdown = web.crawlbase.stored(rid)
@@ -236,20 +240,20 @@ def test_replay_prints_the_stored_markdown(replay_web: tuple[Web, str]) -> None:
     run.assert_no_secret()
 
 
-def test_replay_works_with_the_javascript_token_alone(replay_web: tuple[Web, str]) -> None:
+def test_stored_page_works_with_the_javascript_token_alone(replay_web: tuple[Web, str]) -> None:
     web, rid = replay_web
 
-    run = run_cli("replay", rid, env=web.without("CRAWLBASE_TOKEN"))
+    run = run_cli("stored-page", rid, env=web.without("CRAWLBASE_TOKEN"))
 
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("# The boiling point of water\n")
     run.assert_no_secret()
 
 
-def test_replay_of_an_unknown_rid_exits_1(replay_web: tuple[Web, str]) -> None:
+def test_stored_page_of_an_unknown_rid_exits_1(replay_web: tuple[Web, str]) -> None:
     web, _ = replay_web
 
-    run = run_cli("replay", "0000000000000000", env=web.env)
+    run = run_cli("stored-page", "0000000000000000", env=web.env)
 
     assert run.returncode == 1
     assert run.stdout == ""
@@ -258,10 +262,10 @@ def test_replay_of_an_unknown_rid_exits_1(replay_web: tuple[Web, str]) -> None:
     run.assert_no_secret()
 
 
-def test_replay_without_any_crawlbase_token_exits_2(replay_web: tuple[Web, str]) -> None:
+def test_stored_page_without_any_crawlbase_token_exits_2(replay_web: tuple[Web, str]) -> None:
     web, rid = replay_web
 
-    run = run_cli("replay", rid, env=web.without("CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN"))
+    run = run_cli("stored-page", rid, env=web.without("CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN"))
 
     assert run.returncode == 2
     assert "CRAWLBASE_TOKEN" in run.stderr
@@ -270,12 +274,12 @@ def test_replay_without_any_crawlbase_token_exits_2(replay_web: tuple[Web, str])
     run.assert_no_secret()
 
 
-def test_replay_with_a_refused_token_exits_3(replay_web: tuple[Web, str]) -> None:
+def test_stored_page_with_a_refused_token_exits_3(replay_web: tuple[Web, str]) -> None:
     web, rid = replay_web
     refused = "ops-cli-refused-token-3b1d"
 
     run = run_cli(
-        "replay", rid, env={**web.without("CRAWLBASE_JS_TOKEN"), "CRAWLBASE_TOKEN": refused}
+        "stored-page", rid, env={**web.without("CRAWLBASE_JS_TOKEN"), "CRAWLBASE_TOKEN": refused}
     )
 
     assert run.returncode == 3
@@ -284,15 +288,37 @@ def test_replay_with_a_refused_token_exits_3(replay_web: tuple[Web, str]) -> Non
     run.assert_no_secret()
 
 
-def test_replay_against_an_unreachable_storage_api_is_an_error_not_a_traceback(
+def test_stored_page_against_an_unreachable_storage_api_is_an_error_not_a_traceback(
     tmp_path: Path,
 ) -> None:
     # Nothing listens on the port: every retry fails to connect (this waits out the backoff).
     env = {**base_env(tmp_path), **SECRETS, "CRAWLBASE_API_URL": f"http://127.0.0.1:{free_port()}/"}
 
-    run = run_cli("replay", "0123456789abcdef", env=env)
+    run = run_cli("stored-page", "0123456789abcdef", env=env)
 
     assert run.returncode == 2
     assert run.stdout == ""
     assert "Crawlbase storage" in run.stderr
     run.assert_no_secret()  # and no traceback
+
+
+def test_replay_is_a_deprecated_alias_that_still_works(replay_web: tuple[Web, str]) -> None:
+    web, rid = replay_web
+
+    run = run_cli("replay", rid, env=web.env)
+
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == run_cli("stored-page", rid, env=web.env).stdout
+    assert run.stdout.startswith("# The boiling point of water\n")
+    assert "'replay' is deprecated" in run.stderr
+    assert "use 'stored-page'" in run.stderr
+    run.assert_no_secret()
+
+
+def test_the_new_name_says_nothing_of_deprecation(replay_web: tuple[Web, str]) -> None:
+    web, rid = replay_web
+
+    run = run_cli("stored-page", rid, env=web.env)
+
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""

@@ -1,26 +1,22 @@
 """The ``/verify`` service of 000 (S2, issue 5) over real HTTP on 127.0.0.1.
 
-The Starlette app runs under uvicorn in a background thread, on a socket the test binds to a
-free port; its settings come from an environment mapping that points at the emulators. The
-``serve`` command is also run as a subprocess and asked for ``/health``.
+The app runs under uvicorn in a background thread (``running.serving``), on a socket the test
+binds to a free port; its settings come from an environment mapping that points at the
+emulators. The ``serve`` command is also run as a subprocess and asked for ``/health``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
 import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fakes import site as example_site
 from ops_support import (
     BOILING_URL,
@@ -28,88 +24,14 @@ from ops_support import (
     CONTRADICTED_CLAIM,
     OLD_REPORT_URL,
     PDF_URL,
-    SECRETS,
     SUPPORTED_CLAIM,
     Web,
-    emulators,
     free_port,
 )
+from running import Service, assert_no_secret, serving
 
-from pytest_citations.service import (
-    MAX_BODY_BYTES,
-    MAX_CLAIM_CHARS,
-    MAX_URLS,
-    Limits,
-    create_app,
-)
-from pytest_citations.settings import Settings
+from pytest_citations.service import MAX_BODY_BYTES, MAX_CLAIM_CHARS, MAX_URLS, Limits
 from pytest_citations.verdicts import VERDICT_FIELDS
-
-
-@dataclass
-class Service:
-    """A running app: its base URL and a client for it."""
-
-    url: str
-    client: httpx.Client
-
-    def verify(self, payload: Any = None, **kwargs: Any) -> httpx.Response:
-        if payload is not None:
-            kwargs["json"] = payload
-        return self.client.post(self.url + "/verify", **kwargs)
-
-
-@contextlib.contextmanager
-def serving(env: dict[str, str], limits: Limits | None = None) -> Iterator[Service]:
-    """``create_app`` configured from ``env``, served by uvicorn in a thread on 127.0.0.1."""
-    app = create_app(settings=Settings.from_env(env), limits=limits)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
-    server = uvicorn.Server(config)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert thread.is_alive(), "the service failed to start"
-            assert time.monotonic() < deadline, "the service did not start within 30 s"
-            time.sleep(0.02)
-        with httpx.Client(timeout=60) as client:
-            yield Service(f"http://127.0.0.1:{port}", client)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
-
-
-def assert_no_secret(text: str) -> None:
-    for variable, value in SECRETS.items():
-        assert value not in text, f"the value of {variable} is in the response"
-
-
-@pytest.fixture(scope="module")
-def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
-    with emulators(tmp_path_factory.mktemp("service")) as started:
-        yield started
-
-
-@pytest.fixture(scope="module")
-def service(web: Web) -> Iterator[Service]:
-    """The service with every secret set and the default limits."""
-    with serving(web.env) as running:
-        yield running
-
-
-@pytest.fixture
-def counters(web: Web) -> Web:
-    """The shared emulators with their counters reset."""
-    web.crawlbase.reset_counters()
-    web.judge.reset_counters()
-    return web
-
 
 # -- GET /health, POST /verify ----------------------------------------------------------------
 

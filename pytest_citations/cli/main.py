@@ -1,0 +1,38 @@
+"""The parser of the ``pytest-citations`` command and its entry point."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from . import batch, importer, schema, serve, stored_page, verify
+from .common import EXIT_CODES, PROG, Command, global_options, version
+
+#: The subcommands in the order ``--help`` lists them.
+COMMANDS = (verify, batch, stored_page, importer, schema, serve)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser, with ``--help`` for every command."""
+    parent = global_options()
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Verify that cited pages support claims (Crawlbase + an LLM judge), "
+        "and turn a RAG application's answers into case files for pytest --citations.",
+        epilog=EXIT_CODES,
+        parents=[parent],
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", title="commands"
+    )
+    for command in COMMANDS:
+        command.add(commands, parent)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``pytest-citations`` command."""
+    args = build_parser().parse_args(argv)
+    run: Command = args.run
+    return run(args)

@@ -1,0 +1,235 @@
+"""``pytest-citations import`` (issue 11): answer records of real stacks become case files; the
+command says which format it detected, which files it wrote, and every record it skipped
+with its file and line (exit 1). The flow the README gives, from exported answers to a gate
+that replays offline, runs here as written.
+
+The real console script runs in a subprocess; the records are the providers' documented
+examples in ``tests/data/answers``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from ops_support import (
+    BOILING_URL,
+    CONTRADICTED_CLAIM,
+    SUPPORTED_CLAIM,
+    base_env,
+    emulators,
+    run_cli,
+    run_pytest,
+)
+
+from pytest_citations.cases import load_cases
+from pytest_citations.cases.schema import schema_text
+
+ANSWERS = Path(__file__).resolve().parents[1] / "data" / "answers"
+
+
+def test_import_reports_format_files_and_every_skipped_record(tmp_path: Path) -> None:
+    source = tmp_path / "answers.jsonl"
+    generic = (ANSWERS / "generic.jsonl").read_text(encoding="utf-8").splitlines()
+    source.write_text(
+        "\n".join([generic[0], '{"answer": "broken', generic[1], "[1, 2]"]) + "\n",
+        encoding="utf-8",
+    )
+    perplexity = ANSWERS / "perplexity_sonar.json"
+    out = tmp_path / "cases" / "imported"
+
+    run = run_cli("import", str(source), str(perplexity), "--out", str(out), env=base_env(tmp_path))
+
+    assert run.returncode == 1, run.stderr  # two records were skipped
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith(f"Imported 3 of 5 answer records into 3 case files in {out}")
+    assert "Detected formats: generic (2 records), perplexity (1 record)" in lines
+    written = sorted(line.removeprefix("Wrote ") for line in lines if line.startswith("Wrote "))
+    assert written == sorted(str(path) for path in out.iterdir())
+    assert len(written) == 3
+    skipped = [line for line in lines if line.startswith("Skipped ")]
+    assert skipped[0].startswith(f"Skipped {source}:2: invalid JSON")
+    assert skipped[1].startswith(f"Skipped {source}:4: a record must be a JSON object")
+    assert len(skipped) == 2
+    assert lines[-1].startswith("Next: review the case files, then record: pytest --citations")
+    for path in written:
+        assert load_cases(Path(path))  # every file loads as collection would load it
+    assert run.stderr == ""
+
+
+def test_a_clean_import_exits_0_and_again_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "cases"
+    args = ["import", str(ANSWERS / "generic.jsonl"), "--out", str(out)]
+
+    first = run_cli(*args, env=base_env(tmp_path))
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    again = run_cli(*args, env=base_env(tmp_path))
+
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "Detected format: generic (2 records)" in first.stdout
+    assert again.returncode == 0
+    assert ": 2 unchanged" in again.stdout.splitlines()[0]
+    assert "Wrote " not in again.stdout
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_an_explicit_format_is_named_and_other_shapes_skipped(tmp_path: Path) -> None:
+    sources = [ANSWERS / "anthropic_web_search.json", ANSWERS / "openai_chat_web_search.json"]
+
+    run = run_cli(
+        "import",
+        *map(str, sources),
+        "--out",
+        str(tmp_path / "c"),
+        "--format",
+        "openai-chat",
+        env=base_env(tmp_path),
+    )
+
+    assert run.returncode == 1
+    assert "Format: openai-chat, as asked" in run.stdout
+    assert f"Skipped {sources[0]}" in run.stdout
+    assert "does not have the openai-chat shape" in run.stdout
+
+
+def test_an_unknown_format_is_a_usage_error(tmp_path: Path) -> None:
+    run = run_cli(
+        "import", str(ANSWERS / "generic.jsonl"), "--format", "cohere", env=base_env(tmp_path)
+    )
+
+    assert run.returncode == 2
+    assert "invalid choice: 'cohere'" in run.stderr
+    assert "openai-responses" in run.stderr  # the formats to choose from
+
+
+def test_group_input_writes_one_file_per_input(tmp_path: Path) -> None:
+    out = tmp_path / "cases"
+
+    run = run_cli(
+        "import",
+        str(ANSWERS / "generic.jsonl"),
+        "--out",
+        str(out),
+        "--group",
+        "input",
+        env=base_env(tmp_path),
+    )
+
+    assert run.returncode == 0, run.stdout
+    assert [path.name for path in out.iterdir()] == ["generic.yaml"]
+    assert len(load_cases(out / "generic.yaml")) == 2
+
+
+def test_a_file_edited_in_review_is_kept_unless_overwrite(tmp_path: Path) -> None:
+    out = tmp_path / "cases"
+    args = ["import", str(ANSWERS / "perplexity_sonar.json"), "--out", str(out)]
+    assert run_cli(*args, env=base_env(tmp_path)).returncode == 0
+    [case_file] = out.iterdir()
+    reviewed = case_file.read_text(encoding="utf-8").replace("general: false", "general: true")
+    case_file.write_text(reviewed, encoding="utf-8")
+
+    kept = run_cli(*args, env=base_env(tmp_path))
+    assert kept.returncode == 0
+    assert f"Kept {case_file}" in kept.stdout
+    assert case_file.read_text(encoding="utf-8") == reviewed
+
+    replaced = run_cli(*args, "--overwrite", env=base_env(tmp_path))
+    assert replaced.returncode == 0
+    assert f"Wrote {case_file}" in replaced.stdout
+    assert "general: false" in case_file.read_text(encoding="utf-8")
+
+
+def test_schema_option_writes_the_schema_and_names_it_relative_to_each_file(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "cases" / "imported"
+    schema = tmp_path / "schema" / "case-file.schema.json"
+
+    run = run_cli(
+        "import",
+        str(ANSWERS / "generic.jsonl"),
+        "--out",
+        str(out),
+        "--schema",
+        str(schema),
+        env=base_env(tmp_path),
+    )
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert schema.read_text(encoding="utf-8") == schema_text()
+    for case_file in out.iterdir():
+        first = case_file.read_text(encoding="utf-8").splitlines()[0]
+        found = re.fullmatch(r"# yaml-language-server: \$schema=(\S+)", first)
+        assert found, first
+        assert found[1] == "../../schema/case-file.schema.json"
+        # The language server resolves it from the file's folder: it must land on the schema.
+        assert (case_file.parent / found[1]).resolve() == schema.resolve()
+        assert load_cases(case_file)  # the comment line changes nothing for the parser
+
+
+def test_an_unreadable_input_is_skipped_with_its_name(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.jsonl"
+
+    run = run_cli(
+        "import",
+        str(missing),
+        str(ANSWERS / "generic.jsonl"),
+        "--out",
+        str(tmp_path / "c"),
+        env=base_env(tmp_path),
+    )
+
+    assert run.returncode == 1
+    assert f"Skipped {missing}: cannot read the file" in run.stdout
+    assert "Imported 2 of 3" in run.stdout
+
+
+# -- the README's flow: export answers -> import -> review -> record -> gate ------------------
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project whose RAG application exported two answers citing the example site."""
+    records = [
+        {
+            "id": "boiling",
+            "question": "At what temperature does water boil?",
+            "answer": f"{SUPPORTED_CLAIM.removesuffix('.')} [1].",
+            "citations": [BOILING_URL],
+        },
+        {
+            "id": "mountains",
+            "question": "Where does water boil at 50 °C?",
+            "answer": f"{CONTRADICTED_CLAIM.removesuffix('.')} [1].",
+            "citations": [BOILING_URL],
+        },
+    ]
+    (tmp_path / "answers.jsonl").write_text(
+        "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records),
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def test_the_flow_from_exported_answers_to_an_offline_gate(project: Path) -> None:
+    env = base_env(project)
+    imported = run_cli("import", "answers.jsonl", "--out", "cases/imported", env=env, cwd=project)
+    assert imported.returncode == 0, imported.stdout
+    assert sorted(os.listdir(project / "cases" / "imported")) == ["boiling.yaml", "mountains.yaml"]
+
+    with emulators(project) as web:
+        recorded = run_pytest(
+            project, "cases/imported", "--citations-record=new_episodes", "-v", env=web.env
+        )
+    # Offline now: no emulator, no token. The gate replays the cassettes.
+    gate = run_pytest(project, "cases/imported", "-v", env=base_env(project))
+
+    for run in (recorded, gate):
+        out = run.stdout
+        assert run.returncode == 1, out  # the contradicted claim fails the gate
+        assert re.search(r"boiling\.yaml::boiling::claim-1 PASSED", out), out
+        assert re.search(r"mountains\.yaml::mountains::claim-1 FAILED", out), out
+    assert "request_refused" not in gate.stdout  # every request came from a cassette

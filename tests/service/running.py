@@ -1,0 +1,63 @@
+"""The service under test: ``create_app`` served by uvicorn in a thread on 127.0.0.1, and a
+client for it. This module holds no test."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+from ops_support import SECRETS
+
+from pytest_citations.service import Limits, create_app
+from pytest_citations.settings import Settings
+
+
+@dataclass
+class Service:
+    """A running app: its base URL and a client for it."""
+
+    url: str
+    client: httpx.Client
+
+    def verify(self, payload: Any = None, **kwargs: Any) -> httpx.Response:
+        if payload is not None:
+            kwargs["json"] = payload
+        return self.client.post(self.url + "/verify", **kwargs)
+
+
+@contextlib.contextmanager
+def serving(env: dict[str, str], limits: Limits | None = None) -> Iterator[Service]:
+    """``create_app`` configured from ``env``, served by uvicorn in a thread on 127.0.0.1."""
+    app = create_app(settings=Settings.from_env(env), limits=limits)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    server = uvicorn.Server(config)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive(), "the service failed to start"
+            assert time.monotonic() < deadline, "the service did not start within 30 s"
+            time.sleep(0.02)
+        with httpx.Client(timeout=60) as client:
+            yield Service(f"http://127.0.0.1:{port}", client)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+def assert_no_secret(text: str) -> None:
+    for variable, value in SECRETS.items():
+        assert value not in text, f"the value of {variable} is in the response"
