@@ -29,13 +29,16 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote, unquote
 
 import httpcore
 import httpx
 
 from .errors import MissingTokenError
+from .queues import JUDGE, RequestLimit
 from .settings import Settings
 
 #: Retried with backoff: timeouts, throttling and every 5xx (Anthropic's 529 "overloaded",
@@ -277,19 +280,26 @@ def retry_after_seconds(response: httpx.Response) -> float | None:
 
 class Requester:
     """Sends requests under a shared concurrency limit, retries transient failures, and
-    gives up when a request's overall deadline (``settings.deadline``) has passed."""
+    gives up when a request's overall deadline (``settings.deadline``) has passed. With a
+    :class:`~pytest_citations.queues.RequestLimit`, a request waits by its priority
+    (fetches before judge calls)."""
 
     def __init__(
         self,
         http: HttpClient,
         settings: Settings,
-        semaphore: asyncio.Semaphore,
+        limit: RequestLimit | asyncio.Semaphore,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.http = http
         self.settings = settings
-        self.semaphore = semaphore
+        self.limit = limit
         self._sleep = sleep
+
+    def _slot(self, priority: int) -> AbstractAsyncContextManager[Any]:
+        if isinstance(self.limit, RequestLimit):
+            return self.limit.slot(priority)
+        return self.limit
 
     def _delay(self, attempt: int, response: httpx.Response | None) -> float:
         hinted = retry_after_seconds(response) if response is not None else None
@@ -304,12 +314,13 @@ class Requester:
         build: Callable[[], httpx.Request],
         *,
         retry_statuses: Collection[int] = RETRYABLE_STATUSES,
+        priority: int = JUDGE,
     ) -> httpx.Response:
         """Send the request ``build()`` makes; retry connection errors, timeouts and
         ``retry_statuses``; return the last response or raise :class:`TransientError`.
 
-        The semaphore is held only while a request is in flight, never while backing off;
-        waiting for the semaphore counts against the deadline too.
+        A slot of the limit is held only while a request is in flight, never while backing
+        off; the deadline counts from the first time the request went out.
         """
         attempts = self.settings.retries + 1
         loop = asyncio.get_running_loop()
@@ -319,7 +330,7 @@ class Requester:
             last = attempt == attempts - 1
             response: httpx.Response | None = None
             try:
-                async with self.semaphore:
+                async with self._slot(priority):
                     started = loop.time() if started is None else started
                     async with asyncio.timeout(max(started + deadline - loop.time(), 0)):
                         response = await self.http.send(build())

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from dataclasses import replace
 
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
 from .backends import Backends
+from .claimwork import ClaimRequest, ClaimWork, Stage
 from .embeddings import Embedder
 from .errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
 from .fetchers import (
@@ -27,47 +26,20 @@ from .fetchers import (
 from .guard import guard, quote_in_passages
 from .judges import Judge, Judgement
 from .labels import Label, Reason, is_unchecked
-from .network import HttpClient, Requester, TransientError, make_http_client
+from .network import HttpClient, Requester, make_http_client
 from .passages import split_passages
+from .queues import INDEX, RANK, EmbeddingWorker, RequestLimit
 from .redact import LogRedaction
 from .retrieval import PageIndex, Retriever
 from .settings import Settings
 from .sharing import SharedWork, WorkObserver
 from .verdicts import CitationVerdict, ClaimVerdict, Usage
 
-T = TypeVar("T")
-
 #: Confidence of verdicts the engine decided by rule (dead link, PDF, …), as in 000's sample.
 RULE_CONFIDENCE = 1.0
 #: Errors that stop the whole run instead of becoming one citation's verdict: a refused or
 #: exhausted account, a missing secret, an unusable setting.
 _FATAL = (AccountError, MissingTokenError, ConfigurationError)
-
-
-@dataclass(frozen=True)
-class ClaimRequest:
-    """A claim, the URLs cited for it, and URLs the answer had but did not cite (004, C3)."""
-
-    claim: str
-    urls: tuple[str, ...]
-    retrieved: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, claim: str, urls: Sequence[str], retrieved: Sequence[str] = ()) -> ClaimRequest:
-        """Build one, dropping repeated URLs (a claim–URL pair is one citation)."""
-        cited = tuple(dict.fromkeys(url.strip() for url in urls))
-        others = tuple(
-            url for url in dict.fromkeys(u.strip() for u in retrieved) if url not in cited
-        )
-        return cls(claim, cited, others)
-
-
-@dataclass
-class _ClaimWork:
-    """What one claim's verification collects beside its verdicts."""
-
-    problems: list[str] = field(default_factory=list)
-    evidence: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class Verifier:
@@ -95,7 +67,7 @@ class Verifier:
         embedder: Embedder | None = None,
         audit: AuditLog | None = None,
         http: HttpClient | None = None,
-        semaphore: asyncio.Semaphore | None = None,
+        semaphore: RequestLimit | asyncio.Semaphore | None = None,
         backends: Backends | None = None,
         observer: WorkObserver | None = None,
     ) -> None:
@@ -123,7 +95,7 @@ class Verifier:
         self._fetches = SharedWork("fetch", observer)
         self._indexes = SharedWork("index", observer)
         self._judgements = SharedWork("judge", observer)
-        self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citations-embed")
+        self._worker = EmbeddingWorker()
 
     # Lifecycle ----------------------------------------------------------------------
     async def __aenter__(self) -> Verifier:
@@ -136,7 +108,7 @@ class Verifier:
         self._requester = Requester(
             self._http,
             self.settings,
-            self._semaphore or asyncio.Semaphore(self.settings.concurrency),
+            self._semaphore or RequestLimit(self.settings.concurrency),
         )
         if self._crawler is None:
             factory = self._fetcher_factory
@@ -154,7 +126,7 @@ class Verifier:
         if self._owns_http and self._http is not None:
             await self._http.aclose()
             self._http = None
-        self._embed_pool.shutdown(wait=True)
+        self._worker.shutdown()
         self._retriever.close()
         if self._log_redaction is not None:
             self._log_redaction.uninstall()
@@ -188,11 +160,9 @@ class Verifier:
     ) -> list[ClaimVerdict]:
         """Verify many claims concurrently; results in the order given. ``progress`` is
         called with (claims done, claims in all) as each claim completes."""
-        await self._embed_claims([request.claim for request in requests])
-        if progress is None:
-            return list(
-                await asyncio.gather(*(self._verify_claim(request) for request in requests))
-            )
+        # The claims are embedded in one batch on the model's thread, ahead of any page,
+        # while the first fetches are already out: the network never waits for the model.
+        warm = asyncio.ensure_future(self._embed_claims([r.claim for r in requests]))
         done = 0
         total = len(requests)
 
@@ -200,10 +170,14 @@ class Verifier:
             nonlocal done
             result = await self._verify_claim(request)
             done += 1
-            progress(done, total)
+            if progress is not None:
+                progress(done, total)
             return result
 
-        return list(await asyncio.gather(*(tracked(request) for request in requests)))
+        try:
+            return list(await asyncio.gather(*(tracked(request) for request in requests)))
+        finally:
+            await warm
 
     async def stored_page(self, rid: str) -> str:
         """The stored markdown of a page, by rid, from the Storage API (S1)."""
@@ -215,16 +189,13 @@ class Verifier:
         return await crawler.stored_page(rid)
 
     # Stages -------------------------------------------------------------------------
-    async def _in_pool(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._embed_pool, function, *args)
-
     async def _embed_claims(self, claims: Sequence[str]) -> None:
         """Embed the claims in one batch before pages arrive (Retriever.warm)."""
         if claims:
-            await self._in_pool(self._retriever.warm, claims)
+            await self._worker.run(RANK, self._retriever.warm, claims)
 
     async def _verify_claim(self, request: ClaimRequest) -> ClaimVerdict:
-        work = _ClaimWork()
+        work = ClaimWork()
         verdicts = list(
             await asyncio.gather(
                 *(self._verify_refusable(request.claim, url, work) for url in request.urls)
@@ -258,7 +229,7 @@ class Verifier:
             self.audit.record([result])
         return result
 
-    async def _joint_support(self, claim: str, work: _ClaimWork) -> tuple[str, ...]:
+    async def _joint_support(self, claim: str, work: ClaimWork) -> tuple[str, ...]:
         """004, C2: a claim no single citation supports, checked against the top passages of
         all its judged citations together. Supported only when every quote the judge gives
         stands in the passages of the source it names; returns the URLs that carried it."""
@@ -278,7 +249,7 @@ class Verifier:
         try:
             judgement = await self._judgements.get(key, run)
         except RequestRefused as refused:
-            _note(work.problems, refused)
+            work.note(refused)
             return ()
         if judgement.reason is not None or judgement.label is not Label.SUPPORTED:
             return ()
@@ -292,14 +263,14 @@ class Verifier:
                 carried.append(urls[source - 1])
         return tuple(carried)
 
-    async def _misattribution(self, request: ClaimRequest, work: _ClaimWork) -> tuple[str, ...]:
+    async def _misattribution(self, request: ClaimRequest, work: ClaimWork) -> tuple[str, ...]:
         """004, C3: retrieved but uncited URLs that support a claim its citations do not."""
-        scratch = _ClaimWork()
+        scratch = ClaimWork()
         verdicts = await asyncio.gather(
             *(self._verify_refusable(request.claim, url, scratch) for url in request.retrieved)
         )
         for problem in scratch.problems:
-            _note(work.problems, RequestRefused(problem))
+            work.note(RequestRefused(problem))
         return tuple(v.url for v in verdicts if v.label is Label.SUPPORTED)
 
     def _count(self, provider: str, judgement: Judgement) -> None:
@@ -318,7 +289,7 @@ class Verifier:
     def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
         async def run() -> PageIndex:
             passages = split_passages(page.markdown)
-            return await self._in_pool(self._retriever.index, passages)
+            return await self._worker.run(INDEX, self._retriever.index, passages)
 
         return self._indexes.get(page.url, run)
 
@@ -332,28 +303,28 @@ class Verifier:
 
         return self._judgements.get((judge.name, judge.model, claim, tuple(passages)), run)
 
-    async def _verify_refusable(self, claim: str, url: str, work: _ClaimWork) -> CitationVerdict:
+    async def _verify_refusable(self, claim: str, url: str, work: ClaimWork) -> CitationVerdict:
         """Never raises for one citation: a refused request (missing from an offline replay),
         a peer that kept failing or an unexpected error becomes this citation's verdict,
         with a reason saying it could not be checked (fetch_error, judge_error,
         request_refused) and a note on the claim. Only fatal errors stop the run."""
-        stage = _Stage()
+        stage = Stage()
         try:
             return await self._verify_citation(claim, url, work, stage)
         except _FATAL:
             raise
         except RequestRefused as refused:
-            _note(work.problems, refused)
+            work.note(refused)
             return CitationVerdict(url=url, label=Label.NOT_FOUND, reason=Reason.REQUEST_REFUSED)
         except Exception as error:  # one citation's failure must not crash the run
-            _note(work.problems, stage.problem(error))
+            work.note(stage.problem(error))
             label = Label.UNREACHABLE if stage.judging is None else Label.NOT_FOUND
             reason = Reason.FETCH_ERROR if stage.judging is None else Reason.JUDGE_ERROR
             located = stage.judging or CitationVerdict(url=url, label=label)
             return replace(located, label=label, reason=reason, confidence=0.0)
 
     async def _verify_citation(
-        self, claim: str, url: str, work: _ClaimWork, stage: _Stage
+        self, claim: str, url: str, work: ClaimWork, stage: Stage
     ) -> CitationVerdict:
         page = await self._fetch(url)
         if not page.judgeable:
@@ -379,13 +350,16 @@ class Verifier:
         )
         stage.judging = located
         index = await self._index(page)
-        passages = await self._in_pool(self._retriever.select, claim, index, self.settings.top_k)
+        # Ranking goes before indexing more pages: it sends a judge call out at once.
+        passages = await self._worker.run(
+            RANK, self._retriever.select, claim, index, self.settings.top_k
+        )
         if not passages:
             return replace(located, reason=Reason.NO_PASSAGES)
         try:
             judgement = await self._ask(claim, passages)
         except RequestRefused as refused:
-            _note(work.problems, refused)
+            work.note(refused)
             return replace(located, reason=Reason.REQUEST_REFUSED)
         work.evidence[url] = tuple(passages)
         if judgement.reason is not None:
@@ -398,24 +372,3 @@ class Verifier:
             confidence=accepted.confidence,
             reason=accepted.reason,
         )
-
-
-@dataclass
-class _Stage:
-    """How far one citation's check got, for the verdict of an error that stopped it."""
-
-    #: The located verdict once the page was fetched (errors after it are the judge's side).
-    judging: CitationVerdict | None = None
-
-    def problem(self, error: Exception) -> str:
-        """A note for the claim; only what cannot hold a secret (never the error's text
-        unless the engine wrote it without one)."""
-        what = "the judge" if self.judging is not None else "fetching the page"
-        if isinstance(error, TransientError):
-            return f"{what} failed: {error}"
-        return f"{what} failed ({type(error).__name__})"
-
-
-def _note(problems: list[str], error: Exception | str) -> None:
-    if str(error) not in problems:
-        problems.append(str(error))

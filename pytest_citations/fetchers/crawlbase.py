@@ -12,6 +12,7 @@ import httpx
 
 from ..errors import AuthenticationError, CitationsError, CreditsExhaustedError
 from ..network import RETRYABLE_STATUSES, Requester, is_replayed, placeholder
+from ..queues import FETCH
 from ..settings import Settings
 from ..verdicts import CREDITS, Usage
 from .base import PageResponse
@@ -106,7 +107,7 @@ class CrawlbaseClient:
             return self.requester.http.build_request("GET", self._base, params=params)
 
         response = await self.requester.send(
-            "Crawlbase crawl", build, retry_statuses=_CRAWL_RETRY_STATUSES
+            "Crawlbase crawl", build, retry_statuses=_CRAWL_RETRY_STATUSES, priority=FETCH
         )
         self._check_account(response, variable)
         ok = response.status_code == 200
@@ -160,7 +161,7 @@ class CrawlbaseClient:
                 "GET", url, params={"token": placeholder(variable), "rid": rid}
             )
 
-        response = await self.requester.send("Crawlbase storage", build)
+        response = await self.requester.send("Crawlbase storage", build, priority=FETCH)
         self._check_account(response, variable)
         self.usage.storage_reads += 1
         if response.status_code == 404:
