@@ -1,4 +1,6 @@
-"""The batch report of 000 as CSV: one row per citation (claim–URL pair)."""
+"""The batch report of 000 as CSV: one row per citation (claim–URL pair), in 000's nine
+columns, then the claim's id (its node id), the claim's label, the citation's evidence
+quote and the claim's decision (``pass``, ``fail`` or ``incomplete``)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ CSV_FIELDS = (
     "final_url",
     "original_status",
     "rid",
+    "claim_id",
+    "claim_label",
+    "evidence_quote",
+    "decision",
 )
 
 
@@ -30,7 +36,8 @@ def rows(
     claims: Iterable[ClaimRecord], case_of: dict[str, str] | None = None
 ) -> list[dict[str, Any]]:
     """One row per claim–URL pair; ``case`` is the case key (``file::case``), or what
-    ``case_of`` maps the claim's node id to (a batch record's id)."""
+    ``case_of`` maps the claim's node id to (a batch record's id). A claim that cites
+    nothing has no row."""
     found = []
     for claim in claims:
         case = (case_of or {}).get(claim.nodeid) or f"{claim.file}::{claim.case}"
@@ -48,6 +55,10 @@ def rows(
                     if citation.original_status is None
                     else citation.original_status,
                     "rid": citation.rid or "",
+                    "claim_id": claim.nodeid,
+                    "claim_label": claim.label,
+                    "evidence_quote": citation.evidence_quote or "",
+                    "decision": claim.decision,
                 }
             )
     return found

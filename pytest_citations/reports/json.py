@@ -1,5 +1,7 @@
 """The JSON report: every case, claim and citation verdict, the release decision, the run's
-metadata and a summary of its figures and costs."""
+metadata (plugin version, judge and model, the embedders used, record mode, start time,
+run id, release decision), a summary of its figures and costs, and, when they were
+measured, the judge's calibration and the precision of the baseline."""
 
 from __future__ import annotations
 
@@ -7,16 +9,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..aggregate import Precision
+from ..gating.calibration import Agreement
 from ..gating.criteria import RunDecision
 from .info import RunInfo
 from .record import CaseRecord, RunReport
 from .terminal import decision_of, release_lines
 
 
-def _case(case: CaseRecord) -> dict[str, Any]:
+def _case(case: CaseRecord, info: RunInfo) -> dict[str, Any]:
     precision = case.precision
     outcome = case.outcome
-    return {
+    found: dict[str, Any] = {
         "file": case.file,
         "id": case.case_id,
         "question": case.question,
@@ -29,7 +33,44 @@ def _case(case: CaseRecord) -> dict[str, Any]:
             "failures": list(outcome.failures) if outcome else [],
             "incomplete": list(outcome.incomplete) if outcome else [],
         },
-        "claims": [claim.to_dict() for claim in case.claims],
+    }
+    if info.baseline is not None:
+        found["baseline"] = _precision(info.baseline.precision([case.key]))
+    found["claims"] = [claim.to_dict() for claim in case.claims]
+    return found
+
+
+def _precision(precision: Precision | None) -> dict[str, Any] | None:
+    """A precision's figures, or None (nothing to compare with)."""
+    if precision is None:
+        return None
+    return {
+        "citation_precision": precision.citation,
+        "reachable_precision": precision.reachable_precision,
+        "supported": precision.supported,
+        "citations": precision.total,
+        "reachable": precision.reachable,
+    }
+
+
+def calibration(agreement: Agreement) -> dict[str, Any]:
+    """The judge's agreement with the human labels: figures, per label, confusion matrix
+    (``confusion[human][judge]``)."""
+    return {
+        "labelled_claims": agreement.total,
+        "accuracy": agreement.accuracy,
+        "balanced_accuracy": agreement.balanced_accuracy,
+        "cohen_kappa": agreement.kappa,
+        "labels": {
+            label: {
+                "precision": agreement.precision(label),
+                "recall": agreement.recall(label),
+                "human": sum(expected == label for expected, _ in agreement.pairs),
+                "judge": sum(judged == label for _, judged in agreement.pairs),
+            }
+            for label in agreement.labels
+        },
+        "confusion": agreement.confusion(),
     }
 
 
@@ -38,22 +79,30 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
     precision = report.precision
     release = release_lines(report, decision)
     usage = report.usage
-    return {
-        "run": {**info.to_dict(), "decision": decision_of(release[-1]) if release else None},
-        "summary": {
-            "cases": len(report.cases),
-            "claims": len(report.claims),
-            "citations": precision.total,
-            "supported": precision.supported,
-            "reachable": precision.reachable,
-            "citation_precision": precision.citation,
-            "reachable_precision": precision.reachable_precision,
-            "supported_share": report.share.value,
-            "release_decision": release[-1] if release else None,
-            "usage": {**usage.to_dict(), "credits_by_kind": usage.credits_by_kind()},
-        },
-        "cases": [_case(case) for case in report.cases],
+    summary: dict[str, Any] = {
+        "cases": len(report.cases),
+        "claims": len(report.claims),
+        "citations": precision.total,
+        "supported": precision.supported,
+        "reachable": precision.reachable,
+        "citation_precision": precision.citation,
+        "reachable_precision": precision.reachable_precision,
+        "supported_share": report.share.value,
+        "release_decision": release[-1] if release else None,
+        "usage": {**usage.to_dict(), "credits_by_kind": usage.credits_by_kind()},
     }
+    if info.baseline is not None:
+        stored = info.baseline.precision([case.key for case in report.cases])
+        summary["baseline_file"] = info.baseline.name
+        summary["baseline"] = _precision(stored)
+    found: dict[str, Any] = {
+        "run": {**info.to_dict(), "decision": decision_of(release[-1]) if release else None},
+        "summary": summary,
+    }
+    if info.agreement is not None:
+        found["calibration"] = calibration(info.agreement)
+    found["cases"] = [_case(case, info) for case in report.cases]
+    return found
 
 
 def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:

@@ -1,5 +1,6 @@
 """``--citations-csv PATH`` (issue 5): one row per citation, in the columns of 000's batch
-report: case, claim, url, label, reason, confidence, final_url, original_status, rid.
+report (case, claim, url, label, reason, confidence, final_url, original_status, rid), then
+(issue 11) the claim's id, the claim's label, the evidence quote and the claim's decision.
 
 A nine-citation case is recorded against the emulators and replayed offline, and the shipped
 examples are replayed from their cassettes; ``pytest --citations`` runs in a subprocess.
@@ -38,7 +39,8 @@ from ops_support import (
     run_pytest,
 )
 
-HEADER = [
+#: 000's nine columns, in 000's order.
+HEADER_000 = [
     "case",
     "claim",
     "url",
@@ -49,6 +51,8 @@ HEADER = [
     "original_status",
     "rid",
 ]
+#: ...and the four issue 11 adds after them.
+HEADER = [*HEADER_000, "claim_id", "claim_label", "evidence_quote", "decision"]
 
 
 #: (claim, url, label, reason) of the nine rows, in claim then citation order.
@@ -63,6 +67,17 @@ NINE_ROWS = [
     (NOT_FOUND_CLAIM, SOFT_404_URL, "unreachable", "soft_404"),
     (NOT_FOUND_CLAIM, PDF_URL, "not_found", "pdf_unsupported"),
 ]
+#: (claim id, claim label, decision) of the same rows: claim-3 fails (contradicted is in the
+#: default fail_on); the others pass.
+NINE_CLAIMS = [
+    *[("cases/nine.yaml::nine::claim-1", "supported", "pass")] * 2,
+    *[("cases/nine.yaml::nine::claim-2", "supported", "pass")] * 2,
+    ("cases/nine.yaml::nine::claim-3", "contradicted", "fail"),
+    ("cases/nine.yaml::nine::claim-4", "partial", "pass"),
+    *[("cases/nine.yaml::nine::claim-5", "not_found", "pass")] * 3,
+]
+#: Labels whose verdicts carry the judge's evidence quote; the others have none.
+QUOTED = {"supported", "partial", "contradicted"}
 
 
 def read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -85,6 +100,10 @@ def expected_row(case: str, claim: dict[str, Any], citation: dict[str, Any]) -> 
         "final_url": citation["final_url"] or "",
         "original_status": "" if status is None else str(status),
         "rid": citation["rid"] or "",
+        "claim_id": claim["nodeid"],
+        "claim_label": claim["label"],
+        "evidence_quote": citation["evidence_quote"] or "",
+        "decision": claim["decision"],
     }
 
 
@@ -125,7 +144,9 @@ def test_recorded_run_writes_one_row_per_citation(nine: Nine) -> None:
     assert header == HEADER
     assert [(r["claim"], r["url"], r["label"], r["reason"]) for r in rows] == NINE_ROWS
     assert {row["case"] for row in rows} == {"cases/nine.yaml::nine"}
+    assert [(r["claim_id"], r["claim_label"], r["decision"]) for r in rows] == NINE_CLAIMS
     for row in rows:
+        assert bool(row["evidence_quote"]) == (row["label"] in QUOTED), row
         if row["url"] == PDF_URL:
             assert (row["final_url"], row["original_status"], row["rid"]) == ("", "", "")
             continue
@@ -170,3 +191,6 @@ def test_shipped_examples_csv_matches_the_json_report(tmp_path: Path) -> None:
     assert header == HEADER
     assert len(rows) == report["summary"]["citations"] > 0
     assert rows == expected
+    # The new columns are not empty by accident: both decisions and quotes are there.
+    assert {row["decision"] for row in rows} == {"pass", "fail"}
+    assert sum(bool(row["evidence_quote"]) for row in rows) >= 5

@@ -168,12 +168,15 @@ def test_csv_text_escapes_every_column() -> None:
     citation = CitationVerdict(
         url="https://example.org/",
         label=Label.SUPPORTED,
+        evidence_quote='=HYPERLINK("https://evil.example/","see")',
         final_url="=final\x1b[0m",
         original_status=200,
         rid="@rid",
     )
-    claim = ClaimRecord("n", "f", "=case", 1, 1, "-claim", "supported", (citation,))
-    text = csv_report.text(csv_report.rows([claim], {"n": "=case"}))
+    claim = ClaimRecord(
+        "+n", "f", "=case", 1, 1, "-claim", "supported", (citation,), decision="pass"
+    )
+    text = csv_report.text(csv_report.rows([claim], {"+n": "=case"}))
     (row,) = csv.DictReader(io.StringIO(text))
     assert (row["case"], row["claim"], row["final_url"], row["rid"]) == (
         "'=case",
@@ -182,6 +185,14 @@ def test_csv_text_escapes_every_column() -> None:
         "'@rid",
     )
     assert row["original_status"] == "200"
+    # The columns issue 11 added are escaped too: claim id, quote.
+    assert (row["claim_id"], row["evidence_quote"]) == (
+        "'+n",
+        '\'=HYPERLINK("https://evil.example/","see")',
+    )
+    assert (row["claim_label"], row["decision"]) == ("supported", "pass")
+    for name, cell in row.items():
+        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), name
 
 
 def test_clean_walks_nested_records() -> None:

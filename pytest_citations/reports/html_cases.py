@@ -1,0 +1,189 @@
+"""The HTML report's detail: every case and claim with its label, and each citation's
+evidence quote, shown on its own and highlighted inside the passage it came from (folded
+until opened)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ..gating.calibration import as_judge_label
+from ..gating.criteria import LABEL_RANK
+from ..labels import Label
+from ..sanitize import strip_controls
+from ..verdicts import CitationVerdict
+from .charts import label_mix
+from .record import CaseRecord, ClaimRecord
+
+_QUOTE_CHARS = {
+    "'": "['\u2018\u2019\u201a\u201b\u2032]",
+    '"': '["\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb]',
+}
+_CHANGES = {"regression": "regressed from {old}", "improvement": "improved from {old}"}
+
+
+def _quote_pattern(quote: str) -> re.Pattern[str] | None:
+    words = quote.split()
+    if not words:
+        return None
+    parts = []
+    for word in words:
+        parts.append("".join(_QUOTE_CHARS.get(ch, re.escape(ch)) for ch in word))
+    return re.compile(r"\s+".join(parts))
+
+
+def highlight(passage: str, quote: str | None) -> str:
+    """The passage as HTML with the quote (matched as the guard does) in ``<mark>``."""
+    pattern = _quote_pattern(quote) if quote else None
+    match = pattern.search(passage) if pattern else None
+    if match is None:
+        return html.escape(passage)
+    return (
+        html.escape(passage[: match.start()])
+        + "<mark>"
+        + html.escape(match.group(0))
+        + "</mark>"
+        + html.escape(passage[match.end() :])
+    )
+
+
+def anchor(case: CaseRecord) -> str:
+    """The id of a case's section (``case-`` and its key, spaces made dashes)."""
+    return "case-" + re.sub(r"\s", "-", case.key)
+
+
+def failed(claim: ClaimRecord) -> bool:
+    """The claim failed, or could not be checked: the "failing" filter shows it."""
+    return bool(claim.failures or claim.unchecked or claim.problems)
+
+
+def _passage_for(claim: ClaimRecord, url: str, quote: str | None) -> str | None:
+    passages = claim.passages(url)
+    pattern = _quote_pattern(quote) if quote else None
+    for passage in passages:
+        if pattern is not None and pattern.search(passage):
+            return passage
+    return passages[0] if passages else None
+
+
+def _rank(claim: ClaimRecord) -> tuple[int, int, int]:
+    contradicted = claim.label == Label.CONTRADICTED.value
+    try:
+        label_rank = LABEL_RANK[Label(claim.label)]
+    except ValueError:
+        label_rank = 99
+    return (0 if failed(claim) else 1, 0 if contradicted else 1, -label_rank)
+
+
+def _evidence(claim: ClaimRecord, citation: CitationVerdict) -> str:
+    """The quote in view, and the passage it came from folded beneath it."""
+    quote = citation.evidence_quote
+    passage = _passage_for(claim, citation.url, quote)
+    shown = f'<p class="quote">{html.escape(quote)}</p>' if quote else ""
+    if passage is None:
+        return shown
+    summary = "passage the quote came from" if quote else "best passage the judge saw"
+    body = highlight(passage, quote) if quote else html.escape(passage)
+    return (
+        f'{shown}<details class="passage"><summary>{summary}</summary>'
+        f"<blockquote>{body}</blockquote></details>"
+    )
+
+
+def _citation_html(claim: ClaimRecord, citation: CitationVerdict) -> str:
+    url = strip_controls(citation.url)
+    label = citation.label.value
+    meta = [f"confidence {citation.confidence:.2f}"]
+    if citation.reason:
+        meta.append(f"reason {citation.reason}")
+    if citation.original_status is not None:
+        meta.append(f"status {citation.original_status}")
+    if citation.final_url and citation.final_url != citation.url:
+        meta.append(f"final URL {strip_controls(citation.final_url)}")
+    if citation.rid:
+        meta.append(f"rid {citation.rid}")
+    meta += list(citation.warnings)
+    return (
+        f'<div class="citation"><span class="badge {html.escape(label)}">{html.escape(label)}'
+        f'</span><a href="{html.escape(url)}" rel="noreferrer">{html.escape(url)}</a>'
+        f'<div class="meta">{html.escape(" · ".join(meta))}</div>'
+        f"{_evidence(claim, citation)}</div>"
+    )
+
+
+def _tags(claim: ClaimRecord, calibrated: bool) -> tuple[str, bool]:
+    """The human label beside the judge's (when calibration ran) and the change against
+    the baseline; and whether judge and human disagree."""
+    tags, disagrees = "", False
+    if calibrated and claim.expect:
+        disagrees = as_judge_label(claim.label) != claim.expect
+        sign = "≠ judge" if disagrees else "= judge"
+        tags += (
+            f'<span class="expect {"disagree" if disagrees else "agree"}" '
+            f'title="the human label (expect:)">human: {html.escape(claim.expect)} {sign}</span>'
+        )
+    change = claim.baseline
+    if change is not None and change.kind in (*_CHANGES, "new"):
+        text = _CHANGES.get(change.kind, "new since the baseline")
+        shown = text.format(old=change.old_label or "?")
+        tags += f'<span class="change {html.escape(change.kind)}">{html.escape(shown)}</span>'
+    return tags, disagrees
+
+
+def _claim_html(claim: ClaimRecord, calibrated: bool) -> str:
+    label = claim.label
+    failures = [
+        *claim.failures,
+        *(f"could not be checked: {line}" for line in claim.unchecked),
+        *(f"not checked: {problem}" for problem in claim.problems),
+    ]
+    tags, disagrees = _tags(claim, calibrated)
+    classes = "claim" + (" failed" if failures else "") + (" disagrees" if disagrees else "")
+    notes = ""
+    if claim.joint_support:
+        carried = html.escape(", ".join(claim.joint_support))
+        notes += f'<div class="meta">supported jointly by {carried}</div>'
+    if claim.misattributed_to:
+        notes += (
+            '<div class="meta">supported instead by the uncited source '
+            f"{html.escape(', '.join(claim.misattributed_to))}</div>"
+        )
+    failure_list = (
+        '<ul class="failures">' + "".join(f"<li>{html.escape(f)}</li>" for f in failures) + "</ul>"
+        if failures
+        else ""
+    )
+    citations = "".join(_citation_html(claim, c) for c in claim.citations)
+    return (
+        f'<article class="{classes}" data-label="{html.escape(label)}" '
+        f'id="{html.escape(claim.nodeid)}"><div class="claim-head">'
+        f'<span class="badge {html.escape(label)}">{html.escape(label)}</span>{tags}'
+        f'<span class="claim-text">{html.escape(claim.claim)}</span></div>'
+        f'<div class="meta">{html.escape(claim.nodeid)}</div>'
+        f'{failure_list}{notes}<div class="citations">{citations}</div></article>'
+    )
+
+
+def case_html(case: CaseRecord, calibrated: bool) -> str:
+    """One case's section: its question, precision, label mix and release decision, then
+    its claims, failing and contradicted ones first."""
+    outcome = case.outcome
+    badge = ""
+    if outcome is not None:
+        reasons = outcome.failures or outcome.incomplete
+        why = f" ({reasons[0]})" if reasons else ""
+        badge = (
+            f'<div class="decision {html.escape(outcome.decision)}">release decision: '
+            f"{html.escape(outcome.decision)}{html.escape(why)}</div>"
+        )
+    claims = sorted(case.claims, key=_rank)
+    question = case.question
+    return (
+        f'<section class="case" id="{html.escape(anchor(case))}"><div class="case-head">'
+        f"<h2>{html.escape(case.file)} :: {html.escape(case.case_id)}</h2>"
+        f"{label_mix(case.label_counts(), case.key)}</div>"
+        + (f'<div class="question">{html.escape(question)}</div>' if question else "")
+        + f'<div class="meta">citation precision {case.precision.fraction()}</div>{badge}'
+        + "".join(_claim_html(claim, calibrated) for claim in claims)
+        + "</section>"
+    )

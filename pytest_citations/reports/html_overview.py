@@ -1,0 +1,260 @@
+"""The HTML report's overview, what the page opens on: the run's metadata, its figures,
+the label mix of the run, the per-case table the terminal prints (with a label-mix bar per
+case and the precision against the baseline), and the judge's calibration when it ran."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+from ..aggregate import Precision
+from ..gating.calibration import Agreement
+from .charts import colour, heatmap, label_mix, legend
+from .html_cases import anchor, failed
+from .info import RunInfo
+from .record import LABEL_ORDER, CaseRecord, ClaimRecord, RunReport
+from .terminal import usage_line
+
+_ARROWS = {"up": "▲", "down": "▼"}
+_CHANGE_WORDS = (("regression", "regressed"), ("improvement", "improved"), ("new", "new"))
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
+def run_meta(info: RunInfo, decision: str) -> str:
+    """The run's metadata as a definition list, each entry marked with its field."""
+    fields = [
+        ("plugin_version", "plugin", f"pytest-citations {info.plugin_version}"),
+        ("judge", "judge", info.judge),
+        ("model", "model", info.model),
+        ("embedder", "embedder", str(info.embedders) if info.embedder else ""),
+        ("record_mode", "record mode", info.record_mode),
+        ("started", "started", info.started),
+        ("run_id", "run id", info.run_id),
+        ("decision", "release decision", decision),
+    ]
+    items = "".join(
+        f'<div data-field="{name}"><dt>{shown}</dt><dd>{html.escape(value)}</dd></div>'
+        for name, shown, value in fields
+        if value and value != "pytest-citations "
+    )
+    return f'<dl class="run-meta">{items}</dl>'
+
+
+def _card(title: str, value: str, detail: str, name: str, extra: str = "") -> str:
+    return (
+        f'<div class="card" data-figure="{name}"><div class="card-title">{title}</div>'
+        f'<div class="card-value">{html.escape(value)}</div>'
+        f'<div class="card-detail">{html.escape(detail)}</div>{extra}</div>'
+    )
+
+
+def _trend(now: float | None, before: float | None) -> tuple[str, str]:
+    """(direction, shown change) of a precision against its baseline value."""
+    if now is None or before is None:
+        return "same", ""
+    delta = now - before
+    if abs(delta) < 5e-5:
+        return "same", "unchanged"
+    return ("up" if delta > 0 else "down"), f"{abs(delta):.4f}"
+
+
+def _against(now: Precision, before: Precision | None) -> str:
+    """``▼ 0.1667 from 0.5000 (2/4)``: a precision against the baseline's."""
+    if before is None or before.total == 0:
+        return ""
+    direction, change = _trend(now.citation, before.citation)
+    if direction == "same":
+        said = f'<span class="muted">unchanged ({_number(before.citation)})</span>'
+    else:
+        said = f"<b>{_ARROWS[direction]} {change}</b> from {html.escape(before.fraction())}"
+    return (
+        f'<div class="vs-baseline {direction}" data-baseline="{_number(before.citation)}">'
+        f"{said}</div>"
+    )
+
+
+def _changes(claims: Iterable[ClaimRecord], *, quiet: bool = False, prefix: str = "") -> str:
+    """How many claims regressed, improved or are new against the baseline."""
+    kinds = [claim.baseline.kind for claim in claims if claim.baseline is not None]
+    counts = [(kinds.count(kind), shown) for kind, shown in _CHANGE_WORDS]
+    said = ", ".join(f"{count} {shown}" for count, shown in counts if count)
+    if not kinds or (quiet and not said):
+        return ""
+    return f'<div class="changes">{prefix}{said or "no claim changed"}</div>'
+
+
+def _baselined(report: RunReport, info: RunInfo) -> bool:
+    return info.baseline is not None or any(c.baseline is not None for c in report.claims)
+
+
+def cards(report: RunReport, info: RunInfo) -> str:
+    """The run's figures: precision (against the baseline), supported share, claims, cost."""
+    precision, share, usage = report.precision, report.share, report.usage
+    keys = [case.key for case in report.cases]
+    before = info.baseline.precision(keys) if info.baseline is not None else None
+    failing = sum(1 for claim in report.claims if failed(claim))
+    saved = f"; a replay saved {usage.replayed_credits:g} credits" if usage.replayed_crawls else ""
+    changes = _changes(report.claims, prefix="against the baseline: ")
+    return (
+        '<div class="cards">'
+        + "".join(
+            [
+                _card(
+                    "citation precision",
+                    _number(precision.citation),
+                    f"{precision.supported} of {precision.total} citations supported",
+                    "citation_precision",
+                    _against(precision, before),
+                ),
+                _card(
+                    "reachable precision",
+                    _number(precision.reachable_precision),
+                    f"{precision.supported} of {precision.reachable} reachable citations",
+                    "reachable_precision",
+                ),
+                _card(
+                    "fully supported claims",
+                    _number(share.value),
+                    f"{share.supported} of {share.total} claims",
+                    "supported_share",
+                ),
+                _card(
+                    "claims",
+                    str(len(report.claims)),
+                    f"in {len(report.cases)} cases; {failing} failing",
+                    "claims",
+                    changes,
+                ),
+                _card(
+                    "Crawlbase credits",
+                    f"{usage.credits:g}",
+                    f"{usage.judge_calls} judge calls, {usage.judge_tokens} tokens{saved}",
+                    "cost",
+                    f'<div class="card-detail mono">{html.escape(usage_line(usage))}</div>',
+                ),
+            ]
+        )
+        + "</div>"
+    )
+
+
+def _row(case: CaseRecord, info: RunInfo, baselined: bool) -> str:
+    counts = case.label_counts()
+    precision = case.precision
+    outcome = case.outcome.decision if case.outcome is not None else ""
+    cells = [
+        f'<th scope="row"><a href="#{html.escape(anchor(case))}"><b>'
+        f"{html.escape(case.case_id)}</b><span>{html.escape(case.file)}</span></a></th>",
+        f'<td><span class="pill {html.escape(outcome)}">{html.escape(outcome or "—")}</span></td>',
+        f'<td class="num">{len(case.claims)}</td>',
+        *(
+            f'<td class="num{" zero" if not counts[label] else ""}">{counts[label]}</td>'
+            for label in LABEL_ORDER
+        ),
+        f'<td class="bar">{label_mix(counts, case.key)}</td>',
+        f'<td class="num">{html.escape(precision.fraction())}</td>',
+        f'<td class="num">{html.escape(precision.reachable_fraction())}</td>',
+    ]
+    if baselined:
+        before = info.baseline.precision([case.key]) if info.baseline is not None else None
+        shown = _against(precision, before) + _changes(case.claims, quiet=True)
+        cells.append(f'<td class="baseline">{shown}</td>')
+    return f'<tr data-case="{html.escape(case.key)}">{"".join(cells)}</tr>'
+
+
+def case_table(report: RunReport, info: RunInfo) -> str:
+    """The terminal's per-case table: claims, claim labels, precision, reachable precision;
+    with a label-mix bar per case, and the run in the last row."""
+    baselined = _baselined(report, info)
+    header = "".join(
+        [
+            *(f'<th scope="col">{name}</th>' for name in ("case", "decision", "claims")),
+            *(
+                f'<th scope="col" class="label-col" title="{label} claims"><span>'
+                f'<i class="swatch" style="background:{colour(label)}"></i>{label}</span></th>'
+                for label in LABEL_ORDER
+            ),
+            *(f'<th scope="col">{name}</th>' for name in ("label mix", "precision", "reachable")),
+            '<th scope="col">against the baseline</th>' if baselined else "",
+        ]
+    )
+    rows = "".join(_row(case, info, baselined) for case in report.cases)
+    counts = dict.fromkeys(LABEL_ORDER, 0)
+    for claim in report.claims:
+        counts[claim.label] = counts.get(claim.label, 0) + 1
+    precision = report.precision
+    total = [
+        '<th scope="row">all cases</th><td></td>',
+        f'<td class="num">{len(report.claims)}</td>',
+        *(f'<td class="num">{counts[label]}</td>' for label in LABEL_ORDER),
+        f'<td class="bar">{label_mix(counts, "the run")}</td>',
+        f'<td class="num">{html.escape(precision.fraction())}</td>',
+        f'<td class="num">{html.escape(precision.reachable_fraction())}</td>',
+        "<td></td>" if baselined else "",
+    ]
+    return (
+        '<div class="table-wrap"><table class="cases-table"><thead><tr>'
+        f'{header}</tr></thead><tbody>{rows}</tbody><tfoot><tr class="run-row">'
+        f"{''.join(total)}</tr></tfoot></table></div>"
+    )
+
+
+def run_mix(report: RunReport) -> str:
+    """The run's label mix, as a bar with its legend."""
+    counts: dict[str, int] = {}
+    for claim in report.claims:
+        counts[claim.label] = counts.get(claim.label, 0) + 1
+    return f'<div class="run-mix">{label_mix(counts, "the run")}{legend(counts)}</div>'
+
+
+def _strength(kappa: float | None) -> str:
+    """Landis and Koch's words for a kappa."""
+    if kappa is None:
+        return ""
+    if kappa < 0:
+        return "poor agreement"
+    for bound, word in ((0.2, "slight"), (0.4, "fair"), (0.6, "moderate"), (0.8, "substantial")):
+        if kappa <= bound:
+            return f"{word} agreement"
+    return "almost perfect agreement"
+
+
+def calibration(agreement: Agreement) -> str:
+    """The judge against the human ``expect:`` labels: accuracy, balanced accuracy,
+    Cohen's kappa, precision and recall per label, and the confusion matrix."""
+    agreed = sum(1 for expected, judged in agreement.pairs if expected == judged)
+    figures = "".join(
+        [
+            _card("accuracy", _number(agreement.accuracy), "claims labelled alike", "accuracy"),
+            _card(
+                "balanced accuracy",
+                _number(agreement.balanced_accuracy),
+                "mean recall over the human labels",
+                "balanced_accuracy",
+            ),
+            _card("Cohen's kappa", _number(agreement.kappa), _strength(agreement.kappa), "kappa"),
+        ]
+    )
+    rows = "".join(
+        f'<tr><th scope="row">{html.escape(label)}</th>'
+        f'<td class="num">{_number(agreement.precision(label))}</td>'
+        f'<td class="num">{_number(agreement.recall(label))}</td>'
+        f'<td class="num">{sum(e == label for e, _ in agreement.pairs)}</td>'
+        f'<td class="num">{sum(p == label for _, p in agreement.pairs)}</td></tr>'
+        for label in agreement.labels
+    )
+    table = (
+        '<table class="per-label"><thead><tr><th scope="col">label</th>'
+        '<th scope="col">precision</th><th scope="col">recall</th><th scope="col">human</th>'
+        f'<th scope="col">judge</th></tr></thead><tbody>{rows}</tbody></table>'
+    )
+    return (
+        '<section class="calibration" id="calibration"><h2>Judge calibration</h2>'
+        f'<p class="lead">{agreement.total} claims carry a human label (<code>expect:</code>); '
+        f"the judge gave the same label to {agreed}. Rows are the human labels, columns the "
+        f'judge\'s.</p><div class="cards">{figures}</div><div class="calibration-body">'
+        f"<figure>{heatmap(agreement)}</figure>{table}</div></section>"
+    )

