@@ -120,37 +120,31 @@ class Baseline:
         full_run: bool = True,
         present: Callable[[str], bool] = lambda nodeid: True,
         unchecked: frozenset[str] = frozenset(),
-    ) -> list[str]:
-        """The summary's baseline lines for a run's claims, given each claim's change
-        ``(kind, old label)`` by node id; with ``update_to``, also write the updated
-        baseline there. An unused entry is removed only after a full run of its file, or
-        when its file is gone (``present`` says whether a node id's file still exists); a
-        claim in ``unchecked`` (not checked) keeps its stored label."""
+    ) -> Reconciliation:
+        """A run's claims against this baseline, given each claim's change ``(kind, old
+        label)`` by node id; with ``update_to``, also write the updated baseline there (as
+        syrupy's ``--snapshot-update`` does). An unused entry is stale, and so removed by an
+        update, only after a full run of its file, or when its file is gone (``present``
+        says whether a node id's file still exists); a claim in ``unchecked`` (not checked)
+        keeps its stored label."""
         by_kind: dict[str, list[str]] = {"regression": [], "improvement": [], "new": []}
         for nodeid, (kind, _) in changes.items():
             by_kind.setdefault(kind, []).append(nodeid)
         unused = self.unused(record.nodeid for record in records)
-        lines = [
-            f"baseline {shown}: {len(by_kind['regression'])} regressed, "
-            f"{len(by_kind['improvement'])} improved, {len(by_kind['new'])} new, "
-            f"{len(unused)} unused"
-        ]
-        lines += [f"  improved: {n} ({changes[n][1]} -> better)" for n in by_kind["improvement"]]
-        lines += [f"  regressed: {n}" for n in by_kind["regression"]]
-        lines += [f"  unused: {n}" for n in unused]
+        ran = {record.nodeid.split("::", 1)[0] for record in records}
+        stale = [n for n in unused if full_run and (n.split("::", 1)[0] in ran or not present(n))]
         if update_to is not None:
-            ran = {record.nodeid.split("::", 1)[0] for record in records}
-            removable = [
-                n for n in unused if full_run and (n.split("::", 1)[0] in ran or not present(n))
-            ]
             checked = [record for record in records if record.nodeid not in unchecked]
-            self.updated(checked, removable).write(update_to)
-            kept = len(unused) - len(removable)
-            lines.append(
-                f"baseline updated: {len(records)} claims written, {len(removable)} unused removed"
-                + (f", {kept} kept (not a full run of their files)" if kept else "")
-            )
-        return lines
+            self.updated(checked, stale).write(update_to)
+        return Reconciliation(
+            shown=shown,
+            regressed=tuple(by_kind["regression"]),
+            improved=tuple((n, changes[n][1]) for n in by_kind["improvement"]),
+            new=tuple(by_kind["new"]),
+            unused=tuple(unused),
+            stale=tuple(stale),
+            written=len(records) if update_to is not None else None,
+        )
 
     def write(self, path: Path) -> None:
         """Key-sorted, indented JSON with a trailing newline (stable diffs)."""
@@ -159,6 +153,73 @@ class Baseline:
         path.write_text(
             json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", "utf-8"
         )
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """A run's claims against the baseline: what changed, what is unused, and, after an
+    update, what was written. Its :meth:`lines` are the summary's; nothing here prints."""
+
+    shown: str
+    regressed: tuple[str, ...] = ()
+    #: (node id, the label the baseline had).
+    improved: tuple[tuple[str, str | None], ...] = ()
+    new: tuple[str, ...] = ()
+    unused: tuple[str, ...] = ()
+    #: Unused entries surely stale: their file ran in full, or is gone. An update removes
+    #: them; ``--citations-baseline-fail-unused`` fails a run that leaves them.
+    stale: tuple[str, ...] = ()
+    #: Claims written by an update; None when the run did not update the baseline.
+    written: int | None = None
+
+    @property
+    def changed(self) -> bool:
+        """Anything an update would write or remove."""
+        return bool(self.regressed or self.improved or self.new or self.stale)
+
+    def fails(self, fail_unused: bool) -> bool:
+        """Stale entries fail the run when asked to, unless this run removed them."""
+        return fail_unused and self.written is None and bool(self.stale)
+
+    def lines(self, *, fail_unused: bool = False) -> list[str]:
+        """The summary's lines, ending with the next step to take."""
+        lines = [
+            f"baseline {self.shown}: {len(self.regressed)} regressed, {len(self.improved)} "
+            f"improved, {len(self.new)} new, {len(self.unused)} unused"
+        ]
+        lines += [f"  improved: {n} ({old} -> better)" for n, old in self.improved]
+        accepted = " (written into the baseline)" if self.written is not None else ""
+        lines += [f"  regressed: {n}{accepted}" for n in self.regressed]
+        lines += [f"  unused: {n}" for n in self.unused]
+        if self.written is not None:
+            return [*lines, self._update_line()]
+        if self.fails(fail_unused):
+            lines.append(
+                f"FAIL {_entries(len(self.stale))} unused (--citations-baseline-fail-unused)"
+            )
+        if self.changed:
+            removing = f", removing the {len(self.stale)} unused" if self.stale else ""
+            lines.append(
+                "Re-run with --citations-update-baseline to write this run's labels into "
+                f"the baseline{removing}."
+            )
+        return lines
+
+    def _update_line(self) -> str:
+        kinds = [(len(self.regressed), "regressed"), (len(self.improved), "improved"),
+                 (len(self.new), "new")]  # fmt: skip
+        changed = ", ".join(f"{count} {kind}" for count, kind in kinds if count)
+        kept = len(self.unused) - len(self.stale)
+        return (
+            f"baseline updated: {self.written} claims written"
+            + (f" ({changed})" if changed else "")
+            + f", {len(self.stale)} unused removed"
+            + (f", {kept} kept (not a full run of their files)" if kept else "")
+        )
+
+
+def _entries(count: int) -> str:
+    return f"{count} baseline {'entry' if count == 1 else 'entries'}"
 
 
 def side_by_side(change: Change) -> str:

@@ -12,7 +12,6 @@ in a few lines to the modules beside it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,8 @@ import pytest
 from ..backends import Backends
 from ..settings import LIMITS
 from . import hookspecs
-from .fixture import citation_verifier, note_call_done
-from .items import RECORD_PROPERTY, CaseFile
+from .fixture import citation_verifier, label_comparison, note_call_done
+from .items import CASE_MARKER, CaseFile, attach_result, result_of
 from .options import OPTIONS_KEY, Options
 from .reporter import NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
 from .scheduling import (
@@ -55,6 +54,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Read the options once; with ``--citations``, start the reporter (not on an xdist
     worker) and the guard that keeps a broken case file from stopping the others."""
+    config.addinivalue_line(
+        "markers",
+        f"{CASE_MARKER}: an item of a YAML case file (pytest --citations); each name in a "
+        "case's 'tags:' marks its items too (-m smoke selects them): declare your tags under "
+        "'markers' like any marker, for --strict-markers",
+    )
     options = Options.from_config(config)
     config.stash[OPTIONS_KEY] = options
     if not options.enabled:
@@ -110,24 +115,24 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Tell the cassette library every source that will record, before anything runs, so
     that two sources sharing one cassette both fail with the clash."""
-    sources: dict[tuple[Path, str, str], None] = {}
+    case_files: dict[Path, None] = {}
+    tests: list[pytest.Item] = []
     for item in session.items:
         case_file = item.getparent(CaseFile)
         if case_file is not None:
-            sources[(case_file.path, "", "")] = None
+            case_files[case_file.path] = None
         elif "citation_verifier" in getattr(item, "fixturenames", ()):
-            sources[(item.path, item.name, item.nodeid)] = None
-    if not sources or _is_xdist_controller(session.config):
+            tests.append(item)
+    if not (case_files or tests) or _is_xdist_controller(session.config):
         return
     try:
         citations = session_of(session.config)
     except pytest.UsageError as error:  # recording without its token: one usage error
         pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
-    for path, name, nodeid in sources:
-        if name:
-            citations.test_cassette_path(path, name, nodeid)
-        else:
-            citations.cassette_path(path)
+    for path in case_files:
+        citations.cassette_path(path)
+    for test in tests:
+        citations.test_cassette_path(test)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -184,8 +189,7 @@ def pytest_report_teststatus(
     """Verbose output shows each claim's label, and unverified citations even on a pass."""
     if report.when != "call" or not report.passed:
         return None
-    record = next((json.loads(str(v)) for n, v in report.user_properties if n == RECORD_PROPERTY),
-                  None)  # fmt: skip
+    record = result_of(report).get("claim")
     if record is None:
         return None
     unverified = [c for c in record["citations"] if c["label"] in ("not_found", "unreachable")]
@@ -200,10 +204,20 @@ def pytest_report_teststatus(
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    """Note that a test's call phase ended (the fixture writes its cassette only then)."""
+    """Hand a case-file item's record to its report (junitxml never prints it), and note
+    that a test's call phase ended (the fixture writes its cassette only then)."""
     report = yield
+    attach_result(item, report)
     note_call_done(item, call)
     return report
+
+
+def pytest_assertrepr_compare(
+    config: pytest.Config, op: str, left: object, right: object
+) -> list[str] | None:
+    """``assert verdict.label == "supported"`` explains the verdict: the claim, and each
+    citation's label, reason and quote."""
+    return label_comparison(op, left, right)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

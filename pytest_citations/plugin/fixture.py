@@ -12,6 +12,8 @@ import pytest
 from ..assertions import active_verifier, assert_not_contradicted, assert_supported, explain
 from ..errors import CitationsError
 from ..gating.criteria import describe_unchecked
+from ..importing import AUTO, AnswerFormatError, claim_requests
+from ..labels import Label
 from ..recording import CassetteSession
 from ..sanitize import strip_controls
 from ..verdicts import ClaimVerdict
@@ -27,15 +29,17 @@ CALL_DONE_KEY = pytest.StashKey[bool]()
 @pytest.fixture
 def citation_verifier(request: pytest.FixtureRequest) -> Iterator[CitationVerifier]:
     """Verify claims against URLs inside a test; traffic goes to the test's own cassette
-    (``<cassettes>/<test module>/<test name>.yaml``) and replays offline by default. The
-    cassette is written only when the test ran to its end."""
+    (``<cassettes>/<test dir>/<module>/<Class>.<test>.yaml``) and replays offline by default.
+    The cassette is written only when the test ran to its end."""
     try:
         session = session_of(request.config)
     except pytest.UsageError as error:
         # Recording without its token: one usage error for the run, as for case files,
         # rather than an error with a traceback in every test that uses the fixture.
         pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
-    path = session.test_cassette_path(request.path, request.node.name, request.node.nodeid)
+    item = request.node
+    assert isinstance(item, pytest.Item)  # a function-scoped fixture's node is its test
+    path = session.test_cassette_path(item, opening=True)
     try:
         cassette = session.library.open(path)
     except CitationsError as error:  # a damaged cassette, a clash: one clear line
@@ -74,6 +78,23 @@ class CitationVerifier:
         listed = [urls] if isinstance(urls, str) else list(urls)
         return self._checked(self._run([ClaimRequest.of(claim, listed)]))[0]
 
+    def check_answer(self, response: Any, format: str = AUTO) -> list[ClaimVerdict]:
+        """Verify every claim of one answer object, in this test's cassette: an OpenAI
+        Responses or Chat Completions response, an Anthropic message, a Perplexity answer, a
+        LangChain or LlamaIndex result, or the generic ``answer`` with ``citations`` (a dict,
+        or an SDK object with ``model_dump()``); ``format`` names the shape, ``auto`` detects
+        it. The answer is split into claims as ``pytest-citations import`` splits it; returns
+        their verdicts in the answer's order. A citation that could not be checked fails the
+        test, as in :meth:`verify`; so does an answer of no shape it reads."""
+        __tracebackhide__ = True
+        try:
+            requests = claim_requests(response, format)
+        except AnswerFormatError as error:
+            pytest.fail(
+                strip_controls(f"check_answer cannot read the answer: {error}"), pytrace=False
+            )
+        return self._checked(self._run(requests))
+
     def _run(self, requests: Sequence[ClaimRequest]) -> list[ClaimVerdict]:
         verdicts = self._session.verify_in(self._cassette, requests)
         self.verdicts += verdicts
@@ -109,3 +130,33 @@ def note_call_done(item: pytest.Item, call: pytest.CallInfo[Any]) -> None:
     """Remember that a test's call phase ended (an interrupted one never gets here)."""
     if call.when == "call":
         item.stash[CALL_DONE_KEY] = True
+
+
+#: Comparisons whose failure :func:`label_comparison` explains.
+_COMPARISONS = ("==", "!=", "is", "is not", "in", "not in")
+
+
+def label_comparison(op: str, left: object, right: object) -> list[str] | None:
+    """The explanation of a failed comparison with a label (``assert verdict.label ==
+    "supported"``): the labels as words, then the verdict they belong to, as
+    ``assert_supported`` shows it. The verdict is the test's last one with that label, from
+    the ``citation_verifier`` of the running test; without one, only the first line."""
+    label = left if isinstance(left, Label) else right if isinstance(right, Label) else None
+    if label is None or op not in _COMPARISONS:
+        return None
+
+    def shown(value: object) -> str:
+        return repr(value.value) if isinstance(value, Label) else repr(value)
+
+    lines = [f"{shown(left)} {op} {shown(right)}"]
+    verifier = active_verifier.get()
+    verdicts: list[ClaimVerdict] = list(getattr(verifier, "verdicts", ()))
+    # The claim's own label first; else a claim one of whose citations has it.
+    matching = [v for v in verdicts if v.label is label] or [
+        v for v in verdicts if any(c.label is label for c in v.citations)
+    ]
+    if matching:
+        if len(matching) > 1:
+            lines.append(f"the last of {len(matching)} verdicts of this test with that label:")
+        lines += explain(matching[-1]).splitlines()
+    return [strip_controls(line) for line in lines]

@@ -4,7 +4,7 @@ it; they decide nothing themselves."""
 
 from __future__ import annotations
 
-import json
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,15 +12,32 @@ import pytest
 
 from ..cases import Case, CaseFileError, Claim, load_cases
 from ..sanitize import strip_controls
-from .outcomes import CaseResult, ClaimOutcome
+from .outcomes import CaseResult, ClaimOutcome, junit_properties, while_updating
 from .session import FileNotVerified, session_of
 
-#: The record of a claim item, also put in ``user_properties`` (and so in junitxml).
-RECORD_PROPERTY = "citations_claim"
-#: The release decision of a case item.
-CASE_PROPERTY = "citations_case"
-#: A case file that could not be verified at all (a refused token, an unreadable cassette).
-FILE_ERROR_PROPERTY = "citations_file_error"
+#: The marker of every case-file item (``-m citations`` / ``-m "not citations"``).
+CASE_MARKER = "citations"
+#: What an item hands to its reports, and through them to the reporter (also from an xdist
+#: worker, which serialises a report's extra attributes): ``{"claim": record}``,
+#: ``{"case": outcome}`` or ``{"file_error": {"file", "why"}}``. Kept out of
+#: ``user_properties``, which junitxml prints: those carry flat, readable properties only.
+REPORT_ATTRIBUTE = "citations"
+RESULT_KEY = pytest.StashKey[dict[str, Any]]()
+
+
+def attach_result(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Put what ``item`` found on its report, as :data:`REPORT_ATTRIBUTE`."""
+    found = item.stash.get(RESULT_KEY, None)
+    # Found in setup; told by the call's report, or by setup's when it is an error there
+    # (teardown does not fail these items).
+    if found is not None and (report.when == "call" or report.failed):
+        setattr(report, REPORT_ATTRIBUTE, found)
+
+
+def result_of(report: pytest.TestReport) -> dict[str, Any]:
+    """What a case-file item put on its report (empty for other tests)."""
+    found = getattr(report, REPORT_ATTRIBUTE, None)
+    return found if isinstance(found, dict) else {}
 
 
 class CitationCheckFailure(Exception):
@@ -52,6 +69,27 @@ class CaseNode(pytest.Collector):
     def __init__(self, *, case: Case, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
+        self.add_marker(CASE_MARKER)
+        for tag in case.tags:
+            self._tag(tag)
+
+    def _tag(self, tag: str) -> None:
+        """A tag becomes a marker as ``@pytest.mark.<tag>`` would: unknown under
+        ``--strict-markers`` fails with pytest's message, otherwise a warning that points at
+        the case file (not here)."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pytest.PytestUnknownMarkWarning)
+            try:
+                marker = getattr(pytest.mark, tag)
+            except AttributeError as error:  # "_private": pytest refuses such a name
+                raise CaseFileError(self.path, self.case.line, f"tag {tag!r}: {error}") from None
+        if any(issubclass(w.category, pytest.PytestUnknownMarkWarning) for w in caught):
+            warning = pytest.PytestUnknownMarkWarning(
+                f"unknown tag {tag!r} of the case {self.case.id!r}: declare it under "
+                "'markers' in the ini file (it is a pytest marker; -m selects it)"
+            )
+            warnings.warn_explicit(warning, None, str(self.path), self.case.line)
+        self.add_marker(marker)
 
     def collect(self) -> Iterator[pytest.Item]:
         for claim in self.case.claims:
@@ -82,8 +120,7 @@ class _CaseItem(pytest.Item):
             if error.stop:
                 self.session.shouldstop = str(error)
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            why = json.dumps({"file": file.nodeid, "why": first})
-            self.user_properties.append((FILE_ERROR_PROPERTY, why))
+            self.stash[RESULT_KEY] = {"file_error": {"file": file.nodeid, "why": first}}
             self._failure = str(error)
             return None
 
@@ -118,8 +155,10 @@ class ClaimItem(_CaseItem):
         if outcome is None:
             return
         claim: ClaimOutcome = outcome.claims[(self.case.id, self.claim.index)]
-        record = json.dumps(claim.record.to_dict(), ensure_ascii=False)
-        self.user_properties.append((RECORD_PROPERTY, record))
+        if session_of(self.config).options.update_baseline:
+            claim = while_updating(claim)
+        self.stash[RESULT_KEY] = {"claim": claim.record.to_dict()}
+        self.user_properties += junit_properties(claim.record)
         if claim.error is not None:
             pytest.fail(strip_controls(claim.error), pytrace=False)
         self._failure = claim.failure
@@ -139,10 +178,8 @@ class PrecisionItem(_CaseItem):
         if outcome is None:
             return
         case: CaseResult = outcome.cases[self.case.id]
-        self.user_properties.append(("citations_precision", case.precision))
-        self.user_properties.append(
-            (CASE_PROPERTY, json.dumps(case.outcome.to_dict(), ensure_ascii=False))
-        )
+        self.stash[RESULT_KEY] = {"case": case.outcome.to_dict()}
+        self.user_properties += [("precision", case.precision), ("decision", case.outcome.decision)]
         if case.error is not None:
             pytest.fail(strip_controls(case.error), pytrace=False)
         self._failure = case.failure

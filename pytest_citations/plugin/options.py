@@ -158,8 +158,11 @@ OPTIONS: tuple[Option, ...] = (
            kind="path", metavar="PATH", old_ini="citations_audit_db"),
     Option("baseline", "compare claim labels with the baseline at PATH; worse labels fail",
            kind="path", metavar="PATH"),
-    Option("update-baseline", "write this run's labels to the baseline (unused entries are "
+    Option("update-baseline", "write this run's labels to the baseline, like syrupy's "
+           "--snapshot-update: a changed label does not fail its claim (unused entries are "
            "removed only after a full run)", kind="bool", default=False, ini=False),
+    Option("baseline-fail-unused", "fail the run when the baseline keeps entries of claims "
+           "that no longer exist", kind="bool", default=False),
     Option("calibrate", "report the judge's agreement with the claims' 'expect:' labels",
            kind="bool", default=False),
     Option("allow-unchecked", "count citations that could not be checked (fetch or judge "
@@ -279,6 +282,7 @@ class Options:
     audit: Path | None = None
     baseline: Path | None = None
     update_baseline: bool = False
+    baseline_fail_unused: bool = False
     calibrate: bool = False
     min_agreement: tuple[str, float] | None = None
     allow_unchecked: bool = False
@@ -338,6 +342,7 @@ class Options:
             audit=Path(values["audit"]) if values["audit"] else None,
             baseline=root / values["baseline"] if values["baseline"] else None,
             update_baseline=values["update_baseline"],
+            baseline_fail_unused=values["baseline_fail_unused"],
             calibrate=values["calibrate"],
             min_agreement=values["min_agreement"],
             allow_unchecked=values["allow_unchecked"],

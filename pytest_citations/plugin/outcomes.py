@@ -4,7 +4,7 @@ record every output reads, and the error or failure text pytest prints."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..cases import Case, Claim
 from ..gating.criteria import ClaimAssessment, Criteria, decide_case
@@ -69,6 +69,32 @@ def claim_record(file: str, case: Case, claim: Claim, assessment: ClaimAssessmen
         evidence=verdict.evidence,
     )
     return ClaimRecord.from_dict(clean(record.to_dict()))
+
+
+def junit_properties(record: ClaimRecord) -> list[tuple[str, object]]:
+    """What ``--junitxml`` shows of a claim: flat, readable properties (``label``, then
+    ``citation.1.url``, ``citation.1.label``, ``.reason``, ``.quote``, ``.confidence`` per
+    citation). The passages the judge saw stay in the JSON report."""
+    properties: list[tuple[str, object]] = [("claim", record.claim), ("label", record.label)]
+    for number, citation in enumerate(record.citations, start=1):
+        properties += [
+            (f"citation.{number}.url", citation.url),
+            (f"citation.{number}.label", citation.label.value),
+            (f"citation.{number}.reason", citation.reason or ""),
+            (f"citation.{number}.quote", " ".join((citation.evidence_quote or "").split())),
+            (f"citation.{number}.confidence", f"{citation.confidence:.2f}"),
+        ]
+    return properties
+
+
+def while_updating(outcome: ClaimOutcome) -> ClaimOutcome:
+    """A claim under ``--citations-update-baseline``: a label that only regressed against
+    the baseline is being written into it, so it does not fail the claim (as syrupy's
+    ``--snapshot-update`` does not fail a changed snapshot). A criterion it misses still does."""
+    change = outcome.record.baseline
+    regressed_only = change is not None and change.kind == "regression" and not (
+        outcome.record.failures or outcome.error)  # fmt: skip
+    return replace(outcome, failure=None) if regressed_only else outcome
 
 
 def with_baseline(record: ClaimRecord, change: BaselineChange) -> ClaimRecord:

@@ -5,7 +5,6 @@ workers), decides the run's own gates once, writes the report files, and prints 
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from importlib.metadata import PackageNotFoundError, version
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from ..backends import Backends
-from ..gating.baseline import Baseline
+from ..gating.baseline import Baseline, Reconciliation
 from ..gating.calibration import Agreement
 from ..gating.criteria import RunDecision, decide_run
 from ..paths import shown
@@ -22,7 +21,7 @@ from ..reports import FORMATS, CaseOutcome, ClaimRecord, RunInfo, RunReport
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..verdicts import Usage
-from .items import CASE_PROPERTY, FILE_ERROR_PROPERTY, RECORD_PROPERTY
+from .items import result_of
 from .options import Options
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
@@ -58,7 +57,7 @@ class CitationsReporter:
         self.report = RunReport()
         self.decision = RunDecision()
         self.agreement: Agreement | None = None
-        self.baseline_lines: list[str] = []
+        self.baseline: Reconciliation | None = None
         self.info = RunInfo(
             plugin_version=_version(),
             judge=options.judge,
@@ -79,14 +78,14 @@ class CitationsReporter:
         # A claim that could not be checked is an error in setup; its record is there.
         if report.when != "call" and not (report.when == "setup" and report.failed):
             return
-        for name, value in report.user_properties:
-            if name == RECORD_PROPERTY:
-                self.report.add_claim(ClaimRecord.from_dict(json.loads(str(value))))
-            elif name == CASE_PROPERTY:
-                self.report.add_case(CaseOutcome.from_dict(json.loads(str(value))))
-            elif name == FILE_ERROR_PROPERTY:
-                failed = json.loads(str(value))
-                self.report.add_file_error(str(failed["file"]), str(failed.get("why") or ""))
+        found = result_of(report)
+        if "claim" in found:
+            self.report.add_claim(ClaimRecord.from_dict(found["claim"]))
+        if "case" in found:
+            self.report.add_case(CaseOutcome.from_dict(found["case"]))
+        if "file_error" in found:
+            failed = found["file_error"]
+            self.report.add_file_error(str(failed["file"]), str(failed.get("why") or ""))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -107,10 +106,12 @@ class CitationsReporter:
             self.options.criteria,
             agreement=self._calibrate(),
         )
-        self._baseline()
+        self.baseline = self._baseline()
         for name, path in self.options.reports.items():
             FORMATS[name](path, self.report, self.decision, self.info)
-        failed = self.decision.failures or self.decision.undecided
+        failed = bool(self.decision.failures or self.decision.undecided)
+        if self.baseline is not None and self.baseline.fails(self.options.baseline_fail_unused):
+            failed = True  # as syrupy fails a run that leaves unused snapshots
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -125,13 +126,13 @@ class CitationsReporter:
         metric, minimum = self.options.min_agreement
         return metric, getattr(self.agreement, metric), minimum
 
-    def _baseline(self) -> None:
+    def _baseline(self) -> Reconciliation | None:
         path = self.options.baseline
         if path is None:
-            return
+            return None
         claims = self.report.claims
         root = self.config.rootpath
-        self.baseline_lines = Baseline.load(path).reconcile(
+        return Baseline.load(path).reconcile(
             claims,
             {c.nodeid: (c.baseline.kind, c.baseline.old_label) for c in claims if c.baseline},
             shown=shown(path, root),
@@ -147,10 +148,13 @@ class CitationsReporter:
             return
         terminalreporter.section("citations")
         report = self.options.report
+        baseline = self.baseline
         lines = summary_lines(
             self.report,
             self.decision,
-            baseline=self.baseline_lines,
+            baseline=baseline.lines(fail_unused=self.options.baseline_fail_unused)
+            if baseline is not None
+            else (),
             calibration=self.agreement.lines() if self.agreement is not None else (),
             report_path=str(report) if report is not None else None,
             min_precision=self.options.min_precision,

@@ -143,14 +143,50 @@ class CitationsSession:
             path, source.resolve(), f"the case file {shown(source, self.root)}"
         )
 
-    def test_cassette_path(self, module: Path, test_name: str, nodeid: str) -> Path:
-        """A test's cassette: ``<cassettes>/<module>/<test>.yaml`` (pytest-recording's way)."""
-        safe = "".join(ch if ch.isalnum() or ch in "-_.[]" else "-" for ch in test_name)
-        path = self.options.cassette_dir / module.stem / f"{safe}.yaml"
+    def test_cassette_path(self, item: pytest.Item, *, opening: bool = False) -> Path:
+        """A test's cassette in pytest-recording's layout,
+        ``<cassettes>/<test dir>/<module>/<Class>.<test>.yaml`` (the module's path relative to
+        the rootdir, so two tests of one name in two folders never share a file).
+
+        A cassette of the older layout, ``<cassettes>/<module stem>/<test>.yaml``, is still
+        read while the new one does not exist (unless it is another source's cassette now):
+        a replay reads it as it is, and a recording run (``opening``: the fixture is about to
+        open it) first copies it to the new path, so that nothing recorded is sent again and
+        new recordings go only to the new path."""
+        # Imported here: this method is the only user (the module's imports stay as they are).
+        import contextlib
+        import hashlib
+
+        from ..recording import parse_cassette, write_cassette
+        from ..recording.files import CassetteContentError
+
+        def kept(name: str) -> str:
+            return "".join(ch if ch.isalnum() or ch in "-_.[]" else "-" for ch in name)
+
+        def safe(name: str) -> str:
+            if len(kept(name).encode("utf-8")) <= 120:
+                return kept(name)
+            # A long parametrised id: a readable start and a digest of the whole.
+            return f"{kept(name)[:60]}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:12]}"
+
+        module, nodeid, cassettes = item.path, item.nodeid, self.options.cassette_dir
+        relative = Path(shown(module, self.root))
+        folder = relative.with_suffix("") if not relative.is_absolute() else Path(module.stem)
+        classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
+        path = cassettes / folder / f"{safe('.'.join([*classes, item.name]))}.yaml"
         self._sources.setdefault(path, nodeid)
-        return self.library.assign(
-            path, (module.resolve(), test_name), f"the test {shown(module, self.root)}::{test_name}"
-        )
+        self.library.assign(path, ("test", nodeid), f"the test {nodeid}")
+        older = cassettes / module.stem / f"{kept(item.name)}.yaml"
+        # Every test was assigned its path at collection; the fixture's call decides.
+        if not opening or older == path or path.exists() or not older.is_file():
+            return path
+        if self._sources.setdefault(older, nodeid) != nodeid:
+            return path  # the older file is another case file's or test's cassette now
+        if not self.options.record_mode.records:
+            return older
+        with contextlib.suppress(CassetteContentError, OSError):
+            write_cassette(path, parse_cassette(older.read_bytes()))
+        return path
 
     def record_command(self, cassette: Path) -> str:
         """The command that records what a cassette lacks."""

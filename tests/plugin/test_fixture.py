@@ -1,5 +1,6 @@
 """Inside ordinary tests: the ``citation_verifier`` fixture and the assertion helpers, with
-a cassette per test (``cassettes/<test module>/<test name>.yaml``) replayed offline."""
+a cassette per test (``cassettes/<test dir>/<module>/<Class>.<test>.yaml``) replayed
+offline."""
 
 from __future__ import annotations
 
@@ -182,10 +183,9 @@ def test_fixture_in_a_test_class_and_a_parametrized_test(citations: Citations) -
 
     recorded.assert_outcomes(passed=1)
     replayed.assert_outcomes(passed=1)
+    # pytest-recording's name: the class, a dot, the test with its parameters ("/" made safe).
     cassettes = [p.name for p in (citations.path / "cassettes" / "test_more").iterdir()]
-    assert len(cassettes) == 1
-    assert cassettes[0].startswith("test_boiling")
-    assert "test_boiling" in cassettes[0]
+    assert cassettes == ["TestAnswers.test_boiling[https---example.org-physics-boiling].yaml"]
 
 
 def test_recording_without_a_token_is_one_usage_error(citations: Citations) -> None:

@@ -1,0 +1,124 @@
+"""A case's ``tags:`` become pytest markers of its items (issue 11): ``-m smoke`` selects
+them, ``pytest --markers`` lists the plugin's own marker, and under ``--strict-markers`` a tag
+must be declared in the ini file's ``markers`` like any other marker."""
+
+from __future__ import annotations
+
+import pytest
+from plugin_helpers import (
+    BOILING_URL,
+    REFUNDS_CLAIM,
+    REFUNDS_URL,
+    SUPPORTED_CLAIM,
+    Citations,
+    single_claim_case,
+)
+
+SMOKE = single_claim_case("boiling", SUPPORTED_CLAIM, BOILING_URL) + "tags: [smoke, water]\n"
+UNTAGGED = single_claim_case("refunds", REFUNDS_CLAIM, REFUNDS_URL)
+DECLARED = "[pytest]\nmarkers =\n    smoke: quick checks\n    water: about water\n"
+
+
+@pytest.fixture
+def tagged(citations: Citations) -> Citations:
+    """One case tagged ``smoke`` and ``water``, one without tags."""
+    citations.write("cases/boiling.yaml", SMOKE)
+    citations.write("cases/refunds.yaml", UNTAGGED)
+    return citations
+
+
+def collected(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.outlines if "::" in line and line.startswith("cases/")]
+
+
+def test_minus_m_selects_the_items_of_tagged_cases(tagged: Citations) -> None:
+    tagged.pytester.makeini(DECLARED)
+
+    smoke = tagged.run("cases/", "--collect-only", "-q", "-m", "smoke")
+    neither = tagged.run("cases/", "--collect-only", "-q", "-m", "not water")
+
+    assert collected(smoke) == [
+        "cases/boiling.yaml::boiling::claim-1",
+        "cases/boiling.yaml::boiling::precision",
+    ]
+    smoke.stdout.fnmatch_lines(["*2/4 tests collected (2 deselected)*"])
+    assert collected(neither) == [
+        "cases/refunds.yaml::refunds::claim-1",
+        "cases/refunds.yaml::refunds::precision",
+    ]
+
+
+def test_every_case_item_carries_the_plugins_marker(tagged: Citations) -> None:
+    tagged.pytester.makeini(DECLARED)
+    tagged.pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+
+    cases = tagged.run("--collect-only", "-q", "-m", "citations")
+    python = tagged.run("--collect-only", "-q", "-m", "not citations")
+
+    assert len(collected(cases)) == 4
+    python.stdout.fnmatch_lines(["test_plain.py::test_plain", "*1/5 tests collected*"])
+
+
+def test_markers_lists_the_plugins_marker(citations: Citations) -> None:
+    result = citations.run_plain("--markers")
+
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        ["@pytest.mark.citations: an item of a YAML case file (pytest --citations); each name "
+         "in a case's 'tags:' marks its items too*"]
+    )  # fmt: skip
+
+
+def test_declared_tags_work_under_strict_markers(tagged: Citations) -> None:
+    tagged.pytester.makeini(DECLARED)
+
+    result = tagged.run("cases/", "--collect-only", "-q", "--strict-markers", "-m", "smoke")
+
+    assert result.ret == pytest.ExitCode.OK
+    assert len(collected(result)) == 2
+
+
+# pytest remembers every marker name it has seen in a process (its MarkGenerator is global),
+# and pytester runs in this one: each test below uses tags that no other run declared.
+
+
+def test_an_undeclared_tag_fails_under_strict_markers_with_pytests_message(
+    citations: Citations,
+) -> None:
+    citations.write(
+        "cases/boiling.yaml",
+        SMOKE.replace("[smoke, water]", "[strict_declared, strict_undeclared]"),
+    )
+    citations.write("cases/refunds.yaml", UNTAGGED)
+    citations.pytester.makeini("[pytest]\nmarkers =\n    strict_declared: declared\n")
+
+    result = citations.run("cases/", "--collect-only", "-q", "--strict-markers")
+
+    assert result.ret != pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting cases/boiling.yaml*",
+            "*'strict_undeclared' not found in `markers` configuration option*",
+        ]
+    )
+    # The other case file is collected as usual.
+    assert collected(result) == [
+        "cases/refunds.yaml::refunds::claim-1",
+        "cases/refunds.yaml::refunds::precision",
+    ]
+
+
+def test_an_undeclared_tag_warns_at_its_case_file(citations: Citations) -> None:
+    citations.write("cases/boiling.yaml", SMOKE.replace("[smoke, water]", "[warned_tag]"))
+
+    result = citations.run("cases/", "--collect-only", "-q")
+
+    assert result.ret == pytest.ExitCode.OK
+    assert len(collected(result)) == 2
+    result.stdout.fnmatch_lines(
+        [
+            "cases/boiling.yaml:1",
+            "*cases/boiling.yaml:1: PytestUnknownMarkWarning: unknown tag 'warned_tag' of the "
+            "case 'boiling': declare it under 'markers' in the ini file*",
+        ]
+    )
