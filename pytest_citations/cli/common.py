@@ -58,7 +58,7 @@ def global_options() -> argparse.ArgumentParser:
             dest=limit.field,
             type=int if limit.integer else float,
             metavar="N" if limit.integer else "SECONDS",
-            help=f"{limit.help}; over {limit.env}",
+            help=f"{limit.help}; environment: {limit.env}",
         )
     return parent
 

@@ -30,7 +30,9 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     verify.add_argument(
         "urls", nargs="+", metavar="URL", help="a page the claim cites (http or https)"
     )
-    verify.add_argument("--fail-on", help="comma-separated claim labels that exit 1")
+    verify.add_argument(
+        "--fail-on", metavar="LABELS", help="comma-separated claim labels that exit 1"
+    )
     verify.add_argument("--audit", metavar="PATH", help="append verdicts to an SQLite audit index")
     add_allow_unchecked(verify)
     verify.set_defaults(run=run)

@@ -205,13 +205,21 @@ def create_app(
         lifespan=service.lifespan,
     )
     app.add_api_route(
-        "/health", service.health, methods=["GET"], response_model=Health, summary="Health"
+        "/health",
+        service.health,
+        methods=["GET"],
+        response_model=Health,
+        summary="Whether the service can verify",
+        description="degraded, with every missing variable, while a token or key is not set.",
     )
     app.add_api_route(
         "/verify",
         service.verify,
         methods=["POST"],
         summary="Verify a claim against the pages it cites",
+        description="Each URL is fetched, the passages closest to the claim are retrieved, "
+        "and the judge labels them. The answer holds the claim's label and the verdict of "
+        "each URL, in citation order. Every request is checked as the pages are now.",
         response_model=VerifyResponse,
         responses={
             413: {"model": Message, "description": f"Body over {limits.max_body_bytes} bytes"},
