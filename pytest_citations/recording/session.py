@@ -12,11 +12,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import vcr.matchers
 from vcr.cassette import Cassette
+from vcr.record_mode import RecordMode as VcrRecordMode
 from vcr.request import Request as VcrRequest
 
 from .files import Interaction, accepts_cassette
+from .lookup import InteractionIndex
 
 if TYPE_CHECKING:
     from .library import CassetteLibrary
@@ -70,6 +71,7 @@ class CassetteSession:
         self.cassette = cassette
         self.existed = existed
         self.match_on = tuple(match_on)
+        self.index = InteractionIndex(self.match_on)
         #: What the file held when it was opened (nothing in rewrite mode).
         self.loaded: list[Interaction] = list(cassette.data)
         self.used: set[Hashable] = set()
@@ -113,7 +115,27 @@ class CassetteSession:
 
     def matches(self, first: VcrRequest, second: VcrRequest) -> bool:
         """Whether two requests are the same recording under the VCR's ``match_on``."""
-        return bool(vcr.matchers.requests_match(first, second, self.match_on))
+        return self.index.matches(first, second)
+
+    def play(self, live: VcrRequest) -> dict[str, Any] | None:
+        """The recorded response to ``live`` (marked played, so that it answers once), or
+        None when this cassette cannot answer it: vcrpy's ``can_play_response_for`` and
+        ``play_response`` in one lookup that does not scan the cassette."""
+        cassette = self.cassette
+        repeats = cassette.allow_playback_repeats
+        if cassette.record_mode == VcrRecordMode.ALL or not (cassette.rewound or repeats):
+            return None
+        request = cassette.filter_request(live)
+        if not request:
+            return None
+        self.index.update(cassette.data)
+        for index in self.index.candidates(request):
+            stored, response = cassette.data[index]
+            if (repeats or cassette.play_counts[index] == 0) and self.matches(request, stored):
+                cassette.play_counts[index] += 1
+                recorded: dict[str, Any] = response
+                return recorded
+        return None
 
     def close(self) -> None:
         """Copy the shared traffic this cassette needs, then write the file if its runs

@@ -71,8 +71,8 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         live = VcrRequest(request.method, str(request.url), body, dict(request.headers))
         cassette = session.cassette
         work = current_work.get()
-        if cassette.can_play_response_for(live):
-            recorded = cassette.play_response(live)
+        recorded = session.play(live)
+        if recorded is not None:
             self.library.played += 1
             if session.may_record:
                 self.library.remember(work, (cassette.filter_request(live), recorded))
