@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from .scripts import is_unspaced
+from .scripts import has_unspaced, is_unspaced
 
 #: Term-frequency saturation and length normalisation, the common defaults.
 K1 = 1.2
@@ -26,6 +26,8 @@ _WORD = re.compile(r"\w+")
 def terms(text: str) -> list[str]:
     """The terms BM25 counts in ``text``: case-folded words, and character pairs inside runs of
     a script written without spaces (a lone character stands for itself)."""
+    if not has_unspaced(text):
+        return _WORD.findall(text.casefold())
     found: list[str] = []
     for word in _WORD.findall(text.casefold()):
         run: list[str] = []

@@ -32,6 +32,10 @@ _HAN = (
 )
 _KANA = ((0x3040, 0x30FF), (0x31F0, 0x31FF), (0xFF66, 0xFF9F))
 _SOUTHEAST_ASIAN = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF))
+#: Any character of the three groups above: text without one takes the fast paths below.
+_ANY_UNSPACED = re.compile(
+    "[" + "".join(f"{chr(low)}-{chr(high)}" for low, high in _HAN + _KANA + _SOUTHEAST_ASIAN) + "]"
+)
 
 #: Characters that end a sentence in some script. ``.``, ``!`` and ``?`` end one only before
 #: a space or the end (``3.5``, ``e.g.x`` do not); the others end one wherever they stand.
@@ -63,6 +67,7 @@ _SENTENCE_END = re.compile(
 _ENDS_WITH_SENTENCE = re.compile(
     rf"[{re.escape(_ANYWHERE_ENDS + _SPACED_ENDS)}][{re.escape(_CLOSERS)}]*\s*$"
 )
+_WORD = re.compile(r"\S+\s*|\s+")
 _CLAUSE_END = re.compile(rf"[{re.escape(_CLAUSE_MARKS)}][{re.escape(_CLOSERS)}]*\s*")
 
 
@@ -84,6 +89,11 @@ def char_units(character: str) -> float:
     return 0.0
 
 
+def has_unspaced(text: str) -> bool:
+    """True when ``text`` holds a character of a script written without spaces."""
+    return _ANY_UNSPACED.search(text) is not None
+
+
 def is_unspaced(character: str) -> bool:
     """True for characters of scripts written without spaces between words."""
     code = ord(character)
@@ -99,6 +109,8 @@ def word_units(word: str) -> float:
 def units(text: str) -> float:
     """How much text ``text`` holds, in English-word units (see the module docstring). Equal
     to ``len(text.split())`` for text in spaced scripts."""
+    if not _ANY_UNSPACED.search(text):
+        return float(len(text.split()))
     return round(sum(word_units(word) for word in text.split()), 6)
 
 
@@ -155,11 +167,13 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     without spaces, one character with its combining marks (a grapheme). Thai, Lao, Khmer and
     Myanmar have no word marks a splitter can see without a dictionary, so a cut there falls
     between graphemes only when the run has no space for longer than a passage."""
+    if not _ANY_UNSPACED.search(text):
+        return [match.span() for match in _WORD.finditer(text)]
     spans: list[tuple[int, int]] = []
-    for match in re.finditer(r"\S+\s*|\s+", text):
+    for match in _WORD.finditer(text):
         start, end = match.span()
         token = match.group(0)
-        if not any(is_unspaced(character) for character in token):
+        if not _ANY_UNSPACED.search(token):
             spans.append((start, end))
             continue
         piece_start = start

@@ -93,7 +93,8 @@ class Verifier:
         self._requester: Requester | None = None
         self._log_redaction: LogRedaction | None = None
         self._fetches = SharedWork("fetch", observer)
-        self._indexes = SharedWork("index", observer)
+        # Indexing sends nothing: one index per page text serves every cassette's scope.
+        self._indexes = SharedWork("index")
         self._judgements = SharedWork("judge", observer)
         self._worker = EmbeddingWorker()
 
@@ -291,7 +292,7 @@ class Verifier:
             passages = split_passages(page.markdown)
             return await self._worker.run(INDEX, self._retriever.index, passages)
 
-        return self._indexes.get(page.url, run)
+        return self._indexes.get(page.markdown, run)
 
     def _ask(self, claim: str, passages: list[str]) -> asyncio.Task[Judgement]:
         judge = self.judge
