@@ -35,6 +35,8 @@ from .settings import Settings
 from .sharing import SharedWork, WorkObserver
 from .verdicts import CitationVerdict, ClaimVerdict, Usage
 
+__all__ = ["RULE_CONFIDENCE", "ClaimRequest", "Verifier"]
+
 #: Confidence of verdicts the engine decided by rule (dead link, PDF, …), as in 000's sample.
 RULE_CONFIDENCE = 1.0
 #: Errors that stop the whole run instead of becoming one citation's verdict: a refused or
