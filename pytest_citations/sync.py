@@ -36,6 +36,11 @@ class SyncVerifier:
             raise RuntimeError("this verifier is closed")
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop the verifier lives on (schedule work on it with ``call_soon_threadsafe``)."""
+        return self._loop
+
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run any coroutine on the verifier's loop and wait for its result."""
         return self._call(coroutine)

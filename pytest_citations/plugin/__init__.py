@@ -115,12 +115,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Tell the cassette library every source that will record, before anything runs, so
     that two sources sharing one cassette both fail with the clash."""
-    case_files: dict[Path, None] = {}
+    case_files: dict[Path, CaseFile] = {}
     tests: list[pytest.Item] = []
     for item in session.items:
         case_file = item.getparent(CaseFile)
         if case_file is not None:
-            case_files[case_file.path] = None
+            case_files.setdefault(case_file.path, case_file)
         elif "citation_verifier" in getattr(item, "fixturenames", ()):
             tests.append(item)
     if not (case_files or tests) or _is_xdist_controller(session.config):
@@ -133,6 +133,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         citations.cassette_path(path)
     for test in tests:
         citations.test_cassette_path(test)
+    if not hasattr(session.config, "workerinput"):
+        citations.plan([(path, file.cases) for path, file in case_files.items()])
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:

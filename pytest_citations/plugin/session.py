@@ -36,6 +36,7 @@ from ..settings import Settings
 from ..sync import SyncVerifier
 from ..verdicts import ClaimVerdict, Usage
 from ..verifier import ClaimRequest, Verifier
+from .ahead import VerifyAhead
 from .options import OPTIONS_KEY, Options
 from .outcomes import (
     CaseResult,
@@ -124,6 +125,8 @@ class CitationsSession:
         self.audit = AuditLog(options.audit) if options.audit else None
         self.baseline = Baseline.load(options.baseline) if options.baseline else None
         self._verifier: SyncVerifier | None = None
+        self._plan: list[tuple[Path, Sequence[Case]]] = []
+        self._ahead: VerifyAhead | None = None
         self._outcomes: dict[Path, FileOutcome | FileNotVerified] = {}
         #: Each cassette's source, for the command that records it.
         self._sources: dict[Path, str] = {}
@@ -224,14 +227,25 @@ class CitationsSession:
 
         return verifier.run(run())
 
+    def plan(self, files: Sequence[tuple[Path, Sequence[Case]]]) -> None:
+        """The case files in the order their items will run: the first item's request
+        starts them, each ahead of its items (see :mod:`.ahead`). Not on an xdist worker,
+        which does not know which files it will be given."""
+        self._plan = list(files)
+
     def outcome(self, path: Path, nodeid: str, cases: Sequence[Case]) -> FileOutcome:
         """Every claim and case of a case file, verified and assessed on first request.
         Raises :class:`FileNotVerified` (for every item of the file) when it could not be."""
         known = self._outcomes.get(path)
         if known is None:
             try:
-                known = self._verify_file(path, nodeid, cases)
+                ahead = self._verifying_ahead()
+                if not ahead.planned(path):
+                    self._plan_file(ahead, path, cases)
+                known = self._assess_file(nodeid, cases, ahead.result(path))
             except AccountError as error:
+                if self._ahead is not None:
+                    self._ahead.stop()
                 known = FileNotVerified(str(error), stop=True)
             except CitationsError as error:
                 known = FileNotVerified(str(error), stop=False)
@@ -240,16 +254,50 @@ class CitationsSession:
             raise known
         return known
 
-    def _verify_file(self, path: Path, nodeid: str, cases: Sequence[Case]) -> FileOutcome:
-        pairs = [(case, claim) for case in cases for claim in case.claims]
-        cassette = self.library.open(self.cassette_path(path))
-        try:
-            verdicts = self.verify_in(
-                cassette,
-                [ClaimRequest.of(claim.text, claim.urls, case.retrieved) for case, claim in pairs],
+    def _verifying_ahead(self) -> VerifyAhead:
+        if self._ahead is None:
+            self._ahead = VerifyAhead(
+                self.verifier.loop,
+                self.settings.concurrency,
+                proven=self._accounts_answered,
+                fatal=(AccountError,),
             )
-        finally:
-            cassette.close()
+            for path, cases in self._plan:
+                self._plan_file(self._ahead, path, cases)
+        return self._ahead
+
+    def _accounts_answered(self) -> bool:
+        """A replay uses no account; a recording run has proven its accounts once Crawlbase
+        billed a crawl and the judge answered a call, live."""
+        if not self.options.record_mode.records:
+            return True
+        usage = self.usage
+        return usage.normal_crawls + usage.javascript_crawls > 0 and usage.judge_calls > 0
+
+    def _plan_file(self, ahead: VerifyAhead, path: Path, cases: Sequence[Case]) -> None:
+        """Plan one file's verification, its traffic going to its own cassette."""
+        requests = [
+            ClaimRequest.of(claim.text, claim.urls, case.retrieved)
+            for case in cases
+            for claim in case.claims
+        ]
+        cassette_path = self.cassette_path(path)
+        verifier = self.verifier.verifier
+
+        async def verify() -> list[ClaimVerdict]:
+            cassette = self.library.open(cassette_path)
+            try:
+                with cassette.active():
+                    return await verifier.verify_many(requests)
+            finally:
+                cassette.close()
+
+        ahead.plan(path, len(requests), verify)
+
+    def _assess_file(
+        self, nodeid: str, cases: Sequence[Case], verdicts: Sequence[ClaimVerdict]
+    ) -> FileOutcome:
+        pairs = [(case, claim) for case in cases for claim in case.claims]
         by_claim = dict(zip(((c.id, claim.index) for c, claim in pairs), verdicts, strict=True))
         claims: dict[tuple[str, int], ClaimOutcome] = {}
         decided: dict[str, CaseResult] = {}
@@ -317,6 +365,9 @@ class CitationsSession:
     def close(self) -> None:
         """Stop the verifier, close the audit index and undo the log redaction."""
         if self._verifier is not None:
+            if self._ahead is not None:  # files verified ahead and never asked for
+                self._verifier.run(self._ahead.aclose())
+                self._ahead = None
             self._verifier.close()
             self._verifier = None
         if self.audit is not None:

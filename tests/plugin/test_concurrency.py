@@ -62,3 +62,62 @@ def test_invalid_concurrency_is_a_usage_error(citations: Citations) -> None:
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--citations-concurrency must be at least 1*"])
+
+
+# Case files verified ahead of their items (issue 10) ----------------------------------
+PAGES = [
+    (BOILING_URL, SUPPORTED_CLAIM),
+    (REFUNDS_URL, REFUNDS_CLAIM),
+    (RETURNS_URL, "Consumers can return hardware within 30 days of delivery."),
+    (SOFTWARE_URL, "Unopened boxed software can be returned within 30 days."),
+]
+
+
+def one_page_per_file(citations: Citations) -> list[str]:
+    names = []
+    for number, (url, claim) in enumerate(PAGES):
+        name = f"cases/file{number}.yaml"
+        text = f"id: f{number}\ncitations: [{url}]\nclaims:\n  - {{text: {claim}, cites: [1]}}\n"
+        citations.write(name, text)
+        names.append(name)
+    return names
+
+
+def test_case_files_are_verified_ahead_each_into_its_own_cassette(citations: Citations) -> None:
+    names = one_page_per_file(citations)
+    with citations.web(latency=0.3) as web:
+        result = citations.run("cases/", "--citations-record=once", "-p", "no:randomly")
+
+    result.assert_outcomes(passed=8)
+    # One claim and one page per file: one file at a time would never have two crawls out.
+    assert web.crawlbase.max_in_flight >= 2
+    for name, (url, _) in zip(names, PAGES, strict=True):
+        assert crawled_urls(citations.cassette(name)) == [url]
+    replay = citations.run("cases/")
+    replay.assert_outcomes(passed=8)
+
+
+def test_a_replay_verifies_ahead_and_reports_in_item_order(citations: Citations) -> None:
+    one_page_per_file(citations)
+    with citations.web():
+        assert citations.run("cases/", "--citations-record=once").ret == pytest.ExitCode.OK
+
+    result = citations.run("cases/", "-p", "no:randomly", "-v")
+
+    result.assert_outcomes(passed=8)
+    ran = [line.split(" ")[0] for line in result.outlines if " PASSED" in line]
+    assert ran == sorted(ran)
+
+
+def test_a_file_whose_cassette_is_missing_does_not_hold_up_the_others(
+    citations: Citations,
+) -> None:
+    names = one_page_per_file(citations)
+    with citations.web():
+        assert citations.run("cases/", "--citations-record=once").ret == pytest.ExitCode.OK
+    citations.cassette(names[1]).unlink()
+
+    result = citations.run("cases/", "-p", "no:randomly")
+
+    result.assert_outcomes(passed=7, errors=1)
+    result.stdout.fnmatch_lines(["*file1.yaml*--citations-record=new_episodes*"])
