@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from ..aggregate import Precision
 from ..audit import AuditLog
+from ..gating.criteria import ClaimFacts, Criteria, assess_claim
 from ..reports import ClaimRecord, csv
 from ..settings import Settings
 from ..verdicts import ClaimVerdict
@@ -108,8 +109,14 @@ def _write_csv(
             claim=verdict.claim,
             label=verdict.label.value,
             citations=verdict.citations,
+            # The plugin's default acceptance criteria: contradicted fails, unchecked is
+            # incomplete (000's columns stay as they were; this is one of the added ones).
+            failures=tuple(str(f) for f in assessment.failures),
+            decision=assessment.decision,
+            unchecked=assessment.unchecked,
         )
         for record, verdict in zip(records, verdicts, strict=True)
+        for assessment in [assess_claim(verdict, ClaimFacts(), Criteria())]
     ]
     csv.write_rows(path, csv.rows(claims, {c.nodeid: c.case for c in claims}))
 

@@ -106,6 +106,8 @@ class CitationsReporter:
             self.options.criteria,
             agreement=self._calibrate(),
         )
+        # Before _baseline(): an update run rewrites the baseline file there.
+        self.info = self.info.with_results(self.agreement, self.options.baseline)
         self.baseline = self._baseline()
         for name, path in self.options.reports.items():
             FORMATS[name](path, self.report, self.decision, self.info)

@@ -166,6 +166,11 @@ def test_csv_has_one_row_per_citation_with_000s_columns(clean: Batch) -> None:
             assert row["original_status"] == expected_status
     assert sum(row["label"] == "supported" for row in rows) == 2
     assert sum(row["label"] == "unreachable" for row in rows) == 3
+    # The claim's decision under the default criteria: a contradicted claim fails.
+    for row in rows:
+        expected = "fail" if row["claim_label"] == "contradicted" else "pass"
+        assert row["decision"] == expected, row
+    assert {row["decision"] for row in rows} == {"pass", "fail"}
 
 
 def test_costs_on_stderr_match_what_the_emulators_billed(clean: Batch) -> None:
