@@ -251,3 +251,13 @@ def test_html_shows_the_same_calibration_and_baseline(measured: tuple[RunReport,
     before = Precision(supported=2, total=4, reachable=3)
     now = report.precision  # 1 supported of 5 citations
     assert f"<b>▼ {before.citation - now.citation:.4f}</b> from 0.5000 (2/4)" in page
+
+
+def test_the_plugins_own_reports_carry_calibration_and_baseline(replay) -> None:
+    """Not only the writer: a real ``--citations-calibrate --citations-baseline`` run hands
+    what it measured to its JSON and HTML."""
+    data = replay.report
+
+    assert {"cohen_kappa", "accuracy"} <= set(data["calibration"])
+    assert data["summary"]["baseline"]["citation_precision"] is not None
+    assert 'id="calibration"' in replay.text
