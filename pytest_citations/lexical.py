@@ -1,16 +1,20 @@
 """Okapi BM25 over one page's passages: the lexical half of hybrid retrieval (issue 10).
 
-Small on purpose (a page has tens of passages, not millions): terms are case-folded ``\\w+``
-words, and in scripts written without spaces (Chinese, Japanese, Thai, …) overlapping
-character pairs, the usual way to index such text without a dictionary. The idf is Lucene's
+Small on purpose (a page has tens of passages, not millions): terms are case-folded words
+(letters, digits and the combining marks that belong to them: a Hindi vowel sign or a Thai
+tone mark is part of its word, though Python's ``\\w`` does not match it), and in scripts
+written without spaces (Chinese, Japanese, Thai, …) overlapping character pairs, the usual way
+to index such text without a dictionary. The idf is Lucene's
 ``log(1 + (N - n + 0.5) / (n + 0.5))``, which stays positive when a term is in most passages
 (a page of three passages has no "rare" words by Okapi's original formula).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
@@ -20,16 +24,30 @@ from .scripts import has_unspaced, is_unspaced
 K1 = 1.2
 B = 0.75
 
-_WORD = re.compile(r"\w+")
+
+@functools.lru_cache(maxsize=1)
+def _word() -> re.Pattern[str]:
+    """``\\w`` and every combining mark (categories Mn, Mc, Me) of the first two planes:
+    without them "हिन्दी" reads as three one-letter words and "คือ" loses its vowel."""
+    ranges: list[str] = []
+    start: int | None = None
+    for code in range(0x300, 0x20000):
+        mark = unicodedata.category(chr(code)).startswith("M")
+        if mark and start is None:
+            start = code
+        elif not mark and start is not None:
+            ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(code - 1))}")
+            start = None
+    return re.compile(r"[\w" + "".join(ranges) + "]+")
 
 
 def terms(text: str) -> list[str]:
     """The terms BM25 counts in ``text``: case-folded words, and character pairs inside runs of
     a script written without spaces (a lone character stands for itself)."""
     if not has_unspaced(text):
-        return _WORD.findall(text.casefold())
+        return _word().findall(text.casefold())
     found: list[str] = []
-    for word in _WORD.findall(text.casefold()):
+    for word in _word().findall(text.casefold()):
         run: list[str] = []
         for character in word + " ":
             if character != " " and is_unspaced(character):

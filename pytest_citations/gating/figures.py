@@ -250,6 +250,12 @@ def _dates(text: str) -> tuple[list[Figure], str]:
     return figures, "".join(chars)
 
 
+def words_outside_dates(text: str) -> list[str]:
+    """The lower-case words of ``text`` that are not part of a date it writes: a month named
+    on its own ("planned for June") is one of them, the month of "June 28, 2019" is not."""
+    return WORD.findall(_dates(text)[1].lower())
+
+
 def _ranges(text: str) -> tuple[list[Figure], str]:
     figures: list[Figure] = []
     chars = list(text)

@@ -4,6 +4,7 @@ the quote or the passages the judge saw state it, by value. Reading figures out 
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -18,7 +19,13 @@ from .figures import (
     date_value,
     extract_figures,
     parse_date,
+    words_outside_dates,
 )
+
+#: Days of the week, as news pages name the day of an event ("on Wednesday evening").
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: How far from a stated date a named weekday is read as that week's day.
+WEEKDAY_REACH = 6
 
 
 @dataclass
@@ -32,6 +39,11 @@ class _Evidence:
     spans: list[tuple[str, Decimal, Decimal]] = field(default_factory=list)
     date_spans: list[tuple[str, str]] = field(default_factory=list)
     written: list[Figure] = field(default_factory=list)
+    #: Dates stated with their year, as (year, month, day or None).
+    anchors: list[tuple[int, int, int | None]] = field(default_factory=list)
+    #: Months named outside any date ("the first planned for June"), days of the week named.
+    bare_months: set[int] = field(default_factory=set)
+    weekdays: set[int] = field(default_factory=set)
 
     def add(self, text: str) -> None:
         for figure in extract_figures(text):
@@ -62,6 +74,13 @@ class _Evidence:
                 self.keys.add(("number", str(NUMBER_WORDS[word])))
             elif word in MONTHS and (len(word) > 3 or word == "may"):
                 self.months.add(MONTHS[word])
+            elif word in WEEKDAYS:
+                self.weekdays.add(WEEKDAYS.index(word))
+        self.bare_months.update(
+            MONTHS[word]
+            for word in words_outside_dates(text)
+            if word in MONTHS and (len(word) > 3 or word == "may")
+        )
 
     def _add_year_span(self, low: Decimal, high: Decimal) -> None:
         if low >= 1000 and high <= 2100 and low == low.to_integral():
@@ -72,6 +91,7 @@ class _Evidence:
         year, month, day = parse_date(value)
         self.months.add(month)
         if year is not None:
+            self.anchors.append((year, month, day))
             self.years.add(year)
             self.keys.add(("number", str(year)))
             self.keys.add(("date", date_value(year, month, None)))
@@ -105,8 +125,12 @@ class _Evidence:
             return True
         year, month, day = parse_date(value)
         if day is None:  # a month and year, stated apart ("in May", "2018" in the date line)
-            return year is not None and month in self.months and year in self.years
-        if year is not None and year not in self.years:
+            return year is not None and (
+                (month in self.months and year in self.years) or self._next(year, month, None)
+            )
+        if year is not None and self._on_weekday(year, month, day):
+            return True
+        if year is not None and year not in self.years and not self._next(year, month, day):
             return False
         if ("date", date_value(None, month, day)) in self.keys:
             return True  # "Friday June 28", and the year elsewhere
@@ -120,6 +144,41 @@ class _Evidence:
             ):
                 continue
             if (low_month, low_day or 1) <= (month, day) <= (high_month, high_day or 31):
+                return True
+        return False
+
+    def _next(self, year: int, month: int, day: int | None) -> bool:
+        """Whether the month (and day) is named without a year and ``year`` is the year of
+        its next occurrence after a full date the evidence states (a dated line): "the first
+        planned for June" under "December 20, 2018" means June 2019."""
+        if month not in self.bare_months and ("date", date_value(None, month, day)) not in (
+            self.keys if day is not None else set()
+        ):
+            return False
+        return any(
+            anchor_year == year - 1 and (month, day or 0) < (anchor_month, anchor_day)
+            for anchor_year, anchor_month, anchor_day in self.anchors
+            if anchor_day is not None  # a dated line, not a month mentioned in passing
+        )
+
+    def _on_weekday(self, year: int, month: int, day: int) -> bool:
+        """Whether the evidence names the date's day of the week and states a date at most
+        :data:`WEEKDAY_REACH` days from it: "Wednesday evening" on a page dated March 2, 2017
+        is March 1, 2017."""
+        try:
+            date = datetime.date(year, month, day)
+        except ValueError:
+            return False
+        if date.weekday() not in self.weekdays:
+            return False
+        for anchor_year, anchor_month, anchor_day in self.anchors:
+            if anchor_day is None:
+                continue
+            try:
+                anchor = datetime.date(anchor_year, anchor_month, anchor_day)
+            except ValueError:
+                continue
+            if abs((anchor - date).days) <= WEEKDAY_REACH:
                 return True
         return False
 

