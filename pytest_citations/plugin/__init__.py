@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 
+from ..audit import new_run_id
 from ..backends import Backends
 from ..settings import LIMITS
 from . import hookspecs
 from .fixture import citation_verifier, label_comparison, note_call_done
 from .items import CASE_MARKER, CaseFile, attach_result, result_of
-from .options import OPTIONS_KEY, Options
+from .options import OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
 from .reporter import NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
 from .scheduling import (
     CASE_FILE_SCHEDULING,
@@ -64,6 +65,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OPTIONS_KEY] = options
     if not options.enabled:
         return
+    workerinput = getattr(config, "workerinput", {})
+    config.stash[RUN_ID_KEY] = workerinput.get(RUN_ID_INPUT) or new_run_id()
     if not hasattr(config, "workerinput"):
         reporter = CitationsReporter(config, options)
         config.stash[REPORTER_KEY] = reporter
@@ -71,6 +74,13 @@ def pytest_configure(config: pytest.Config) -> None:
     guard = CollectionErrors()
     config.stash[COLLECTION_KEY] = guard
     config.pluginmanager.register(guard, "citations-collection")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: every worker reports under the controller's run id."""
+    if RUN_ID_KEY in node.config.stash:
+        node.workerinput[RUN_ID_INPUT] = node.config.stash[RUN_ID_KEY]
 
 
 def _is_xdist_controller(config: pytest.Config) -> bool:

@@ -25,6 +25,9 @@ from ..settings import DEFAULT_EMBEDDING_MODEL, LIMITS, Limit
 
 #: Where pytest_configure keeps the session's options.
 OPTIONS_KEY = pytest.StashKey["Options"]()
+#: The run's id, one for the controller and every xdist worker (reports and audit index).
+RUN_ID_KEY = pytest.StashKey[str]()
+RUN_ID_INPUT = "citations_run_id"
 #: Metrics the calibration gate (``citations_min_agreement``) may name.
 AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
 #: The default of ``citations_files``, as ``python_files`` is for modules.

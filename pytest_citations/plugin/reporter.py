@@ -6,7 +6,6 @@ workers), decides the run's own gates once, writes the report files, and prints 
 from __future__ import annotations
 
 import time
-import uuid
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -22,7 +21,7 @@ from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..verdicts import Usage
 from .items import result_of
-from .options import Options
+from .options import RUN_ID_KEY, Options
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
 USAGE_OUTPUT, NOTES_OUTPUT = "citations_usage", "citations_cassette_notes"
@@ -65,7 +64,7 @@ class CitationsReporter:
             embedder=options.embedding_model,
             record_mode=options.record_mode.value,
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            run_id=uuid.uuid4().hex[:12],
+            run_id=config.stash[RUN_ID_KEY],
         )
 
     def add_process(self, usage: Usage, notes: list[str]) -> None:

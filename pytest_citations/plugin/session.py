@@ -37,7 +37,7 @@ from ..sync import SyncVerifier
 from ..verdicts import ClaimVerdict, Usage
 from ..verifier import ClaimRequest, Verifier
 from .ahead import VerifyAhead
-from .options import OPTIONS_KEY, Options
+from .options import OPTIONS_KEY, RUN_ID_KEY, Options
 from .outcomes import (
     CaseResult,
     ClaimOutcome,
@@ -122,7 +122,9 @@ class CitationsSession:
         self.library = CassetteLibrary(
             vcr_config, options.record_mode, self.record_command, root=self.root
         )
-        self.audit = AuditLog(options.audit) if options.audit else None
+        self.audit = (
+            AuditLog(options.audit, run_id=config.stash[RUN_ID_KEY]) if options.audit else None
+        )
         self.baseline = Baseline.load(options.baseline) if options.baseline else None
         self._verifier: SyncVerifier | None = None
         self._plan: list[tuple[Path, Sequence[Case]]] = []

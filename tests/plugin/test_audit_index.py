@@ -3,9 +3,11 @@ SQLite audit index, one run id per run."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from plugin_helpers import (
     BOILING_CASE,
     BOILING_URL,
@@ -55,3 +57,21 @@ def test_audit_path_from_ini(citations: Citations) -> None:
     citations.record("cases/")
 
     assert len(audit_rows(citations.path / "audit.sqlite")) == 3
+
+
+def test_audit_index_and_json_report_share_one_run_id_under_xdist(citations: Citations) -> None:
+    """One run id for the whole run: the controller's, in the JSON report and in every row
+    the xdist workers wrote."""
+    pytest.importorskip("xdist")
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    citations.write("cases/again.yaml", BOILING_CASE.replace("boiling-point", "again"))
+    citations.record("cases/")
+
+    citations.run_subprocess(
+        "cases/", "-n", "2", "--citations-audit=audit.sqlite", "--citations-report=run.json"
+    )
+
+    report = json.loads((citations.path / "run.json").read_text(encoding="utf-8"))
+    runs = {row[0] for row in audit_rows(citations.path / "audit.sqlite")}
+    assert runs == {report["run"]["run_id"]}
+    assert len(audit_rows(citations.path / "audit.sqlite")) == 6

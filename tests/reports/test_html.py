@@ -352,7 +352,8 @@ def test_filter_buttons_carry_the_label_counts(replay: Replay) -> None:
     }
     labels = {claim["label"] for claim in replay.claims}
 
-    assert set(buttons) == {"all", "failing", *labels}
+    # The run was calibrated: the judge-against-human filter is there too.
+    assert set(buttons) == {"all", "failing", "disagree", *labels}
     assert buttons["all"] == "true"
     assert [b for b, pressed in buttons.items() if pressed == "true"] == ["all"]
     for label in labels:

@@ -85,7 +85,8 @@ def test_json_run_names_how_the_run_was_made(citations: Citations) -> None:
     assert run["header"] == ("none", "anthropic", "claude-test-model", "lexical")
     started = datetime.strptime(run["started"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     assert before <= started <= after
-    assert re.fullmatch(r"[0-9a-f]{12}", run["run_id"])
+    # The audit index's id: UTC time, then a random suffix.
+    assert re.fullmatch(r"\d{8}T\d{6}Z-[0-9a-f]{8}", run["run_id"])
     # not_found fails the claim here: the run's decision, as the summary's last line says.
     assert run["decision"] == "fail"
     assert run["release"]["release_decision"].startswith("Release decision: fail")
