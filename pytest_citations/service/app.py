@@ -8,7 +8,6 @@ limits, every problem reported at once in the documented ``{"loc", "msg"}`` shap
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pydantic import ValidationError
 from ..backends import Backends
 from ..errors import AccountError, CitationsError, MissingTokenError
 from ..network import HttpClient, make_http_client
+from ..queues import RequestLimit
 from ..redact import LogRedaction
 from ..settings import Settings
 from ..urls import is_supported_url
@@ -36,7 +36,7 @@ from .models import (
     request_schema,
 )
 
-VerifierFactory = Callable[[Settings, HttpClient, asyncio.Semaphore], Verifier]
+VerifierFactory = Callable[[Settings, HttpClient, RequestLimit], Verifier]
 
 DESCRIPTION = """\
 Checks that the pages an answer cites support its claims: each URL is fetched through
@@ -109,7 +109,7 @@ class _Service:
     limits: Limits
     build: VerifierFactory
     http: HttpClient | None = None
-    limit: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(1))
+    limit: RequestLimit = field(default_factory=lambda: RequestLimit(1))
 
     @property
     def current(self) -> Settings:
@@ -123,7 +123,7 @@ class _Service:
     @contextlib.asynccontextmanager
     async def lifespan(self, app: FastAPI) -> AsyncIterator[None]:
         self.settings = self.settings or Settings.from_env()
-        self.limit = asyncio.Semaphore(self.current.concurrency)
+        self.limit = RequestLimit(self.current.concurrency)
         with LogRedaction(self.current.redactor()):
             self.http = make_http_client(self.current)
             try:
@@ -193,7 +193,7 @@ def create_app(
     calls keep as few requests in flight as one would.
     """
 
-    def shared_verifier(current: Settings, http: HttpClient, limit: asyncio.Semaphore) -> Verifier:
+    def shared_verifier(current: Settings, http: HttpClient, limit: RequestLimit) -> Verifier:
         return Verifier(current, http=http, semaphore=limit)
 
     limits = limits or Limits()
