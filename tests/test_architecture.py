@@ -31,9 +31,8 @@ LAYERS = {
 }  # fmt: skip
 RANK = {name: rank for rank, names in enumerate(LAYERS.values()) for name in names}
 #: The engine: everything the plugin, the command and the service are shells over.
-ENGINE = (
-    LAYERS["core"] | LAYERS["engine"] | LAYERS["gating"] | {"cases", "reports", "importing", "drift"}
-)
+ENGINE = LAYERS["core"] | LAYERS["engine"] | LAYERS["gating"]
+ENGINE |= {"cases", "reports", "importing", "drift"}
 
 
 def modules() -> dict[str, Path]:

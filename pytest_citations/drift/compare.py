@@ -29,13 +29,18 @@ check (004, C2) used is compared per citation.
 
 Before passages, the fetch rules' own findings decide, in this order: a final URL that is
 now a PDF (``now_pdf``), a page that is now unreachable (404/410, soft 404, a crawl that
-fails or is walled off: ``gone``), a final URL that changed, a homepage redirect included
-(``moved``), a page that now needs JavaScript (``now_needs_js``).
+fails or is walled off: ``gone``), a final URL whose host or path changed, a homepage
+redirect included (``moved``; a new scheme, query or trailing slash is not a move), a page
+that now needs JavaScript (``now_needs_js``). Such a citation gets a new verdict from the
+fetch rules when the live page is not one to judge (no judge call), and is judged again
+when its page still is and its evidence changed; a page that moved with its evidence intact
+keeps its verdict. ``unchanged`` and ``edited`` citations keep theirs.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -67,9 +72,11 @@ def paragraphs(passages: Sequence[str]) -> list[str]:
     return found
 
 
-def page_paragraphs(markdown: str) -> list[str]:
-    """The paragraphs of a page, through its passages (R1)."""
-    return paragraphs(split_passages(markdown))
+@functools.lru_cache(maxsize=256)
+def page_paragraphs(markdown: str) -> tuple[str, ...]:
+    """The paragraphs of a page, through its passages (R1); a page cited by many claims is
+    split once."""
+    return tuple(paragraphs(split_passages(markdown)))
 
 
 def masked(text: str) -> str:
@@ -77,13 +84,14 @@ def masked(text: str) -> str:
     return _DIGITS.sub("0", text)
 
 
-def _words(text: str) -> set[str]:
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
     """The words of ``text`` that can carry evidence, digits aside."""
-    return {
+    return frozenset(
         word
         for word in _WORD.findall(text.casefold())
         if not any(character.isdigit() for character in word) and content_words(word) > 0
-    }
+    )
 
 
 @dataclass(frozen=True)
@@ -208,6 +216,8 @@ def _text_change(
     if not recorded.judgeable:
         diff, _ = paragraph_diff(page_paragraphs(recorded.markdown), page_paragraphs(live.markdown))
         return PageChange(evidence_changed=True, edited=True, digits_only=False, diff=diff)
+    if recorded.markdown == live.markdown:
+        return PageChange(evidence_changed=False, edited=False, digits_only=False)
     evidence = (
         evidence_of(shown, verdict.evidence_quote, claim)
         if shown

@@ -53,9 +53,8 @@ def _compared(
     """One citation's drift before any new verdict, and whether it needs one."""
     base = (citation.nodeid, citation.claim, citation.url, cassette)
     if page.result is None:
-        return CitationDrift(
-            *base, DriftStatus.UNCHECKED, citation.verdict, detail=page.problem
-        ), False
+        unchecked = CitationDrift(*base, DriftStatus.UNCHECKED, citation.verdict)
+        return replace(unchecked, detail=page.problem), False
     comparison = classify(
         citation.page, page.result, citation.verdict, citation.shown, citation.claim
     )
@@ -104,6 +103,9 @@ async def check_drift(
     }
     with tempfile.TemporaryDirectory(prefix="citations-drift-") as folder:
         scratch = Path(folder)
+        if settings.embedding_cache_dir is None:
+            # One cache for the run: judging again and updating reuse the replay's vectors.
+            settings = settings.replace(embedding_cache_dir=scratch / "embeddings")
         async with Replayer(settings, config, backends, commands, root) as replayer:
             recorded = [await replay_source(replayer, source) for source in sources]
             plan, urls = _plan(recorded)

@@ -58,7 +58,9 @@ def test_a_drift_run_writes_nothing_unless_asked(world: World) -> None:
     assert snapshot(world) == before
 
 
-def test_update_writes_only_the_citations_it_checked_again(world: World) -> None:
+def test_update_writes_only_the_citations_it_checked_again(
+    world: World, secret_values: tuple[str, ...]
+) -> None:
     world.case("stable", (BOILING_CLAIM, [BOILING_URL]))
     world.case("policy", (RETURNS_CLAIM, [RETURNS_URL]), (BOILING_CLAIM, [BOILING_URL]))
     world.record()
@@ -85,6 +87,10 @@ def test_update_writes_only_the_citations_it_checked_again(world: World) -> None
     judged = [str(i[0].body) for i in policy if i[0].method == "POST"]
     assert len(judged) == 2
     assert not any("within 30 days of delivery" in body for body in judged)
+    # Live traffic is scrubbed as a recording is: placeholders, never a token.
+    written = world.cassette("policy").read_bytes()
+    assert b"<CRAWLBASE_TOKEN>" in written
+    assert not [secret for secret in secret_values if secret.encode() in written]
 
     world.judge.reset_counters()
     again = world.drift()
