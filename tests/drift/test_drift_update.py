@@ -21,7 +21,13 @@ from fakes import NOT_FOUND_MARKDOWN
 from pytest_citations import Label
 from pytest_citations.drift import DriftReport, DriftStatus
 from pytest_citations.recording.files import cassette_document, dump_cassette
-from pytest_citations.recording.pages import crawl_target, read_interactions
+from pytest_citations.recording.pages import (
+    crawl_target,
+    crawls_by_page,
+    is_judge_call,
+    judge_bodies,
+    read_interactions,
+)
 
 
 def snapshot(world: World) -> dict[str, bytes]:
@@ -137,3 +143,19 @@ def test_update_records_a_page_that_is_gone(world: World) -> None:
     assert labels(again)[f"cases/policy.yaml::policy::claim-1 {RETURNS_URL}"] == "unreachable"
     assert {d.status for d in again.citations} == {DriftStatus.UNCHANGED}
     assert not again.failed
+
+
+def test_what_a_cassette_recorded_for_each_page(world: World) -> None:
+    world.case("gift", (GIFT_CLAIM, [RETURNS_URL, BOILING_URL]), (RETURNS_CLAIM, [RETURNS_URL]))
+    world.record()
+
+    interactions = read_interactions(world.cassette("gift"))
+
+    pages = crawls_by_page(interactions)
+    assert sorted(pages) == sorted([RETURNS_URL, BOILING_URL])
+    assert all(len(positions) == 1 for positions in pages.values())
+    # Three citations judged alone, and one joint check of the claim neither page settles.
+    bodies = judge_bodies(interactions)
+    assert len(bodies) == 4
+    assert sum("joint_verdict" in body for body in bodies) == 1
+    assert [is_judge_call(request) for request, _ in interactions].count(True) == 4
