@@ -9,21 +9,16 @@ examples in ``tests/data/answers``.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from pathlib import Path
 
-import pytest
+import yaml
 from ops_support import (
-    BOILING_URL,
-    CONTRADICTED_CLAIM,
-    SUPPORTED_CLAIM,
     base_env,
     emulators,
     run_cli,
-    run_pytest,
 )
+from test_readme import assert_printed, code_blocks, commands, readme_section, run_readme_command
 
 from pytest_citations.cases import load_cases
 from pytest_citations.cases.schema import schema_text
@@ -189,47 +184,58 @@ def test_an_unreadable_input_is_skipped_with_its_name(tmp_path: Path) -> None:
 
 # -- the README's flow: export answers -> import -> review -> record -> gate ------------------
 
+FLOW = "From your application's answers to a gate in CI"
+GATE_WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "citations.yml"
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A project whose RAG application exported two answers citing the example site."""
-    records = [
-        {
-            "id": "boiling",
-            "question": "At what temperature does water boil?",
-            "answer": f"{SUPPORTED_CLAIM.removesuffix('.')} [1].",
-            "citations": [BOILING_URL],
-        },
-        {
-            "id": "mountains",
-            "question": "Where does water boil at 50 °C?",
-            "answer": f"{CONTRADICTED_CLAIM.removesuffix('.')} [1].",
-            "citations": [BOILING_URL],
-        },
+
+def ci_gate_command() -> str:
+    """The pytest command the pull-request workflow runs."""
+    workflow = yaml.safe_load(GATE_WORKFLOW.read_text(encoding="utf-8"))
+    [line] = [
+        line.strip()
+        for job in workflow["jobs"].values()
+        for step in job["steps"]
+        for line in step.get("run", "").splitlines()
+        if line.strip().startswith("pytest ")
     ]
-    (tmp_path / "answers.jsonl").write_text(
-        "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records),
-        encoding="utf-8",
-    )
-    return tmp_path
+    return line
 
 
-def test_the_flow_from_exported_answers_to_an_offline_gate(project: Path) -> None:
-    env = base_env(project)
-    imported = run_cli("import", "answers.jsonl", "--out", "cases/imported", env=env, cwd=project)
-    assert imported.returncode == 0, imported.stdout
-    assert sorted(os.listdir(project / "cases" / "imported")) == ["boiling.yaml", "mountains.yaml"]
+def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
+    """The README's answers.jsonl, its three commands and the review it asks for, run as a
+    user runs them: the import prints and writes what the README shows, recording talks to
+    the emulators with the tokens the README names, and the gate replays offline, in the
+    README's words and as the CI workflow runs it."""
+    blocks = code_blocks(readme_section(FLOW))
+    [answers] = [block.text for block in blocks if block.language == "jsonl"]
+    [printed] = [block for block in blocks if block.language == ""]
+    [shown] = [block.text for block in blocks if block.language == "yaml"]
+    importing, recording, gating = commands(blocks)
+    (tmp_path / "answers.jsonl").write_text(answers, encoding="utf-8")
 
-    with emulators(project) as web:
-        recorded = run_pytest(
-            project, "cases/imported", "--citations-record=new_episodes", "-v", env=web.env
-        )
+    imported = run_readme_command(importing, env=base_env(tmp_path), cwd=tmp_path)
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    assert_printed(printed.lines, imported.stdout.splitlines())
+    case_file = tmp_path / "cases" / "imported" / "boiling.yaml"
+    assert case_file.read_text(encoding="utf-8") == shown
+    # The review the README asks for: the uncited sentence is general phrasing.
+    assert "change it to `general: true`" in readme_section(FLOW)
+    case_file.write_text(shown.replace("general: false", "general: true"), encoding="utf-8")
+
+    with emulators(tmp_path) as web:
+        recorded = run_readme_command(recording, env=web.env, cwd=tmp_path)
+    assert web.crawlbase.crawl_count > 0
+    assert web.judge.call_count > 0
+    cassettes = tmp_path / "cassettes" / "cases" / "imported"
+    assert sorted(path.name for path in cassettes.iterdir()) == ["boiling.yaml", "mountains.yaml"]
     # Offline now: no emulator, no token. The gate replays the cassettes.
-    gate = run_pytest(project, "cases/imported", "-v", env=base_env(project))
+    gate = run_readme_command(gating, env=base_env(tmp_path), cwd=tmp_path)
+    ci = run_readme_command(ci_gate_command(), env=base_env(tmp_path), cwd=tmp_path)
 
-    for run in (recorded, gate):
-        out = run.stdout
-        assert run.returncode == 1, out  # the contradicted claim fails the gate
-        assert re.search(r"boiling\.yaml::boiling::claim-1 PASSED", out), out
-        assert re.search(r"mountains\.yaml::mountains::claim-1 FAILED", out), out
-    assert "request_refused" not in gate.stdout  # every request came from a cassette
+    for run in (recorded, gate, ci):
+        assert run.returncode == 1, run.stdout  # the contradicted claim fails the gate
+        assert "1 failed, 4 passed" in run.stdout, run.stdout
+        assert "FAILED cases/imported/mountains.yaml::mountains::claim-1" in run.stdout
+        assert "request_refused" not in run.stdout  # every request came from a cassette
+    for report in ("citations.json", "citations-junit.xml", "citations.html"):
+        assert (tmp_path / report).is_file(), f"CI would upload {report}; it was not written"

@@ -1,0 +1,232 @@
+"""The README stays true (issue 11): every output block it shows is what its command prints,
+checked here by running the command for real against the local emulators in ``tests/fakes`` or
+the shipped cassettes, never the network; its examples load; its paths exist.
+
+The first run's output is checked in ``tests/plugin/test_examples.py`` and the flow from
+exported answers to a gate in ``tests/cli/test_import.py``; both read the README with the
+helpers of this module, so that a changed README and a changed program cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from ops_support import COMMAND, Run
+from plugin_helpers import Citations
+
+from pytest_citations.cases import load_cases
+from pytest_citations.cases.schema import schema_text
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: A line of an output block that stands for lines left out.
+ELISION = "…"
+_FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+_DURATION = re.compile(r"\bin \d+(?:\.\d+)?s\b")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block: its language tag (empty for output) and its text."""
+
+    language: str
+    text: str
+
+    @property
+    def lines(self) -> list[str]:
+        """The block's lines."""
+        return self.text.splitlines()
+
+
+def readme_section(title: str) -> str:
+    """The README's section under the heading ``title`` (any level), up to the next heading
+    of the same or a higher level."""
+    level = 0
+    kept: list[str] = []
+    fenced = False
+    for line in README.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith("```"):
+            fenced = not fenced
+        heading = None if fenced else re.match(r"(#+) (.*)", line)
+        if heading and level and len(heading[1]) <= level:
+            break
+        if heading and not level and heading[2].strip() == title:
+            level = len(heading[1])
+        elif level:
+            kept.append(line)
+    assert level, f"the README has no section {title!r}"
+    return "".join(kept)
+
+
+def code_blocks(text: str) -> list[Block]:
+    """The fenced code blocks of ``text``, in order."""
+    return [Block(match[1].strip(), match[2]) for match in _FENCE.finditer(text)]
+
+
+def commands(blocks: list[Block]) -> list[str]:
+    """The command lines of the ``bash`` blocks, in order (comments left out)."""
+    return [
+        line.strip()
+        for block in blocks
+        if block.language == "bash"
+        for line in block.lines
+        if line.strip() and not line.strip().startswith("#")
+    ]
+
+
+def assert_printed(expected: list[str], printed: list[str]) -> None:
+    """``printed`` is what the block ``expected`` shows: the same lines in the same order,
+    where a line starting with ``…`` stands for any number of lines left out, and a test
+    run's duration (``in 24.87s``) may differ. Without ``…`` at its start or end, the block
+    must start or end where the output does."""
+    expected = [_DURATION.sub("in <time>", line.rstrip()) for line in expected]
+    printed = [_DURATION.sub("in <time>", line.rstrip()) for line in printed]
+    segments: list[list[str]] = [[]]
+    for line in expected:
+        if line.strip().startswith(ELISION):
+            segments.append([])
+        else:
+            segments[-1].append(line)
+    position = 0
+    for number, segment in enumerate(segments):
+        if not segment:
+            continue
+        anchored = number == 0
+        starts = [position] if anchored else range(position, len(printed) - len(segment) + 1)
+        found = next((s for s in starts if printed[s : s + len(segment)] == segment), None)
+        assert found is not None, (
+            "the README shows lines the command does not print:\n"
+            + "\n".join(segment)
+            + "\n--- it printed:\n"
+            + "\n".join(printed)
+        )
+        position = found + len(segment)
+    if segments[-1]:
+        assert position == len(printed), "the command prints more than the README shows:\n" + (
+            "\n".join(printed[position:])
+        )
+
+
+def run_readme_command(line: str, *, env: dict[str, str], cwd: Path) -> Run:
+    """Run one command line of the README as written. ``VAR=… command`` stands for a
+    variable the environment must set (``env`` sets it: a token of the emulators)."""
+    import subprocess
+
+    words = shlex.split(line)
+    while re.fullmatch(r"[A-Z_]+=…", words[0]):
+        variable = words.pop(0).split("=")[0]
+        assert env.get(variable), f"the README sets {variable}, the environment does not"
+    program = {"pytest": [sys.executable, "-m", "pytest"], "pytest-citations": COMMAND}
+    assert words[0] in program, f"not a command of this project: {line}"
+    done = subprocess.run(
+        [*program[words[0]], *words[1:]],
+        cwd=cwd,
+        env={**env, "COLUMNS": "80"},
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    return Run(done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
+
+
+# -- case files ---------------------------------------------------------------------------------
+
+
+def test_the_case_file_example_loads(tmp_path: Path) -> None:
+    [example, *_] = [b for b in code_blocks(readme_section("Case files")) if b.language == "yaml"]
+    path = tmp_path / "cases" / "boiling-point.yaml"
+    path.parent.mkdir()
+    path.write_text(example.text, encoding="utf-8")
+
+    [case] = load_cases(path)
+
+    assert case.id == "boiling-point"
+    assert [claim.text for claim in case.claims] == [
+        "Water boils at 100 °C at sea level.",
+        "It boils at 50 °C on mountains.",
+    ]
+
+
+def test_the_schema_line_leads_from_a_case_file_in_cases_to_the_published_schema() -> None:
+    section = readme_section("Case files")
+    [line] = re.findall(r"^# yaml-language-server: \$schema=(\S+)$", section, re.MULTILINE)
+    # The YAML language server resolves the path from the case file's folder.
+    schema = (ROOT / "cases" / line).resolve()
+
+    assert schema == (ROOT / "schema" / "case-file.schema.json").resolve()
+    assert schema.read_text(encoding="utf-8") == schema_text()
+    assert "pytest-citations schema > schema/case-file.schema.json" in section
+
+
+def test_a_broken_case_file_fails_as_the_readme_shows(citations: Citations) -> None:
+    blocks = code_blocks(readme_section("Case files"))
+    broken = next(b for b in blocks if b.language == "yaml" and "id: bad" in b.text)
+    printed = blocks[blocks.index(broken) + 1]
+    citations.write("cases/bad.yaml", broken.text)
+
+    result = citations.run("cases/")
+
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert_printed([ELISION, *printed.lines, ELISION], result.outlines)
+
+
+# -- inside ordinary tests ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def ordinary_tests(citations: Citations) -> pytest.RunResult:
+    """The README's tests of "Inside ordinary tests", recorded against the emulators, then
+    replayed offline as a user's CI would."""
+    blocks = code_blocks(readme_section("Inside ordinary tests"))
+    sources = [b.text for b in blocks if b.language == "python" and "def test_" in b.text]
+    pipeline = next(source for source in sources if "rag_app" in source)
+    sources.remove(pipeline)  # needs the reader's own RAG application
+    citations.pytester.makepyfile(test_answers="\n\n".join(sources))
+    with citations.web():
+        citations.run_tests("--citations-record=once")
+    return citations.run_tests()
+
+
+def test_a_failing_label_comparison_prints_what_the_readme_shows(
+    ordinary_tests: pytest.RunResult,
+) -> None:
+    blocks = code_blocks(readme_section("Inside ordinary tests"))
+    shown = [b for b in blocks if b.language == "" and "store credit" in b.text]
+    assert len(shown) == 2  # the comparison and the helper
+
+    ordinary_tests.assert_outcomes(passed=2, failed=2)
+    for block in shown:
+        assert_printed([ELISION, *block.lines, ELISION], ordinary_tests.outlines)
+
+
+def test_the_readme_block_helpers_read_elisions_strictly() -> None:
+    """The comparison the other tests rely on: order, elisions and the ends all count."""
+    printed = ["a", "b", "c", "=== 1 passed in 0.12s ==="]
+
+    assert_printed(["a", ELISION, "=== 1 passed in 9.99s ==="], printed)
+    assert_printed([ELISION, "b", "c", ELISION], printed)
+    for wrong in (["b", ELISION], ["a", "c", ELISION], [ELISION, "c", "b", ELISION], ["a", "b"]):
+        with pytest.raises(AssertionError):
+            assert_printed(wrong, printed)
+    text = textwrap.dedent(
+        """\
+        # Title
+        ## One
+        ```bash
+        echo one
+        ```
+        ### Inner
+        ```
+        out
+        ```
+        ## Two
+        """
+    )
+    assert [b.language for b in code_blocks(text)] == ["bash", ""]
+    assert commands(code_blocks(text)) == ["echo one"]
