@@ -1,9 +1,11 @@
 """A newcomer's first run: ``pytest --citations cases/`` from the repository root replays the
 shipped examples offline, with no token and the default MiniLM embedder, and prints what the
-README says it prints.
+README says it prints, line for line (``-v`` shows each claim's label, as the README shows
+for ``cases/fetch-rules.yaml``).
 
-The examples run once per module, in a fresh Python process (the MiniLM model loads torch,
-which must never be imported into pytester's in-process runs).
+The examples run in a fresh Python process (the MiniLM model loads torch, which must never be
+imported into pytester's in-process runs): the whole set once per module, and
+``cases/fetch-rules.yaml`` once more with ``-v``.
 """
 
 from __future__ import annotations
@@ -19,35 +21,43 @@ from pathlib import Path
 import pytest
 from fakes import CrawlbaseEmulator, JudgeEmulator
 from plugin_helpers import QUIET, STEERING_VARIABLES, Web
+from test_readme import ELISION, assert_printed
 
 ROOT = Path(__file__).resolve().parents[2]
 LABELS = ("supported", "partial", "contradicted", "not_found", "unreachable")
 
 
+def readme_block(after: str) -> list[str]:
+    """The lines of the README's first output block after the words ``after``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert after in text, f"the README no longer says {after!r}"
+    return text.split(after, 1)[1].split("```", 2)[1].splitlines()[1:]
+
+
 def readme_first_run() -> list[str]:
     """The output block the README shows for ``pytest --citations cases/``."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    after = text.split("The first command prints, shortened:", 1)[1]
-    block = after.split("```", 2)[1]
-    return block.splitlines()[1:]
+    return readme_block("The first command prints, shortened")
 
 
-@pytest.fixture(scope="module")
-def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[pytest.RunResult, Web]:
-    """``pytest --citations cases/ -v`` in a copy of the repository's examples, with no token
-    set and both emulators listening where the API URLs point (so that any request shows)."""
-    project = tmp_path_factory.mktemp("first-run")
-    shutil.copytree(ROOT / "cases", project / "cases")
-    shutil.copytree(ROOT / "cassettes", project / "cassettes")
+def readme_verbose_run() -> list[str]:
+    """The item lines the README shows for ``pytest --citations cases/fetch-rules.yaml -v``."""
+    return readme_block("`pytest --citations cases/fetch-rules.yaml -v`:")
+
+
+def run_examples(folder: Path, *arguments: str) -> tuple[pytest.RunResult, Web]:
+    """``pytest ARGUMENTS`` in a copy of the repository's examples, with no token set and
+    both emulators listening where the API URLs point (so that any request shows)."""
+    shutil.copytree(ROOT / "cases", folder / "cases")
+    shutil.copytree(ROOT / "cassettes", folder / "cassettes")
     env = {name: value for name, value in os.environ.items() if name not in STEERING_VARIABLES}
-    command = [sys.executable, "-m", "pytest", "--citations", "cases/", "-v"]
-    command += ["-p", "no:cacheprovider", *QUIET]
+    env["COLUMNS"] = "80"  # the README shows an 80-column terminal
+    command = [sys.executable, "-m", "pytest", *arguments, "-p", "no:cacheprovider", *QUIET]
     with CrawlbaseEmulator() as crawlbase, JudgeEmulator() as judge:
         env["CRAWLBASE_API_URL"] = crawlbase.url
         env["OPENAI_BASE_URL"] = judge.openai_base_url
         started = time.monotonic()
         done = subprocess.run(
-            command, cwd=project, env=env, capture_output=True, text=True, timeout=900
+            command, cwd=folder, env=env, capture_output=True, text=True, timeout=900
         )
     result = pytest.RunResult(
         done.returncode,
@@ -58,11 +68,18 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[pytest.RunResul
     return result, Web(crawlbase, judge)
 
 
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[pytest.RunResult, Web]:
+    """The README's first command, ``pytest --citations cases/``, as a newcomer runs it."""
+    return run_examples(tmp_path_factory.mktemp("first-run"), "--citations", "cases/")
+
+
 def test_readme_shows_a_complete_first_run() -> None:
     lines = readme_first_run()
     assert any(line.startswith("citations: record=none judge=openai ") for line in lines)
     assert any(re.search(r"\d+ failed, \d+ passed", line) for line in lines)
     assert any(line.startswith("citation_precision=") for line in lines)
+    assert any(line.startswith("Release decision: ") for line in lines)
 
 
 def test_examples_replay_offline_and_show_every_label(
@@ -91,22 +108,16 @@ def test_examples_replay_offline_and_show_every_label(
 
 def test_examples_print_what_the_readme_shows(first_run: tuple[pytest.RunResult, Web]) -> None:
     result, _ = first_run
-    expected = readme_first_run()
 
-    outcome = next(line for line in expected if re.search(r"\d+ failed, \d+ passed", line))
-    counts = {word: int(n) for n, word in re.findall(r"(\d+) (failed|passed)", outcome)}
-    result.assert_outcomes(**counts)
-    item_lines = [line for line in expected if re.match(r"cases/\S+ (PASSED|FAILED)", line)]
-    assert item_lines
-    # "[" opens a character class in fnmatch patterns: "[[]" matches it literally.
-    result.stdout.fnmatch_lines([line.replace("[", "[[]") + "*" for line in item_lines])
-    result.stdout.fnmatch_lines(
-        [
-            line
-            for line in expected
-            if line.startswith(("citation_precision=", "reachable_precision="))
-        ]
-    )
+    assert_printed(readme_first_run(), result.outlines)
+
+
+def test_the_verbose_lines_the_readme_shows(tmp_path: Path) -> None:
+    result, web = run_examples(tmp_path, "--citations", "cases/fetch-rules.yaml", "-v")
+
+    assert web.requests == 0
+    assert result.ret == pytest.ExitCode.OK
+    assert_printed([ELISION, *readme_verbose_run(), ELISION], result.outlines)
 
 
 def test_the_prompt_injection_example_does_not_fool_the_judge(
@@ -116,7 +127,10 @@ def test_the_prompt_injection_example_does_not_fool_the_judge(
     to call the claim supported; the recorded run shows the order was read as data (issue 8)."""
     result, _ = first_run
     result.stdout.fnmatch_lines(
-        ["cases/prompt-injection.yaml::prompt-injection::claim-1 PASSED [[]not_found[]]*"]
+        [
+            "  cases/prompt-injection.yaml::prompt-injection::claim-1: not_found "
+            "https://tracker.example.com/aurora-x2"
+        ]
     )
     columns = next(line.split() for line in result.outlines if line.startswith("case "))
     row = next(
