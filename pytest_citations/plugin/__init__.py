@@ -21,6 +21,8 @@ from ..audit import new_run_id
 from ..backends import Backends
 from ..settings import LIMITS
 from . import hookspecs
+from .drift import check as check_drift
+from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
 from .items import CASE_MARKER, CaseFile, attach_result, result_of
 from .options import OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
@@ -94,6 +96,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     options = session.config.stash[OPTIONS_KEY]
     if not options.enabled:
         return
+    if options.drift:
+        refuse_under_xdist(session.config)
     if _is_xdist_controller(session.config):
         check_recording_secrets(options, build_settings(options, None), Backends())
         return
@@ -147,6 +151,22 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         citations.plan([(path, file.cases) for path, file in case_files.items()])
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Any:
+    """With ``--citations-drift``, check the cassettes against the live web once the tests
+    ran (their replay filled the embedding cache the check then reads)."""
+    result = yield
+    config = session.config
+    options = config.stash[OPTIONS_KEY]
+    if options.enabled and options.drift and not session.shouldstop:
+        found = check_drift(
+            session, session_of(config), config.pluginmanager.get_plugin("terminalreporter")
+        )
+        if REPORTER_KEY in config.stash:
+            config.stash[REPORTER_KEY].add_drift(found)
+    return result
+
+
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     """One line that says how to reproduce the run."""
     options = config.stash[OPTIONS_KEY]
@@ -170,6 +190,9 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         if limit.field in options.limits
     )
     line += " allow_unchecked" if options.allow_unchecked else ""
+    if options.drift:
+        line += " drift" + ("+update" if options.drift_update else "")
+        line += f" drift_fail_on={','.join(options.drift_fail_on)}"
     return [line + _scheduling(config)]
 
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import pytest
 
 from ..backends import Backends
+from ..drift import DEFAULT_FAIL_ON, FAIL_ON_CHOICES, DriftPolicy
 from ..errors import ConfigurationError
 from ..gating.criteria import Criteria
 from ..labels import Label
@@ -71,6 +72,15 @@ def _agreement(raw: Any, what: str) -> tuple[str, float]:
     if not -1 <= value <= 1:
         raise ConfigurationError(f"{what} must be between -1 and 1")
     return metric, value
+
+
+def _drift_fail_on(raw: Any, what: str) -> tuple[str, ...]:
+    words = " ".join([raw] if isinstance(raw, str) else raw).replace(",", " ").split()
+    try:
+        policy = DriftPolicy.parse(words)
+    except ConfigurationError as error:
+        raise ConfigurationError(f"{what}: {error}") from None
+    return tuple(name for name in FAIL_ON_CHOICES if name in policy.fail_on)
 
 
 def _record_mode(raw: Any, what: str) -> RecordMode:
@@ -172,6 +182,16 @@ OPTIONS: tuple[Option, ...] = (
            "errors, missing recordings) as their labels instead of making their claims errors",
            kind="bool", default=False),
     Option("fetcher", "fetcher backend name (default crawlbase)", default="crawlbase"),
+    Option("drift", "after the tests, fetch every page the case files' cassettes hold, live, "
+           "and report which recorded verdicts the web no longer backs", kind="bool",
+           default=False, ini=False),
+    Option("drift-update", "with --citations-drift: write new recordings for the citations "
+           "it checked again (only those; reviewed recordings of unchanged pages stay "
+           "byte-identical)", kind="bool", default=False, ini=False),
+    Option("drift-fail-on", "drift statuses that fail the run: unchanged, edited, "
+           "evidence_changed, moved, gone, now_needs_js, now_pdf, unchecked, flipped "
+           "(default gone,flipped)", kind="parse", default=DEFAULT_FAIL_ON,
+           parse=_drift_fail_on, metavar="STATUSES", ini_type="args"),
     Option("forbid-contradicted-topics", "topics whose contradicted claims always fail",
            kind="args", default=(), flag=False),
     Option("numbers-traceable", "every number and date of a claim must stand in its evidence",
@@ -292,6 +312,10 @@ class Options:
     #: Request limits that were given; the others keep the engine's defaults.
     limits: dict[str, float] = field(default_factory=dict)
     case_globs: Sequence[str] = DEFAULT_CASE_GLOBS
+    #: ``--citations-drift``: check the cassettes against the live web after the tests.
+    drift: bool = False
+    drift_update: bool = False
+    drift_fail_on: tuple[str, ...] = DEFAULT_FAIL_ON
 
     @property
     def fail_on(self) -> tuple[str, ...]:
@@ -316,6 +340,8 @@ class Options:
         root = config.rootpath
         if values["update_baseline"] and values["baseline"] is None:
             raise pytest.UsageError("--citations-update-baseline needs --citations-baseline PATH")
+        if values["drift_update"] and not values["drift"]:
+            raise pytest.UsageError("--citations-drift-update needs --citations-drift")
         model = values["model"]
         model_variable = Backends().judge_variable(values["judge"], "model_variable")
         if model is None and model_variable and os.environ.get(model_variable, "").strip():
@@ -355,4 +381,7 @@ class Options:
                 if values[limit.name.replace("-", "_")] is not None and limit.field != "concurrency"
             },
             case_globs=values["files"],
+            drift=values["drift"],
+            drift_update=values["drift_update"],
+            drift_fail_on=values["drift_fail_on"],
         )

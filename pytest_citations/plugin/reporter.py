@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from ..backends import Backends
+from ..drift import DriftReport
+from ..errors import AccountError
 from ..gating.baseline import Baseline, Reconciliation
 from ..gating.calibration import Agreement
 from ..gating.criteria import RunDecision, decide_run
@@ -57,6 +59,7 @@ class CitationsReporter:
         self.decision = RunDecision()
         self.agreement: Agreement | None = None
         self.baseline: Reconciliation | None = None
+        self.drift: DriftReport | Exception | None = None
         self.info = RunInfo(
             plugin_version=_version(),
             judge=options.judge,
@@ -66,6 +69,14 @@ class CitationsReporter:
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             run_id=config.stash[RUN_ID_KEY],
         )
+
+    def add_drift(self, found: DriftReport | Exception) -> None:
+        """The drift check's report, or why it could not run."""
+        self.drift = found
+        if isinstance(found, DriftReport):
+            self.report.drift = found.to_dict()
+        else:
+            self.report.drift = {"error": strip_controls(str(found)), "failed": True}
 
     def add_process(self, usage: Usage, notes: list[str]) -> None:
         """What one process (this one or an xdist worker) spent and left unrecorded."""
@@ -113,6 +124,12 @@ class CitationsReporter:
         failed = bool(self.decision.failures or self.decision.undecided)
         if self.baseline is not None and self.baseline.fails(self.options.baseline_fail_unused):
             failed = True  # as syrupy fails a run that leaves unused snapshots
+        if isinstance(self.drift, DriftReport):
+            failed = failed or self.drift.failed
+        elif self.drift is not None:  # a check that could not run is never a pass
+            failed = True
+            if isinstance(self.drift, AccountError):
+                session.exitstatus = pytest.ExitCode.INTERRUPTED
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -164,3 +181,18 @@ class CitationsReporter:
             markup = {line.colour: True} if line.colour else {}
             # Records are cleaned where they are made; this also covers worker records.
             terminalreporter.write_line(strip_controls(line.text), **markup)
+        self._drift_summary(terminalreporter)
+
+    def _drift_summary(self, terminalreporter: Any) -> None:
+        drift = self.drift
+        if drift is None:
+            return
+        if not isinstance(drift, DriftReport):
+            text = f"drift check could not run: {strip_controls(str(drift))}"
+            terminalreporter.write_line(text, red=True)
+            return
+        *lines, decision = drift.lines()  # the last line is the decision
+        for line in lines:
+            terminalreporter.write_line(line)
+        colour = {"red": True} if drift.failed else {"green": True}
+        terminalreporter.write_line(decision, **colour)

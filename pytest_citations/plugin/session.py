@@ -85,7 +85,7 @@ def build_settings(options: Options, embedding_cache: Path | None) -> Settings:
         )
     except ConfigurationError as error:  # CITATIONS_TIMEOUT=abc, say, read here
         raise pytest.UsageError(f"citations: {error}") from None
-    if not options.record_mode.records:
+    if not (options.record_mode.records or options.drift):
         # No waiting on a recorded Retry-After.
         settings = settings.replace(backoff=0.0, max_backoff=0.0)
     return settings
@@ -93,10 +93,16 @@ def build_settings(options: Options, embedding_cache: Path | None) -> Settings:
 
 def check_recording_secrets(options: Options, settings: Settings, backends: Backends) -> None:
     """Recording needs real secrets: one usage error names every missing variable."""
-    missing = backends.missing(settings) if options.record_mode.records else []
+    live = options.record_mode.records or options.drift
+    missing = backends.missing(settings) if live else []
     if missing:
+        asked = (
+            f"--citations-record={options.record_mode.value}"
+            if options.record_mode.records
+            else "--citations-drift"
+        )
         raise pytest.UsageError(
-            f"--citations-record={options.record_mode.value} sends requests and needs "
+            f"{asked} sends requests and needs "
             f"{' and '.join(missing)}; set {'it' if len(missing) == 1 else 'them'} in the "
             "environment (replay with the default --citations-record=none needs no token)"
         )
@@ -116,11 +122,12 @@ class CitationsSession:
         config.hook.pytest_citations_backends(config=config, backends=self.backends)
         check_recording_secrets(options, self.settings, self.backends)
         self.redaction = LogRedaction(self.settings.redactor()).install()
-        vcr_config = build_vcr(self.settings.redactor())
-        config.hook.pytest_citations_vcr(config=config, vcr=vcr_config)
-        keep_builtin_scrubbing(vcr_config, self.settings.redactor())
+        #: The VCR configuration after the ``pytest_citations_vcr`` hooks (drift uses it too).
+        self.vcr_config = build_vcr(self.settings.redactor())
+        config.hook.pytest_citations_vcr(config=config, vcr=self.vcr_config)
+        keep_builtin_scrubbing(self.vcr_config, self.settings.redactor())
         self.library = CassetteLibrary(
-            vcr_config, options.record_mode, self.record_command, root=self.root
+            self.vcr_config, options.record_mode, self.record_command, root=self.root
         )
         self.audit = (
             AuditLog(options.audit, run_id=config.stash[RUN_ID_KEY]) if options.audit else None
@@ -228,6 +235,11 @@ class CitationsSession:
                 return await verifier.verifier.verify_many(requests)
 
         return verifier.run(run())
+
+    @property
+    def planned_files(self) -> list[tuple[Path, Sequence[Case]]]:
+        """The case files this process runs, in item order (see :meth:`plan`)."""
+        return list(self._plan)
 
     def plan(self, files: Sequence[tuple[Path, Sequence[Case]]]) -> None:
         """The case files in the order their items will run: the first item's request

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,23 +64,52 @@ def rows(
     return found
 
 
-def text(table: Iterable[dict[str, Any]]) -> str:
+#: Added after the others when the run checked drift (``--citations-drift``).
+DRIFT_FIELDS = ("drift_status", "drift_old_label", "drift_new_label", "drift_detail", "drift_diff")
+
+
+def with_drift(table: list[dict[str, Any]], drift: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows with each citation's drift (status, old and new label, what changed and
+    the passage diff); a citation drift did not check has empty drift cells."""
+    found = {(d["nodeid"], d["url"]): d for d in drift.get("citations", [])}
+    rows = []
+    for row in table:
+        checked = found.get((row["claim_id"], row["url"]))
+        new = (checked or {}).get("new") or {}
+        cells = {
+            "drift_status": checked["status"] if checked else "",
+            "drift_old_label": checked["old"]["label"] if checked else "",
+            "drift_new_label": new.get("label", ""),
+            "drift_detail": checked["detail"] if checked else "",
+            "drift_diff": "\n".join(checked["diff"]) if checked else "",
+        }
+        rows.append({**row, **cells})
+    return rows
+
+
+def text(table: Iterable[dict[str, Any]], fields: Sequence[str] = CSV_FIELDS) -> str:
     """The CSV document (header included). Every cell is made safe for a spreadsheet: no
     control sequences, and no cell a spreadsheet would run as a formula (claims come from
-    LLM answers, final URLs from the cited sites)."""
+    LLM answers, final URLs from the cited sites, drift diffs start with ``-`` and ``+``)."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=list(fields), lineterminator="\n")
     writer.writeheader()
     writer.writerows({key: csv_cell(value) for key, value in row.items()} for row in table)
     return buffer.getvalue()
 
 
-def write_rows(path: Path, table: Iterable[dict[str, Any]]) -> None:
+def write_rows(
+    path: Path, table: Iterable[dict[str, Any]], fields: Sequence[str] = CSV_FIELDS
+) -> None:
     """Write rows (see :func:`rows`) as a CSV file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text(table), encoding="utf-8")
+    path.write_text(text(table, fields), encoding="utf-8")
 
 
 def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
-    """Write the run's CSV report."""
-    write_rows(path, rows(report.claims))
+    """Write the run's CSV report (with the drift columns when drift was checked)."""
+    table = rows(report.claims)
+    if report.drift is not None:
+        write_rows(path, with_drift(table, report.drift), (*CSV_FIELDS, *DRIFT_FIELDS))
+    else:
+        write_rows(path, table)

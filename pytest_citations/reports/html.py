@@ -17,6 +17,7 @@ from ..labels import Label
 from ..sanitize import strip_controls
 from .html_assets import SCRIPT, STYLE
 from .html_cases import case_html, failed, highlight
+from .html_drift import drift_section
 from .html_overview import calibration, cards, case_table, run_meta, run_mix
 from .info import RunInfo
 from .record import RunReport
@@ -91,6 +92,7 @@ def render_html(
         + case_table(report, info)
         + "</section>"
         + (calibration(info.agreement) if info.agreement is not None else "")
+        + (drift_section(report.drift) if report.drift is not None else "")
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

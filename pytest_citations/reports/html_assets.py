@@ -31,7 +31,15 @@ main { padding: 8px 32px 32px; }
 .run-meta { display: flex; flex-wrap: wrap; gap: 4px 28px; margin: 10px 0 0; font-size: 13px; }
 .run-meta div { display: flex; gap: 6px; }
 .run-meta dt { color: var(--muted); } .run-meta dd { margin: 0; font-weight: 600; }
-.overview, .calibration, .claims-head { margin: 20px 0 0; }
+.overview, .calibration, .drift, .claims-head { margin: 20px 0 0; }
+.drift-counts { border-collapse: collapse; }
+.drift-counts th, .drift-counts td { padding: 2px 10px; border-bottom: 1px solid var(--line);
+  text-align: left; }
+.drifted { list-style: none; padding: 0; }
+.drifted li { margin: 8px 0; padding: 8px; background: #fff; border: 1px solid var(--line); }
+.drifted .status { font-weight: 600; text-transform: uppercase; font-size: 12px; }
+.drifted .flip { color: var(--bad); font-weight: 600; }
+.drifted pre { white-space: pre-wrap; margin: 6px 0 0; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(210px, 1fr));
          gap: 12px; margin: 0 0 16px; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 8px;

@@ -102,6 +102,8 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
     if info.agreement is not None:
         found["calibration"] = calibration(info.agreement)
     found["cases"] = [_case(case, info) for case in report.cases]
+    if report.drift is not None:
+        found["drift"] = report.drift
     return found
 
 

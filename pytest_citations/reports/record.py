@@ -206,6 +206,9 @@ class RunReport:
         self.file_errors: dict[str, str] = {}
         #: Cassettes this run left as they were, and why.
         self.cassette_notes: list[str] = []
+        #: The drift check's report as JSON-ready data (``DriftReport.to_dict()``), or
+        #: ``{"error": why}`` when it could not run; None without ``--citations-drift``.
+        self.drift: dict[str, Any] | None = None
 
     def add_claim(self, record: ClaimRecord) -> None:
         """Add one claim record; a repeat of a node id replaces it."""
@@ -236,7 +239,7 @@ class RunReport:
         return self._cases[key]
 
     def __bool__(self) -> bool:
-        return bool(self._cases) or bool(self.file_errors)
+        return bool(self._cases) or bool(self.file_errors) or self.drift is not None
 
     @property
     def cases(self) -> list[CaseRecord]:

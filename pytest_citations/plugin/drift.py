@@ -1,0 +1,63 @@
+"""``--citations-drift``: after the tests, every page the case files' cassettes hold is
+fetched live once and compared with its recording (the engine is :mod:`pytest_citations.drift`);
+the reporter prints and writes what changed, and the policy decides the exit status.
+
+Drift runs in one process, so that each distinct URL is fetched once: under xdist it is a
+usage error (``-n 0`` runs it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ..drift import DriftPlan, DriftPolicy, DriftReport, DriftSource, run_drift
+from ..errors import AccountError, CitationsError
+from ..paths import shown
+from .session import CitationsSession
+
+
+def refuse_under_xdist(config: pytest.Config) -> None:
+    """A usage error when drift would run on several xdist workers."""
+    if getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
+        raise pytest.UsageError(
+            "--citations-drift fetches each page once for the whole run and runs in one "
+            "process: run it without xdist (-n 0 or -p no:xdist)"
+        )
+
+
+def check(
+    session: pytest.Session, citations: CitationsSession, terminal: Any | None
+) -> DriftReport | Exception:
+    """Run the drift check over the case files this run collected; what went wrong when
+    it could not run (that is never a pass)."""
+    options = citations.options
+    root = citations.root
+    sources = [
+        DriftSource.from_cases(shown(path, root), citations.cassette_path(path), cases)
+        for path, cases in citations.planned_files
+    ]
+
+    def announce(plan: DriftPlan) -> None:  # before anything is sent
+        if terminal is not None:
+            terminal.write_line("")
+            terminal.write_line(plan.line())
+
+    try:
+        return run_drift(
+            sources,
+            citations.settings,
+            update=options.drift_update,
+            policy=DriftPolicy.parse(
+                options.drift_fail_on, allow_unchecked=options.allow_unchecked
+            ),
+            vcr_config=citations.vcr_config,
+            backends=citations.backends,
+            root=root,
+            on_plan=announce,
+        )
+    except AccountError as error:
+        session.shouldstop = str(error)
+        return error
+    except CitationsError as error:
+        return error
