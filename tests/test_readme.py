@@ -18,7 +18,14 @@ from pathlib import Path
 
 import pytest
 from ops_support import COMMAND, Run
-from plugin_helpers import Citations
+from plugin_helpers import (
+    BOILING_CASE,
+    BOILING_URL,
+    RETURNS_CASE,
+    SUPPORTED_CLAIM,
+    Citations,
+    single_claim_case,
+)
 
 from pytest_citations.cases import load_cases
 from pytest_citations.cases.schema import schema_text
@@ -174,6 +181,37 @@ def test_a_broken_case_file_fails_as_the_readme_shows(citations: Citations) -> N
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert_printed([ELISION, *printed.lines, ELISION], result.outlines)
+
+
+# -- baselines ------------------------------------------------------------------------------
+
+
+def test_a_baseline_run_and_its_update_print_what_the_readme_shows(citations: Citations) -> None:
+    """The README's story: a baseline written for two case files; then one claim cites
+    another page (it regresses), the file's last claim goes (unused) and a file is added."""
+    section = readme_section("Release gating")
+    compare = "pytest --citations cases/ --citations-baseline\ncitations-baseline.json"
+    assert compare in section
+    shown = [b for b in code_blocks(section) if b.text.startswith("baseline ")]
+    assert len(shown) == 2  # the comparison, then the update
+    baseline = ("--citations-baseline", "citations-baseline.json")
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    citations.write("cases/returns.yaml", RETURNS_CASE)
+    citations.record("cases/")
+    citations.run("cases/", *baseline, "--citations-update-baseline")
+    changed = RETURNS_CASE.replace("    cites: [2]\n", "    cites: [1]\n")
+    citations.write("cases/returns.yaml", changed[: changed.index("  - text: Opened software")])
+    citations.write("cases/water.yaml", single_claim_case("water", SUPPORTED_CLAIM, BOILING_URL))
+    citations.record("cases/", mode="new_episodes")
+
+    compared = citations.run("cases/", *baseline)
+    updated = citations.run("cases/", *baseline, "--citations-update-baseline")
+
+    assert compared.ret == updated.ret == pytest.ExitCode.TESTS_FAILED  # the contradicted claim
+    compared.assert_outcomes(passed=6, failed=2)  # ... and the regressed one
+    updated.assert_outcomes(passed=7, failed=1)  # an update accepts the regression
+    assert_printed([ELISION, *shown[0].lines, ELISION], compared.outlines)
+    assert_printed([ELISION, *shown[1].lines, ELISION], updated.outlines)
 
 
 # -- inside ordinary tests ----------------------------------------------------------------------
