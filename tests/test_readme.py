@@ -183,6 +183,34 @@ def test_a_broken_case_file_fails_as_the_readme_shows(citations: Citations) -> N
     assert_printed([ELISION, *printed.lines, ELISION], result.outlines)
 
 
+# -- recordings ---------------------------------------------------------------------------
+
+
+def test_the_shipped_cassettes_come_from_the_local_emulators() -> None:
+    """What the README and cassettes/README.md say of the shipped recordings stays true: every
+    request in them went to an emulator on 127.0.0.1, and both name the script that records
+    them again from there."""
+    cassettes = sorted((ROOT / "cassettes").rglob("*.yaml"))
+    uris = [
+        line.split("uri:", 1)[1].strip()
+        for path in cassettes
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip().startswith("uri:")
+    ]
+
+    assert cassettes
+    assert uris
+    assert all(uri.startswith("http://127.0.0.1:") for uri in uris), "re-recorded for real?"
+    assert (ROOT / "tests" / "record_examples.py").is_file()
+    for text in (
+        README.read_text(encoding="utf-8"),
+        (ROOT / "cassettes" / "README.md").read_text(encoding="utf-8"),
+    ):
+        assert "python tests/record_examples.py" in text
+        assert "tests/fakes/" in text
+        assert "--citations-record=rewrite" in text  # how to record them with real tokens
+
+
 # -- baselines ------------------------------------------------------------------------------
 
 
