@@ -30,6 +30,7 @@ from ..recording import (
     build_vcr,
     keep_builtin_scrubbing,
 )
+from ..recording.pages import mirrored_cassette
 from ..redact import LogRedaction
 from ..reports import BaselineChange
 from ..settings import Settings
@@ -144,12 +145,7 @@ class CitationsSession:
     def cassette_path(self, source: Path) -> Path:
         """The cassette of a case file: its path mirrored under the cassette folder, its
         suffix kept (``a.yaml`` and ``a.yml`` are two files, so two cassettes)."""
-        relative = Path(shown(source, self.root)) if source.is_absolute() else source
-        if relative.is_absolute():
-            relative = Path(source.name)
-        if relative.suffix not in (".yaml", ".yml"):
-            relative = relative.with_suffix(".yaml")
-        path = self.options.cassette_dir / relative
+        path = mirrored_cassette(source, self.options.cassette_dir, self.root)
         self._sources.setdefault(path, shown(source, self.root))
         return self.library.assign(
             path, source.resolve(), f"the case file {shown(source, self.root)}"
