@@ -29,6 +29,7 @@ from plugin_helpers import (
 
 from pytest_citations.cases import load_cases
 from pytest_citations.cases.schema import schema_text
+from pytest_citations.plugin.options import OPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -140,6 +141,37 @@ def run_readme_command(line: str, *, env: dict[str, str], cwd: Path) -> Run:
         check=False,
     )
     return Run(done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
+
+
+# -- options ------------------------------------------------------------------------------
+
+
+def test_every_option_and_ini_key_the_readme_names_exists() -> None:
+    text = README.read_text(encoding="utf-8")
+    flags = {"--citations", *(option.flag_name for option in OPTIONS if option.flag)}
+    keys = {option.key for option in OPTIONS if option.ini}
+    keys |= {option.old_ini for option in OPTIONS if option.old_ini}
+
+    named_flags = set(re.findall(r"--citations(?:-[a-z]+)*", text))
+    named_keys = set(re.findall(r"\bcitations_[a-z_]+", text))
+
+    assert named_flags - flags == set()
+    assert named_keys - keys == set()
+
+
+def test_the_options_table_matches_the_option_table_of_the_code() -> None:
+    """Each row of the README's table: the flag's ini key and environment variable."""
+    by_flag = {option.flag_name: option for option in OPTIONS if option.flag}
+    rows = re.findall(
+        r"^\| `(--citations-[a-z-]+)[^`]*` \| (?:`(citations_[a-z_]+)`)? *\| ([^|]*)\|",
+        readme_section("Options"),
+        re.MULTILINE,
+    )
+    assert len(rows) > 20
+    for flag, key, env in rows:
+        option = by_flag[flag]
+        assert key == (option.key if option.ini else ""), flag
+        assert re.findall(r"`([A-Z_]+)`", env)[:1] == list(option.env[:1]), flag
 
 
 # -- case files ---------------------------------------------------------------------------------
