@@ -26,6 +26,7 @@ from plugin_helpers import (
     Citations,
     single_claim_case,
 )
+from test_workflows import SUBCOMMANDS, help_options
 
 from pytest_citations.cases import load_cases
 from pytest_citations.cases.schema import schema_text
@@ -172,6 +173,21 @@ def test_the_options_table_matches_the_option_table_of_the_code() -> None:
         option = by_flag[flag]
         assert key == (option.key if option.ini else ""), flag
         assert re.findall(r"`([A-Z_]+)`", env)[:1] == list(option.env[:1]), flag
+
+
+def test_every_command_line_the_readme_shows_uses_commands_and_options_that_exist() -> None:
+    lines = commands(code_blocks(README.read_text(encoding="utf-8")))
+    shown = [shlex.split(line.split(" && ")[-1], comments=True) for line in lines]
+    shown = [words for words in shown if words and words[0] == "pytest-citations"]
+    assert len(shown) >= 6
+    known = {"": help_options(*COMMAND)}
+    for words in shown:
+        command = next((word for word in words[1:] if not word.startswith("-")), "")
+        assert command in SUBCOMMANDS, f"pytest-citations has no command {command!r}"
+        if command not in known:
+            known[command] = known[""] | help_options(*COMMAND, command)
+        options = {word.split("=")[0] for word in words[1:] if word.startswith("--")}
+        assert options <= known[command], f"{words}: {sorted(options - known[command])}"
 
 
 # -- case files ---------------------------------------------------------------------------------
