@@ -30,8 +30,6 @@ TOKEN_VARIABLES = ("CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN", "OPENAI_API_KEY", "A
 PRINTS_ENVIRONMENT = re.compile(
     r"(^|[;&|]\s*)(env|printenv|export\s+-p|set(\s+-\w*x\w*)?)\s*($|[;&|])"
 )
-#: Options pytest-citations' subcommands take, by command.
-SUBCOMMANDS = ("verify", "batch", "import", "stored-page", "schema", "serve")
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -90,12 +88,23 @@ def spelling(option: str) -> str:
     return "--" + option[2:].replace("-", "")
 
 
-def help_options(*command: str) -> set[str]:
-    """Every long option a command's ``--help`` names."""
+def help_text(*command: str) -> str:
+    """What ``COMMAND --help`` prints."""
     done = subprocess.run(
         [*command, "--help"], capture_output=True, text=True, timeout=120, check=True
     )
-    return set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", done.stdout))
+    return done.stdout
+
+
+def help_options(*command: str) -> set[str]:
+    """Every long option a command's ``--help`` names."""
+    return set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", help_text(*command)))
+
+
+def subcommands() -> tuple[str, ...]:
+    """The commands ``pytest-citations --help`` lists."""
+    listing = help_text(*COMMAND).split("\ncommands:\n", 1)[1]
+    return tuple(re.findall(r"^    ([a-z][a-z-]*) ", listing, re.MULTILINE))
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +126,7 @@ def pytest_options(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
 def cli_options() -> dict[str, set[str]]:
     """The options of ``pytest-citations`` and of each of its commands."""
     known = {"": help_options(*COMMAND)}
-    for name in SUBCOMMANDS:
+    for name in subcommands():
         known[name] = known[""] | help_options(*COMMAND, name)
     return known
 
@@ -146,7 +155,7 @@ def test_every_command_uses_only_options_that_exist(
                 assert not unknown, f"{path.name}: pytest has no option {sorted(unknown)}"
                 checked += 1
             elif words[0] == "pytest-citations":
-                command = next((word for word in words[1:] if word in SUBCOMMANDS), "")
+                command = next((word for word in words[1:] if word in cli_options), "")
                 unknown = set(flags(words[1:])) - cli_options[command]
                 assert not unknown, f"{path.name}: pytest-citations has no {sorted(unknown)}"
                 checked += 1
