@@ -21,9 +21,9 @@ LAYERS = {
         "aggregate",
     },
     "engine": {
-        "network", "sharing", "queues", "claimwork", "backends", "fetchers", "judges", "verifier", "sync",
-        "passages", "retrieval", "embeddings", "scripts", "languages", "lexical", "guard",
-        "audit", "answers", "assertions",
+        "network", "sharing", "queues", "claimwork", "backends", "fetchers", "judges",
+        "verifier", "sync", "passages", "retrieval", "embeddings", "scripts", "languages",
+        "lexical", "guard", "audit", "answers", "assertions",
     },
     "gating": {"gating", "figures"},
     "inputs": {"cases", "recording", "reports", "importing", "drift"},
