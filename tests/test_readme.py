@@ -37,7 +37,14 @@ README = ROOT / "README.md"
 #: A line of an output block that stands for lines left out.
 ELISION = "…"
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
-_DURATION = re.compile(r"\bin \d+(?:\.\d+)?s\b")
+_DURATION = re.compile(r"\bin \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
+# pytest centres its final line in ``=``, so a duration of another length moves the padding
+_FINAL_LINE = re.compile(r"^=+ (.* in <time>) =+$")
+
+
+def _without_duration(line: str) -> str:
+    """``line`` with a test run's duration (and the padding that centres it) made neutral."""
+    return _FINAL_LINE.sub(r"= \1 =", _DURATION.sub("in <time>", line.rstrip()))
 
 
 @dataclass(frozen=True)
@@ -94,8 +101,8 @@ def assert_printed(expected: list[str], printed: list[str]) -> None:
     where a line starting with ``…`` stands for any number of lines left out, and a test
     run's duration (``in 24.87s``) may differ. Without ``…`` at its start or end, the block
     must start or end where the output does."""
-    expected = [_DURATION.sub("in <time>", line.rstrip()) for line in expected]
-    printed = [_DURATION.sub("in <time>", line.rstrip()) for line in printed]
+    expected = [_without_duration(line) for line in expected]
+    printed = [_without_duration(line) for line in printed]
     segments: list[list[str]] = [[]]
     for line in expected:
         if line.strip().startswith(ELISION):

@@ -51,6 +51,10 @@ def run_examples(folder: Path, *arguments: str) -> tuple[pytest.RunResult, Web]:
     shutil.copytree(ROOT / "cassettes", folder / "cassettes")
     env = {name: value for name, value in os.environ.items() if name not in STEERING_VARIABLES}
     env["COLUMNS"] = "80"  # the README shows an 80-column terminal
+    # ... on a developer's machine: under CI (``CI`` or ``BUILD_NUMBER`` set) pytest prints
+    # the short test summary's lines in full instead of cut to the terminal's width
+    for variable in ("CI", "BUILD_NUMBER"):
+        env.pop(variable, None)
     command = [sys.executable, "-m", "pytest", *arguments, "-p", "no:cacheprovider", *QUIET]
     with CrawlbaseEmulator() as crawlbase, JudgeEmulator() as judge:
         env["CRAWLBASE_API_URL"] = crawlbase.url
