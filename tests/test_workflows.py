@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"
 GATE = WORKFLOWS / "citations.yml"
 RERECORD = WORKFLOWS / "rerecord.yml"
+DRIFT = WORKFLOWS / "drift.yml"
 #: The variables the plugin reads its tokens and keys from.
 TOKEN_VARIABLES = ("CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 #: What turns a shell into a printer of its environment.
@@ -131,8 +132,12 @@ def cli_options() -> dict[str, set[str]]:
     return known
 
 
-def test_the_two_workflows_exist() -> None:
-    assert sorted(path.name for path in WORKFLOWS.iterdir()) == ["citations.yml", "rerecord.yml"]
+def test_the_three_workflows_exist() -> None:
+    assert sorted(path.name for path in WORKFLOWS.iterdir()) == [
+        "citations.yml",
+        "drift.yml",
+        "rerecord.yml",
+    ]
 
 
 def test_the_plugin_options_from_help_are_the_option_table(pytest_options: set[str]) -> None:
@@ -141,7 +146,7 @@ def test_the_plugin_options_from_help_are_the_option_table(pytest_options: set[s
     assert expected <= pytest_options
 
 
-@pytest.mark.parametrize("path", [GATE, RERECORD], ids=lambda path: path.name)
+@pytest.mark.parametrize("path", [GATE, RERECORD, DRIFT], ids=lambda path: path.name)
 def test_every_command_uses_only_options_that_exist(
     path: Path, pytest_options: set[str], cli_options: dict[str, set[str]]
 ) -> None:
@@ -162,7 +167,7 @@ def test_every_command_uses_only_options_that_exist(
     assert checked, f"{path.name} runs no pytest command"
 
 
-@pytest.mark.parametrize("path", [GATE, RERECORD], ids=lambda path: path.name)
+@pytest.mark.parametrize("path", [GATE, RERECORD, DRIFT], ids=lambda path: path.name)
 def test_no_secret_is_echoed(path: Path) -> None:
     """Secrets go into a step's ``env:`` and nowhere else; no script names them or prints
     its environment (GitHub masks what it knows, but not a value that was transformed)."""
@@ -245,3 +250,25 @@ def test_the_readme_shows_the_gate_workflow_as_it_is() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "```yaml\n" + GATE.read_text(encoding="utf-8") + "```" in readme
     assert "(.github/workflows/rerecord.yml)" in readme
+
+
+def test_drift_runs_nightly_fails_on_changed_evidence_and_keeps_its_vectors() -> None:
+    workflow = load(DRIFT)
+    assert "workflow_dispatch" in workflow["on"]
+    [schedule] = workflow["on"]["schedule"]
+    assert schedule["cron"].split()[2:] == ["*", "*", "*"]  # every day
+
+    all_steps = steps(workflow)
+    [check] = [step for step in all_steps if "pytest-citations drift" in step.get("run", "")]
+    [words] = commands(check["run"])
+    statuses = words[words.index("--fail-on") + 1].split(",")
+    assert {"gone", "evidence_changed", "flipped"} <= set(statuses)
+    assert set(check["env"]) == {"CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN", "OPENAI_API_KEY"}
+    cache = next(step for step in all_steps if step.get("uses", "").startswith("actions/cache"))
+    assert cache["with"]["path"] == ".pytest_cache/d/citations-embeddings"
+    assert all_steps.index(cache) < all_steps.index(check)
+    upload = next(
+        step for step in all_steps if step.get("uses", "").startswith("actions/upload-artifact")
+    )
+    assert upload["if"] == "always()"
+    assert upload["with"]["path"] == words[words.index("--json") + 1]

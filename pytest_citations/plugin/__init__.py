@@ -151,7 +151,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         citations.plan([(path, file.cases) for path, file in case_files.items()])
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: after the progress line ends
 def pytest_runtestloop(session: pytest.Session) -> Any:
     """With ``--citations-drift``, check the cassettes against the live web once the tests
     ran (their replay filled the embedding cache the check then reads)."""
