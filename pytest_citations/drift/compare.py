@@ -52,7 +52,7 @@ from ..labels import Label, Reason
 from ..passages import split_passages
 from ..urls import is_pdf
 from ..verdicts import CitationVerdict
-from .statuses import DriftStatus
+from .statuses import DriftStatus, counted
 
 _BLANK_LINE = re.compile(r"\n\s*\n")
 #: A run of digits with its separators: a date, a time, a counter, an amount.
@@ -258,13 +258,16 @@ def _text_status(change: PageChange, recorded: FetchResult) -> tuple[DriftStatus
     if change.evidence_changed:
         what = []
         if change.missing:
-            what.append(f"{len(change.missing)} evidence paragraph(s) gone or changed")
+            what.append(f"{counted(len(change.missing), 'evidence paragraph')} gone or changed")
         if change.quote_gone:
             what.append("the quote no longer stands in the page")
         return DriftStatus.EVIDENCE_CHANGED, "; ".join(what)
     if change.edited:
         changed = sum(1 for line in change.diff if line.startswith("+ "))
-        return DriftStatus.EDITED, f"{changed} paragraph(s) changed, none the verdict rests on"
+        return (
+            DriftStatus.EDITED,
+            f"{counted(changed, 'paragraph')} changed, none the verdict rests on",
+        )
     return DriftStatus.UNCHANGED, "only digits changed" if change.digits_only else ""
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..sanitize import clean
 from ..verdicts import Usage
-from .statuses import FLIPPED, CitationDrift, DriftPolicy, DriftStatus, Skipped
+from .statuses import FLIPPED, CitationDrift, DriftPolicy, DriftStatus, Skipped, counted
 
 #: Diff lines shown per citation in the terminal, and characters per line.
 SHOWN_DIFF_LINES = 6
@@ -35,10 +35,11 @@ class DriftPlan:
     def line(self) -> str:
         """The plan in one line, for the terminal before the run."""
         return (
-            f"drift: {self.citations} citations in {self.cassettes} cassettes; "
-            f"{self.urls} URLs to fetch live (about {self.crawls} crawls, "
-            f"{self.credits:g} credits, as recorded); only citations whose evidence changed "
-            f"are judged again (a full re-record: {self.full_rerecord_judge_calls} judge calls)"
+            f"drift: {counted(self.citations, 'citation')} in "
+            f"{counted(self.cassettes, 'cassette')}; {counted(self.urls, 'URL')} to fetch live "
+            f"(about {counted(self.crawls, 'crawl')}, {self.credits:g} credits, as recorded); "
+            "only citations whose evidence changed are judged again (a full re-record: "
+            f"{counted(self.full_rerecord_judge_calls, 'judge call')})"
         )
 
 
@@ -81,9 +82,10 @@ class DriftCosts:
         kinds = ", ".join(f"{kind} {value:g}" for kind, value in self.credits_by_kind.items())
         update = f" (+{self.update_judge_calls} to update)" if self.update_judge_calls else ""
         return (
-            f"drift cost: {self.crawls} crawls, {self.credits:g} credits ({kinds}); "
-            f"{self.judge_calls} judge calls{update}, {self.judge_tokens} tokens (a full "
-            f"re-record: the same crawls and {self.full_rerecord_judge_calls} judge calls)"
+            f"drift cost: {counted(self.crawls, 'crawl')}, {self.credits:g} credits ({kinds}); "
+            f"{counted(self.judge_calls, 'judge call')}{update}, {self.judge_tokens} tokens (a "
+            "full re-record: the same crawls and "
+            f"{counted(self.full_rerecord_judge_calls, 'judge call')})"
         )
 
 
@@ -136,7 +138,9 @@ class DriftReport:
     def _citation_lines(self, drift: CitationDrift) -> list[str]:
         flip = " FLIPPED" if drift.flipped else ""
         head = f"{drift.status.value.upper()} {drift.nodeid} {drift.url}: {drift.labels()}{flip}"
-        lines = [f"  {_cut(head + (f'; {drift.detail}' if drift.detail else ''))}"]
+        lines = [f"  {_cut(head)}"]
+        if drift.detail:  # a line of its own: what changed is never cut off behind the URL
+            lines.append(f"      {_cut(drift.detail)}")
         shown = list(drift.diff[:SHOWN_DIFF_LINES])
         more = len(drift.diff) - len(shown)
         lines += [f"      {_cut(line)}" for line in shown]
@@ -149,8 +153,9 @@ class DriftReport:
         the decision. Page text is cleaned of terminal controls."""
         counts = self.counts()
         lines = [
-            f"drift: {len(self.citations)} citations in {self.plan.cassettes} cassettes, "
-            f"{self.plan.urls} URLs fetched live; fail_on {self.policy.describe()}",
+            f"drift: {counted(len(self.citations), 'citation')} in "
+            f"{counted(self.plan.cassettes, 'cassette')}, {counted(self.plan.urls, 'URL')} "
+            f"fetched live; fail_on {self.policy.describe()}",
             "  " + ", ".join(f"{name} {count}" for name, count in counts.items()),
         ]
         for drift in self.citations:

@@ -169,3 +169,8 @@ class Skipped:
         """JSON-ready mapping."""
         return {"nodeid": self.nodeid, "url": self.url, "cassette": self.cassette,
                 "reason": self.reason}  # fmt: skip
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 crawl``, ``2 crawls``: a count and its noun, for the drift's lines."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -98,17 +98,19 @@ def test_the_terminal_lines_and_the_json(world: World) -> None:
 
     lines = report.lines()
     assert lines[0] == (
-        "drift: 2 citations in 1 cassettes, 2 URLs fetched live; fail_on edited,gone"
+        "drift: 2 citations in 1 cassette, 2 URLs fetched live; fail_on edited,gone"
     )
     assert lines[1] == (
         "  unchanged 0, edited 1, evidence_changed 0, moved 0, gone 1, now_needs_js 0, "
         "now_pdf 0, unchecked 0, flipped 1"
     )
-    assert lines[2] == (
+    assert lines[2:4] == [
         f"  GONE cases/a.yaml::a::claim-1 {RETURNS_URL}: supported → unreachable (http_404) "
-        "FLIPPED; now unreachable (http_404)"
-    )
-    assert lines[3].startswith(f"  EDITED cases/a.yaml::a::claim-2 {BOILING_URL}: supported;")
+        "FLIPPED",
+        "      now unreachable (http_404)",
+    ]
+    assert lines[4] == f"  EDITED cases/a.yaml::a::claim-2 {BOILING_URL}: supported"
+    assert lines[5] == "      1 paragraph changed, none the verdict rests on"
     assert "\x1b" not in "\n".join(lines)
     assert lines[-1] == "drift decision: fail (gone 1, edited 1)"
     data = json.loads(json.dumps(report.to_dict()))

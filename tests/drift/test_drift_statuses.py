@@ -106,7 +106,7 @@ def test_a_page_edited_away_from_the_evidence_costs_no_judge_call(recorded: Worl
     assert drift.status is DriftStatus.EDITED
     assert drift.new is None
     assert not drift.evidence_changed
-    assert drift.detail == "1 paragraph(s) changed, none the verdict rests on"
+    assert drift.detail == "1 paragraph changed, none the verdict rests on"
     assert drift.diff == (
         "- Items must come back with all accessories and the original packaging.",
         "+ Items must come back with all accessories and the original box and its inlays.",
