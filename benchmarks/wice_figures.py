@@ -6,7 +6,9 @@
   is a false alarm, since people found the claim fully supported by those sentences.
 * Caught: for each figure of a sub-claim whose digits annotators marked as not supported,
   whether ``missing_figures(subclaim, gold)`` flags it for every gold set (also given the
-  whole article).
+  whole article). Two counts: every such figure (the wide count: a marked figure the gold
+  sentences do state, in another context, cannot be caught by comparing values), and only the
+  figures whose digits no gold set contains (the narrow count, issue 10's "36 of the 37").
 
     python benchmarks/wice_figures.py [--data PATH] [--show 20] [--json FILE]
 """
@@ -95,7 +97,7 @@ def main() -> None:
                     f"  gold: {' | '.join(sets[0])[:600]}"
                 )
 
-    marked = caught_gold = caught_page = 0
+    marked = caught_gold = caught_page = absent = caught_absent = 0
     shown_misses: list[str] = []
     for row in rows:
         if row["kind"] != "subclaim":
@@ -110,6 +112,10 @@ def main() -> None:
             marked += 1
             hit_gold = all(figure in missing_figures(row["claim"], s) for s in sets)
             caught_gold += hit_gold
+            runs = set(_digit_runs(figure.text))
+            if not any(runs <= set(_digit_runs(" ".join(s))) for s in sets):
+                absent += 1
+                caught_absent += hit_gold
             caught_page += figure in missing_figures(row["claim"], evidence)
             if not hit_gold and len(shown_misses) < args.show:
                 shown_misses.append(f"- {row['id']}: {row['claim']} (marked: {figure.text!r})")
@@ -122,6 +128,8 @@ def main() -> None:
         "caught_given_gold": caught_gold,
         "caught_rate_gold": round(caught_gold / max(marked, 1), 4),
         "caught_given_page": caught_page,
+        "marked_figures_absent_from_gold": absent,
+        "caught_absent_from_gold": caught_absent,
     }
     print("numbers_traceable on WiCE dev")
     print(
@@ -132,6 +140,10 @@ def main() -> None:
         f"  annotator-marked unsupported figures caught given the gold sentences: "
         f"{caught_gold}/{marked} = {figures['caught_rate_gold']:.1%} "
         f"(given the whole article: {caught_page}/{marked})"
+    )
+    print(
+        f"  of them, figures whose digits no gold set contains: caught {caught_absent}/{absent} = "
+        f"{caught_absent / max(absent, 1):.1%}"
     )
     if shown_alarms:
         print("false alarms:\n" + "\n".join(shown_alarms))

@@ -43,7 +43,7 @@ from .embeddings import (
 )
 from .languages import is_english
 from .lexical import BM25
-from .scripts import ends_sentence, units, word_spans
+from .scripts import edge, ends_sentence, script_of, sentences, units, windows
 
 DEFAULT_TOP_K = 3
 
@@ -68,52 +68,6 @@ def _order(scores: Sequence[float]) -> list[int]:
     return sorted(range(len(scores)), key=lambda index: (-scores[index], index))
 
 
-def windows(passage: str, size: float | None) -> list[str]:
-    """The passage as windows of at most ``size`` units, each starting half a window after
-    the last, the last ending with the passage; the passage itself when it fits (or when
-    ``size`` is None: the embedder reads any length). Windows are slices of the passage
-    (whitespace collapsed) cut between words."""
-    if size is None or units(passage) <= size:
-        return [passage]
-    spans = word_spans(passage)
-    sizes = [units(passage[start:end]) for start, end in spans]
-    found: list[str] = []
-    first = 0
-    while True:
-        held = 0.0
-        last = first
-        while last < len(spans) and (held + sizes[last] <= size or last == first):
-            held += sizes[last]
-            last += 1
-        found.append(" ".join(passage[spans[first][0] : spans[last - 1][1]].split()))
-        if last >= len(spans):
-            return found
-        # Next window: half a window on, but never past the point where one more fits.
-        moved = 0.0
-        step = first
-        while step < last - 1 and moved < size / 2:
-            moved += sizes[step]
-            step += 1
-        first = max(step, first + 1)
-
-
-def _edge(passage: str, size: float, head: bool) -> str:
-    """The first (``head``) or last ``size`` units of a passage, cut between words."""
-    spans = word_spans(passage)
-    if not head:
-        spans = spans[::-1]
-    held = 0.0
-    taken: list[tuple[int, int]] = []
-    for start, end in spans:
-        held += units(passage[start:end])
-        if taken and held > size:
-            break
-        taken.append((start, end))
-    low = min(start for start, _ in taken) if taken else 0
-    high = max(end for _, end in taken) if taken else 0
-    return " ".join(passage[low:high].split())
-
-
 @dataclass(frozen=True)
 class PageIndex:
     """A page's passages, ready to rank: window vectors and BM25."""
@@ -130,6 +84,16 @@ class PageIndex:
     junctions: tuple[str, ...]
     sides: tuple[tuple[str, str], ...]
     lexical: BM25
+    #: The page's script (:func:`~pytest_citations.scripts.script_of`) and the scripts the
+    #: embedder reads (None: all); in any other, its vectors are noise and BM25 ranks alone.
+    script: str = "LATIN"
+    reads: frozenset[str] | None = None
+    #: BM25's highest weight in :func:`fuse` (the embedder's ``lexical_ceiling``).
+    ceiling: float = 0.9
+
+    def readable(self, claim: str) -> bool:
+        """Whether the embedder reads both the page and the claim."""
+        return self.reads is None or {self.script, script_of(claim)} <= self.reads
 
     @property
     def empty(self) -> bool:
@@ -158,26 +122,40 @@ def reaches(passages: Sequence[str], embedder: Embedder) -> list[float | None]:
     return found
 
 
-def build_index(passages: Sequence[str], embedder: Embedder) -> PageIndex:
-    """Embed a page's passages whole, window by window where one is longer than the model
-    reads, and index them for BM25."""
+def pieces(passages: Sequence[str], embedder: Embedder) -> tuple[list[str], list[int]]:
+    """What the embedder reads of each passage, and the passage of each piece: its sentences
+    when the embedder scores a passage by its best sentence (``by_sentence``), else the
+    passage whole or window by window where it is longer than the model reads."""
     texts: list[str] = []
     owners: list[int] = []
-    for index, (passage, size) in enumerate(
-        zip(passages, reaches(passages, embedder), strict=True)
-    ):
-        for window in windows(passage, size):
-            texts.append(window)
-            owners.append(index)
+    if getattr(embedder, "by_sentence", False):
+        size = getattr(embedder, "window", None)
+        units_of = [
+            [w for s in sentences(passage) for w in windows(s, size)] for passage in passages
+        ]
+    else:
+        units_of = [
+            windows(passage, size)
+            for passage, size in zip(passages, reaches(passages, embedder), strict=True)
+        ]
+    for index, found in enumerate(units_of):
+        texts.extend(found)
+        owners.extend([index] * len(found))
+    return texts, owners
+
+
+def build_index(passages: Sequence[str], embedder: Embedder) -> PageIndex:
+    """Embed a page's passages (:func:`pieces`) and index them for BM25."""
+    texts, owners = pieces(passages, embedder)
     reach = getattr(embedder, "window", None) or DEFAULT_WINDOW
     junctions = tuple(
-        _edge(passages[index], reach / 2, head=False)
+        edge(passages[index], reach / 2, head=False)
         + " "
-        + _edge(passages[index + 1], reach / 2, head=True)
+        + edge(passages[index + 1], reach / 2, head=True)
         for index in range(len(passages) - 1)
     )
     sides = tuple(
-        (_edge(passages[index], reach, head=False), _edge(passages[index + 1], reach, head=True))
+        (edge(passages[index], reach, head=False), edge(passages[index + 1], reach, head=True))
         for index in range(len(passages) - 1)
     )
     return PageIndex(
@@ -188,6 +166,9 @@ def build_index(passages: Sequence[str], embedder: Embedder) -> PageIndex:
         junctions=junctions,
         sides=sides,
         lexical=BM25(passages),
+        script=script_of("\n".join(passages)),
+        reads=getattr(embedder, "reads", None),
+        ceiling=getattr(embedder, "lexical_ceiling", None) or 1.0 - LEXICAL_FLOOR,
     )
 
 
@@ -221,14 +202,20 @@ def _standardised(scores: Sequence[float]) -> list[float]:
     return [(score - mean) / spread for score in scores]
 
 
-def fuse(lexical: Sequence[float], dense: Sequence[float], coverage: float) -> list[float]:
+def fuse(
+    lexical: Sequence[float],
+    dense: Sequence[float],
+    coverage: float,
+    ceiling: float = 1.0 - LEXICAL_FLOOR,
+) -> list[float]:
     """One score per passage: the lexical and dense scores, each standardised over the page,
     weighted ``w`` and ``1 - w``, where ``w`` follows ``coverage``, the share of the claim's
     terms the page contains (:meth:`~pytest_citations.lexical.BM25.coverage`), from
-    :data:`LEXICAL_FLOOR` to ``1 - LEXICAL_FLOOR``. BM25 can only judge the words a page
-    shares with the claim: a page in the claim's language with its names and numbers leans
-    on BM25, a page in another language on the embedding, and neither decides alone."""
-    weight = LEXICAL_FLOOR + (1.0 - 2 * LEXICAL_FLOOR) * min(1.0, max(0.0, coverage))
+    :data:`LEXICAL_FLOOR` to ``ceiling`` (lower beside a stronger embedder). BM25 can only
+    judge the words a page shares with the claim: a page in the claim's language with its
+    names and numbers leans on BM25, a page in another language on the embedding, and
+    neither decides alone."""
+    weight = LEXICAL_FLOOR + (ceiling - LEXICAL_FLOOR) * min(1.0, max(0.0, coverage))
     return [
         weight * word + (1.0 - weight) * meaning
         for word, meaning in zip(_standardised(lexical), _standardised(dense), strict=True)
@@ -239,9 +226,11 @@ def rank_passages(claim: str, claim_vector: Vectors, index: PageIndex) -> list[i
     """Every passage of the page, best first: BM25 and best-window scores fused."""
     if index.empty:
         return []
-    dense = dense_scores(claim_vector, index)
+    dense = (
+        dense_scores(claim_vector, index) if index.readable(claim) else [0.0] * len(index.passages)
+    )
     lexical = index.lexical
-    return _order(fuse(lexical.scores(claim), dense, lexical.coverage(claim)))
+    return _order(fuse(lexical.scores(claim), dense, lexical.coverage(claim), index.ceiling))
 
 
 def straddling_neighbour(

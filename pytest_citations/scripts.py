@@ -128,6 +128,29 @@ def is_latin(text: str) -> bool:
     return latin >= other
 
 
+#: Letters looked at to tell a text's script: enough to decide, cheap on long pages.
+SCRIPT_SAMPLE = 2000
+
+
+def script_of(text: str) -> str:
+    """The script most letters of ``text`` (its first :data:`SCRIPT_SAMPLE` letters) are
+    written in, by the first word of their Unicode names: ``LATIN``, ``GREEK``,
+    ``CYRILLIC``, ``ARABIC``, ``DEVANAGARI``, ``CJK`` (Han), ``HIRAGANA``, ``HANGUL``,
+    ``THAI``, …; ``LATIN`` for text without letters."""
+    counts: dict[str, int] = {}
+    seen = 0
+    for character in text:
+        if not character.isalpha():
+            continue
+        name = "LATIN" if character < "\u0250" else unicodedata.name(character, "LATIN")
+        script = name.split(" ", 1)[0]
+        counts[script] = counts.get(script, 0) + 1
+        seen += 1
+        if seen >= SCRIPT_SAMPLE:
+            break
+    return max(counts, key=lambda script: counts[script]) if counts else "LATIN"
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each sentence of ``text``; together they cover it exactly. A span
     keeps its end mark, closing quotes and the whitespace after them."""
@@ -230,3 +253,63 @@ def cut(text: str, budget: float) -> list[tuple[int, int]]:
     if budget <= 0:
         raise ValueError("budget must be more than 0")
     return list(_pack(text, [(0, len(text))], budget, 0))
+
+
+def windows(passage: str, size: float | None) -> list[str]:
+    """The passage as windows of at most ``size`` units, each starting half a window after
+    the last, the last ending with the passage; the passage itself when it fits (or when
+    ``size`` is None: the embedder reads any length). Windows are slices of the passage
+    (whitespace collapsed) cut between words."""
+    if size is None or units(passage) <= size:
+        return [passage]
+    spans = word_spans(passage)
+    sizes = [units(passage[start:end]) for start, end in spans]
+    found: list[str] = []
+    first = 0
+    while True:
+        held = 0.0
+        last = first
+        while last < len(spans) and (held + sizes[last] <= size or last == first):
+            held += sizes[last]
+            last += 1
+        found.append(" ".join(passage[spans[first][0] : spans[last - 1][1]].split()))
+        if last >= len(spans):
+            return found
+        # Next window: half a window on, but never past the point where one more fits.
+        moved = 0.0
+        step = first
+        while step < last - 1 and moved < size / 2:
+            moved += sizes[step]
+            step += 1
+        first = max(step, first + 1)
+
+
+def edge(passage: str, size: float, head: bool) -> str:
+    """The first (``head``) or last ``size`` units of a passage, cut between words."""
+    spans = word_spans(passage)
+    if not head:
+        spans = spans[::-1]
+    held = 0.0
+    taken: list[tuple[int, int]] = []
+    for start, end in spans:
+        held += units(passage[start:end])
+        if taken and held > size:
+            break
+        taken.append((start, end))
+    low = min(start for start, _ in taken) if taken else 0
+    high = max(end for _, end in taken) if taken else 0
+    return " ".join(passage[low:high].split())
+
+
+def sentences(passage: str) -> list[str]:
+    """The sentences of a passage, whitespace collapsed: each line (a heading, a list item,
+    a paragraph) cut at sentence ends of its script. What an embedder that scores a passage
+    by its best sentence reads (evidence is a sentence or two, and a vector of a whole
+    passage blurs it)."""
+    found: list[str] = []
+    for line in passage.split("\n"):
+        for start, end in sentence_spans(line):
+            text = " ".join(line[start:end].split())
+            if text:
+                found.append(text)
+    return found

