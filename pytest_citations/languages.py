@@ -33,17 +33,18 @@ _ENGLISH = frozenset(
 )
 #: Function words of other Latin-script languages (German, French, Spanish, Italian,
 #: Portuguese, Dutch, Romanian, Turkish, Vietnamese, Polish, Czech, Swedish, Indonesian)
-#: that are not English words.
+#: that are not English words: not ``die``, ``care``, ``come``, ``per``, ``hat`` or ``van``,
+#: which English pages write too.
 _OTHER = frozenset(
     """
-    der die das und ist nicht mit wer wurde welche welcher welches ein eine einer den dem des
-    zu von auf für sich auch wie le la les et est une du pour dans qui sur pas au aux el los
-    las y es del por para una con se lo su sus il che di della per sono het een van niet ook
-    și în care pe cu sau lui nu un bir ve bu ile için của là và các những được trong không
-    się nie że jest na je och att det som är på av för med yang dan di ini itu dengan untuk
-    wann warum wo welchem welchen hat haben sind zur zum vom im ne hangi kaç nedir kim neden
-    ce cine cum unde este fost qué cuál cuándo dónde quién cómo nào gì ai đâu bao quel quelle
-    quand où comment quale quando dove come chi
+    der das und ist nicht mit wer wurde welche welcher welches ein eine einer dem des zu von
+    auf für sich auch wie le la les et est une du pour dans qui sur pas au aux el los las y
+    es del por para una se lo su sus il che di della sono het een niet ook și în pe cu sau
+    lui nu un bir ve bu ile için của là và các những được trong không się nie że jest na je
+    och att det som är på av för med yang dan di ini itu dengan untuk wann warum wo welchem
+    welchen haben sind zur zum vom im ne hangi kaç nedir kim neden ce cine cum unde este
+    fost qué cuál cuándo dónde quién cómo nào gì ai đâu bao quel quelle quand où comment
+    quale quando chi
     """.split()
 )
 _WORD = re.compile(r"[^\W\d_]+")

@@ -21,16 +21,13 @@ from typing import Any
 
 from pytest_citations.drift import DriftReport, run_drift
 from pytest_citations.recording import RecordMode
-from pytest_citations.settings import DEFAULT_EMBEDDING_MODEL
 
 from ..engine.emulators import Emulators, settings_for
 from ..engine.expectations import expect
-from ..engine.instrumentation import warm_model
+from ..engine.instrumentation import EMBEDDERS, warm_model
 from ..engine.scenario import build_scenario
 from .planting import Planted, expected_fetches, plant, truth
 from .world import judged_citations, record, write_case_files
-
-EMBEDDERS = {"lexical": "lexical", "minilm": DEFAULT_EMBEDDING_MODEL}
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -13,14 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_citations.settings import DEFAULT_EMBEDDING_MODEL
-
 from .expectations import Predicted, predict
-from .instrumentation import RunResult, embed_alone, maxrss_mib, run_once, warm_model
+from .instrumentation import EMBEDDERS, RunResult, embed_alone, maxrss_mib, run_once, warm_model
 from .report import Environment, figures, header, print_report, write_json
 from .scenario import Scenario, build_scenario
-
-EMBEDDERS = {"minilm": DEFAULT_EMBEDDING_MODEL, "lexical": "lexical"}
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -18,14 +18,11 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_citations.settings import DEFAULT_EMBEDDING_MODEL
-
 from ..engine.emulators import CRAWL_TOKEN, JS_TOKEN, OPENAI_KEY, Emulators
 from ..engine.expectations import Predicted, predict
-from ..engine.instrumentation import cpu_seconds, embed_alone, maxrss_mib, warm_model
+from ..engine.instrumentation import EMBEDDERS, cpu_seconds, embed_alone, maxrss_mib, warm_model
 from ..engine.scenario import Scenario, build_scenario
 
-EMBEDDERS = {"minilm": DEFAULT_EMBEDDING_MODEL, "lexical": "lexical"}
 #: Goals of issue 10.
 LIVE_LIMIT = 1.2
 REPLAY_EXTRA_S = 8.0

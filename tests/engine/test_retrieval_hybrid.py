@@ -261,6 +261,8 @@ def test_short_questions_and_headline_pages_are_told_apart_too() -> None:
     assert is_english(["How many tackles did Luke Kuechly register?"])
     assert is_english(["In 2019 Upton supported a bill banning sales between individuals."])
     assert is_english(["Stefan Cleveland | MLSsoccer.com | Colorado Rapids | FC Dallas"])
+    # English words that are function words elsewhere (Romanian "care", Italian "come")
+    assert is_english(["Skin care | Come and visit | Hat sale | Van hire | 5 per cent off"])
     assert not is_english(["Wer führte die Panthers 2015 bei den Tackles an?"])
     assert not is_english(["In welchem County liegt Jacksonville?"])
     assert not is_english(["AS-278 ikili görevinde astronotlar ne giyiyordu?"])
