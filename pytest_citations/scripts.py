@@ -151,18 +151,24 @@ def script_of(text: str) -> str:
     return max(counts, key=lambda script: counts[script]) if counts else "LATIN"
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each sentence of ``text``; together they cover it exactly. A span
-    keeps its end mark, closing quotes and the whitespace after them."""
+def _cut_after(text: str, marks: re.Pattern[str]) -> list[tuple[int, int]]:
+    """``(start, end)`` of the pieces of ``text`` cut after each match of ``marks``; together
+    they cover it exactly."""
     spans: list[tuple[int, int]] = []
     start = 0
-    for match in _SENTENCE_END.finditer(text):
+    for match in marks.finditer(text):
         if match.end() > start:
             spans.append((start, match.end()))
             start = match.end()
     if start < len(text):
         spans.append((start, len(text)))
     return spans
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each sentence of ``text``; together they cover it exactly. A span
+    keeps its end mark, closing quotes and the whitespace after them."""
+    return _cut_after(text, _SENTENCE_END)
 
 
 def ends_sentence(text: str) -> bool:
@@ -173,15 +179,7 @@ def ends_sentence(text: str) -> bool:
 
 def clause_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each clause of ``text`` (cut after clause marks), covering it."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in _CLAUSE_END.finditer(text):
-        if match.end() > start:
-            spans.append((start, match.end()))
-            start = match.end()
-    if start < len(text):
-        spans.append((start, len(text)))
-    return spans
+    return _cut_after(text, _CLAUSE_END)
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
