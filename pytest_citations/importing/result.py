@@ -97,10 +97,10 @@ class ImportResult:
         )
         uncited = sum(r.uncited for r in self.imported)
         if uncited:
-            verb = "cites" if uncited == 1 else "cite"
+            verb, which = ("cites", "it") if uncited == 1 else ("cite", "them")
             lines.append(
-                f"{_count(uncited, 'claim')} {verb} no source: review them (general: true for "
-                "general phrasing)"
+                f"{_count(uncited, 'claim')} {verb} no source: review {which} (general: true "
+                "for general phrasing)"
             )
         if self.imported:
             lines.append(

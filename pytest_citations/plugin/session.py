@@ -355,7 +355,7 @@ class CitationsSession:
             else:
                 messages.append(f"claim fails {failure}")
         if change is not None and change.kind == "regression":
-            where = self.options.baseline
+            where = shown(self.options.baseline, self.root) if self.options.baseline else ""
             messages.append(f"claim regressed against the baseline {where}\n{side_by_side(change)}")
         if not messages:
             return ClaimOutcome(record)

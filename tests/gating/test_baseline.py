@@ -95,7 +95,7 @@ def test_a_worse_label_than_the_baseline_fails_with_old_and_new_side_by_side(
     )
     result.stdout.fnmatch_lines(
         [
-            "claim regressed against the baseline */baseline.json",
+            "claim regressed against the baseline baseline.json",  # relative to the rootdir
             "label: supported -> not_found",
             "  https://shop.example.com/policies/returns: supported -> not_found",
         ]
@@ -125,7 +125,7 @@ def test_a_changed_judge_answer_is_a_regression(citations: Citations, recorded: 
     result.stdout.fnmatch_lines(
         [
             "claim is contradicted (failing labels: contradicted)",
-            "claim regressed against the baseline */baseline.json",
+            "claim regressed against the baseline baseline.json",  # relative to the rootdir
             "label: supported -> contradicted",
             f"  {REFUNDS_URL}: supported -> contradicted",
         ]
