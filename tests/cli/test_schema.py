@@ -76,6 +76,11 @@ def test_every_shipped_example_is_valid(
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(as_json(text))]
 
     assert errors == []  # ...and so does the schema
+    # ...and an editor finds it: the first line points to the published schema
+    schema = REPO / "schema" / "case-file.schema.json"
+    first = text.splitlines()[0]
+    assert first.startswith("# yaml-language-server: $schema=")
+    assert (path.parent / first.split("$schema=", 1)[1]).resolve() == schema.resolve()
 
 
 BROKEN = """\
