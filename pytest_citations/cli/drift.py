@@ -109,8 +109,11 @@ def run(args: argparse.Namespace) -> int:
         print(plan.line(), file=sys.stderr, flush=True)
 
     async def work(settings: Settings) -> int:
-        cache = root / PYTEST_EMBEDDING_CACHE
-        if settings.embedding_cache_dir is None and cache.is_dir():
+        if settings.embedding_cache_dir is None:
+            # pytest's own cache folder: what the plugin embedded is read, and what this
+            # check embeds is kept for the next check (and the next pytest run)
+            cache = root / PYTEST_EMBEDDING_CACHE
+            cache.mkdir(parents=True, exist_ok=True)
             settings = settings.replace(embedding_cache_dir=cache)
         report = await check_drift(
             sources, settings, update=args.update, policy=policy, root=root, on_plan=announce

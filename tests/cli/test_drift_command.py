@@ -4,6 +4,7 @@ in a subprocess against the emulators, over cassettes the plugin recorded."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from ops_support import SECRETS, emulators, run_cli
@@ -84,3 +85,17 @@ def test_drift_command_rejects_an_unknown_status(project: Citations) -> None:
 
     assert run.returncode == 2
     assert "unknown drift status 'vanished'" in run.stderr
+
+
+def test_drift_command_keeps_what_it_embedded_for_the_next_check(project: Citations) -> None:
+    # The nightly workflow caches pytest's cache folder between nights: the check must
+    # write its vectors there even when no pytest run made the folder first.
+    shutil.rmtree(project.path / ".pytest_cache", ignore_errors=True)
+    with emulators(project.path) as web:
+        web.crawlbase.add(RETURNS_URL, markdown=RETURNS_PAGE)
+        run = run_cli("drift", "cases/", env=web.env, cwd=project.path)
+
+    assert run.returncode == 0, run.stdout
+    cache = project.path / ".pytest_cache" / "d" / "citations-embeddings" / "embeddings.sqlite"
+    assert cache.is_file()
+    assert cache.stat().st_size > 0
