@@ -297,7 +297,7 @@ class EmbeddingCache:
     def __init__(self, embedder: Embedder, folder: Path | None = None) -> None:
         self.embedder = embedder
         self.name = embedder.name
-        #: How much text one vector can stand for (None: any length); see retrieval.windows.
+        #: How much text one vector can stand for (None: any length); see scripts.windows.
         self.window: float | None = getattr(embedder, "window", DEFAULT_WINDOW)
         #: The model's tokenizer, when it has one (see retrieval.build_index).
         self.token_counts: Callable[[Sequence[str]], list[int]] | None = getattr(

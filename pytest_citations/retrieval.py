@@ -7,7 +7,9 @@ Three signals, all over one page's passages:
 * dense: cosine similarity of embeddings. A passage is embedded whole: as itself when the
   model reads it all, else one vector per window of the model's reach (half-overlapping,
   over the passage's full length), and the passage scores by its best window, so no tail
-  goes unread;
+  goes unread. An embedder that says ``by_sentence`` (multilingual-e5-small) gets one
+  vector per sentence instead, and the passage scores by its best sentence; one that names
+  the scripts it ``reads`` leaves a page in any other script to BM25 alone;
 * junctions: a window across each boundary of the top passage. When it beats the windows
   of the same size just before and just after the boundary, the evidence is cut in two
   there, and the judge sees the neighbour too, beside the ``top_k`` passages.
@@ -68,6 +70,13 @@ def _order(scores: Sequence[float]) -> list[int]:
     return sorted(range(len(scores)), key=lambda index: (-scores[index], index))
 
 
+#: Neither signal weighs less than this: a page holding every word of the claim still lets
+#: meaning speak, and a page sharing none still lets a shared name count. 0.1 measured as
+#: well as 0 on both development sets (WiCE all@3 0.931 against 0.928; XQuAD within 0.01 in
+#: every language), 0.2 and 0.25 a little worse.
+LEXICAL_FLOOR = 0.1
+
+
 @dataclass(frozen=True)
 class PageIndex:
     """A page's passages, ready to rank: window vectors and BM25."""
@@ -89,7 +98,7 @@ class PageIndex:
     script: str = "LATIN"
     reads: frozenset[str] | None = None
     #: BM25's highest weight in :func:`fuse` (the embedder's ``lexical_ceiling``).
-    ceiling: float = 0.9
+    ceiling: float = 1.0 - LEXICAL_FLOOR
 
     def readable(self, claim: str) -> bool:
         """Whether the embedder reads both the page and the claim."""
@@ -131,7 +140,8 @@ def pieces(passages: Sequence[str], embedder: Embedder) -> tuple[list[str], list
     if getattr(embedder, "by_sentence", False):
         size = getattr(embedder, "window", None)
         units_of = [
-            [w for s in sentences(passage) for w in windows(s, size)] for passage in passages
+            [w for s in sentences(passage) or [passage] for w in windows(s, size)]
+            for passage in passages
         ]
     else:
         units_of = [
@@ -145,8 +155,11 @@ def pieces(passages: Sequence[str], embedder: Embedder) -> tuple[list[str], list
 
 
 def build_index(passages: Sequence[str], embedder: Embedder) -> PageIndex:
-    """Embed a page's passages (:func:`pieces`) and index them for BM25."""
-    texts, owners = pieces(passages, embedder)
+    """Embed a page's passages (:func:`pieces`) and index them for BM25. A page in a script
+    the embedder does not read is not embedded at all: BM25 ranks it alone."""
+    script = script_of("\n".join(passages))
+    reads: frozenset[str] | None = getattr(embedder, "reads", None)
+    texts, owners = pieces(passages, embedder) if reads is None or script in reads else ([], [])
     reach = getattr(embedder, "window", None) or DEFAULT_WINDOW
     junctions = tuple(
         edge(passages[index], reach / 2, head=False)
@@ -166,8 +179,8 @@ def build_index(passages: Sequence[str], embedder: Embedder) -> PageIndex:
         junctions=junctions,
         sides=sides,
         lexical=BM25(passages),
-        script=script_of("\n".join(passages)),
-        reads=getattr(embedder, "reads", None),
+        script=script,
+        reads=reads,
         ceiling=getattr(embedder, "lexical_ceiling", None) or 1.0 - LEXICAL_FLOOR,
     )
 
@@ -181,13 +194,6 @@ def dense_scores(claim_vector: Vectors, index: PageIndex) -> list[float]:
     for owner, similarity in zip(index.owners, similarities, strict=True):
         best[owner] = max(best[owner], float(similarity))
     return best
-
-
-#: Neither signal weighs less than this: a page holding every word of the claim still lets
-#: meaning speak, and a page sharing none still lets a shared name count. 0.1 measured as
-#: well as 0 on both development sets (WiCE all@3 0.931 against 0.928; XQuAD within 0.01 in
-#: every language), 0.2 and 0.25 a little worse.
-LEXICAL_FLOOR = 0.1
 
 
 def _standardised(scores: Sequence[float]) -> list[float]:
@@ -222,13 +228,15 @@ def fuse(
     ]
 
 
-def rank_passages(claim: str, claim_vector: Vectors, index: PageIndex) -> list[int]:
-    """Every passage of the page, best first: BM25 and best-window scores fused."""
+def rank_passages(claim: str, claim_vector: Vectors | None, index: PageIndex) -> list[int]:
+    """Every passage of the page, best first: BM25 and best-window scores fused (BM25 alone
+    without a claim vector, or where the embedder reads the claim or the page not)."""
     if index.empty:
         return []
-    dense = (
-        dense_scores(claim_vector, index) if index.readable(claim) else [0.0] * len(index.passages)
-    )
+    if claim_vector is not None and index.readable(claim):
+        dense = dense_scores(claim_vector, index)
+    else:
+        dense = [0.0] * len(index.passages)
     lexical = index.lexical
     return _order(fuse(lexical.scores(claim), dense, lexical.coverage(claim), index.ceiling))
 
@@ -356,12 +364,16 @@ class Retriever:
         vector: Vectors = self._cache(index).embed_queries([claim])[0]
         return vector
 
+    def _vector(self, claim: str, index: PageIndex) -> Vectors | None:
+        """The claim's vector, or None where the embedder reads the claim or page not."""
+        return self.claim_vector(claim, index) if index.readable(claim) else None
+
     def rank(self, claim: str, index: PageIndex) -> list[int]:
         """Every passage of the page, best first (:func:`rank_passages`)."""
         if index.empty:
             return []
         index = self.for_claim(claim, index)
-        return rank_passages(claim, self.claim_vector(claim, index), index)
+        return rank_passages(claim, self._vector(claim, index), index)
 
     def select(self, claim: str, index: PageIndex, k: int = DEFAULT_TOP_K) -> list[str]:
         """The passages the judge sees for the claim: the best ``k`` and, when the evidence
@@ -369,9 +381,13 @@ class Retriever:
         if index.empty:
             return []
         index = self.for_claim(claim, index)
-        vector = self.claim_vector(claim, index)
+        vector = self._vector(claim, index)
         order = rank_passages(claim, vector, index)
-        neighbour = straddling_neighbour(vector, index, order[0], self._cache(index).embed)
+        neighbour = (
+            None
+            if vector is None
+            else straddling_neighbour(vector, index, order[0], self._cache(index).embed)
+        )
         return select(order, index.passages, k, neighbour)
 
     def close(self) -> None:

@@ -261,8 +261,19 @@ def test_short_questions_and_headline_pages_are_told_apart_too() -> None:
     assert is_english(["How many tackles did Luke Kuechly register?"])
     assert is_english(["In 2019 Upton supported a bill banning sales between individuals."])
     assert is_english(["Stefan Cleveland | MLSsoccer.com | Colorado Rapids | FC Dallas"])
-    # English words that are function words elsewhere (Romanian "care", Italian "come")
-    assert is_english(["Skin care | Come and visit | Hat sale | Van hire | 5 per cent off"])
+    # English words that are function words elsewhere (Romanian "care", Italian "come"),
+    # names and abbreviations, and signs that are not letters
+    assert is_english(["Skin care | Come and visit | Van hire | 5 per cent off"])
+    for claim in (
+        "Kim Jong-un met the president in 2019.",
+        "The AI model was released in 2023",
+        "Los Angeles is the largest city",
+        "Smith et al. report a 12% rise",
+        "Boiling point: 100 °C",
+        "Revenue grew 5% in 2019–2020",
+    ):
+        assert is_english([claim]), claim
+    assert not is_english(["Was hat Lady Gaga gesungen?"])
     assert not is_english(["Wer führte die Panthers 2015 bei den Tackles an?"])
     assert not is_english(["In welchem County liegt Jacksonville?"])
     assert not is_english(["AS-278 ikili görevinde astronotlar ne giyiyordu?"])
@@ -390,6 +401,11 @@ def test_a_page_in_a_script_the_embedder_does_not_read_is_ranked_by_bm25_alone()
     assert rank_passages(claim, vector, index) == [1, 0]
     latin = build_index(greek, Truncating())  # an embedder that says nothing: trusted
     assert rank_passages(claim, vector, latin) == [0, 1]
+    # Nothing is embedded for it: neither the page, nor the claim, nor a neighbour's window
+    reader = Sentences()
+    retriever = Retriever(reader)
+    assert retriever.select(claim, retriever.index(greek), k=1) == [greek[1]]
+    assert reader.texts == []
 
 
 def test_query_vectors_are_cached_apart_from_passage_vectors(tmp_path) -> None:
