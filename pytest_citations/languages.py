@@ -15,6 +15,7 @@ its English pages (was 342).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -80,3 +81,10 @@ def is_english(texts: Iterable[str]) -> bool:
     if english == other == 0:  # no function word at all: English unless a letter says not
         return all(character.isascii() for character in text if character.isalpha())
     return english > 2 * other
+
+
+@functools.lru_cache(maxsize=4096)
+def claim_is_english(claim: str) -> bool:
+    """:func:`is_english` of one claim, worked out once: a claim is ranked against every
+    page it cites."""
+    return is_english([claim])

@@ -28,7 +28,6 @@ run across their boundary (:func:`select`).
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,9 +43,9 @@ from .embeddings import (
     embedder_names,
     make_embedder,
 )
-from .languages import is_english
+from .languages import claim_is_english, is_english
 from .lexical import BM25
-from .scripts import edge, ends_sentence, script_of, sentences, units, windows
+from .scripts import edge, ends_sentence, script_of, script_of_claim, sentences, units, windows
 
 DEFAULT_TOP_K = 3
 
@@ -69,18 +68,6 @@ def top_k_passages(
 
 def _order(scores: Sequence[float]) -> list[int]:
     return sorted(range(len(scores)), key=lambda index: (-scores[index], index))
-
-
-# A claim is ranked against every page it cites, and each time asks its language and
-# script: both are worked out once per claim.
-@functools.lru_cache(maxsize=4096)
-def _claim_is_english(claim: str) -> bool:
-    return is_english([claim])
-
-
-@functools.lru_cache(maxsize=4096)
-def _script_of_claim(claim: str) -> str:
-    return script_of(claim)
 
 
 #: Neither signal weighs less than this: a page holding every word of the claim still lets
@@ -115,7 +102,7 @@ class PageIndex:
 
     def readable(self, claim: str) -> bool:
         """Whether the embedder reads both the page and the claim."""
-        return self.reads is None or {self.script, _script_of_claim(claim)} <= self.reads
+        return self.reads is None or {self.script, script_of_claim(claim)} <= self.reads
 
     @property
     def empty(self) -> bool:
@@ -354,7 +341,7 @@ class Retriever:
     def for_claim(self, claim: str, index: PageIndex) -> PageIndex:
         """The index to rank ``claim`` in: ``index``, or, for a claim not in English against
         a page the English model indexed, the page indexed by the other model (once)."""
-        if self._other is None or index.embedder != self._english.name or _claim_is_english(claim):
+        if self._other is None or index.embedder != self._english.name or claim_is_english(claim):
             return index
         held = self._reindexed.get(id(index))
         if held is None or held[0] is not index:
@@ -366,7 +353,7 @@ class Retriever:
         """Embed the English claims with the English model in one batch (the cache keeps
         them), before any page is ranked; the others meet their model when ranked. A run
         without English claims never loads the English model for them."""
-        english = [claim for claim in dict.fromkeys(claims) if _claim_is_english(claim)]
+        english = [claim for claim in dict.fromkeys(claims) if claim_is_english(claim)]
         if self._other is None:
             english = list(dict.fromkeys(claims))
         if english:

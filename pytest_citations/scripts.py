@@ -14,6 +14,7 @@ word with roughly 40% Han). Everything here is pure Python, deterministic and mo
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -163,6 +164,13 @@ def _cut_after(text: str, marks: re.Pattern[str]) -> list[tuple[int, int]]:
     if start < len(text):
         spans.append((start, len(text)))
     return spans
+
+
+@functools.lru_cache(maxsize=4096)
+def script_of_claim(claim: str) -> str:
+    """:func:`script_of` of one claim, worked out once: a claim is ranked against every page
+    it cites."""
+    return script_of(claim)
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
