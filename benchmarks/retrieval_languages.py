@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib.util
 import json
 import statistics
 import sys
@@ -30,6 +29,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from benchmarks import load_script  # noqa: E402
 from pytest_citations import retrieval  # noqa: E402
 from pytest_citations.embeddings import DEFAULT_EMBEDDING_MODEL  # noqa: E402
 from pytest_citations.passages import split_passages  # noqa: E402
@@ -43,13 +43,7 @@ MINILM_WINDOW_TOKENS = 256
 
 def load_scorer(folder: Path) -> ModuleType:
     """The dev set's ``score_languages.py`` as a module."""
-    spec = importlib.util.spec_from_file_location("score_languages", folder / "score_languages.py")
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load {folder / 'score_languages.py'}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(folder / "score_languages.py")
 
 
 def load(folder: Path) -> tuple[dict[tuple[str, str], dict[str, Any]], list[dict[str, Any]]]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib.util
 import json
 import sys
 import time
@@ -28,6 +27,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from benchmarks import load_script  # noqa: E402
 from pytest_citations import retrieval  # noqa: E402
 from pytest_citations.embeddings import EmbeddingCache, make_embedder  # noqa: E402
 
@@ -38,13 +38,7 @@ LONG_PAGE = 5
 
 def load_scorer(folder: Path) -> ModuleType:
     """The dev set's ``score_retrieval.py`` as a module."""
-    spec = importlib.util.spec_from_file_location("score_retrieval", folder / "score_retrieval.py")
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load {folder / 'score_retrieval.py'}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(folder / "score_retrieval.py")
 
 
 def main() -> None:

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 import uvicorn
-from ops_support import SECRETS
+from ops_support import COMMAND, SECRETS, free_port
 
 from pytest_citations.service import Limits, create_app
 from pytest_citations.settings import Settings
@@ -61,3 +63,38 @@ def serving(env: dict[str, str], limits: Limits | None = None) -> Iterator[Servi
 def assert_no_secret(text: str) -> None:
     for variable, value in SECRETS.items():
         assert value not in text, f"the value of {variable} is in the response"
+
+
+@contextlib.contextmanager
+def serve_command(
+    arguments: list[str], env: dict[str, str], log: Path
+) -> Iterator[tuple[str, httpx.Response]]:
+    """``pytest-citations serve ARGUMENTS`` on a free port in a process of its own, its output
+    in ``log``: (its base URL, its first ``/health`` answer) once it answers; stopped after."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [*COMMAND, "serve", "--port", str(port), *arguments],
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            health = None
+            deadline = time.monotonic() + 60
+            while health is None:
+                assert process.poll() is None, log.read_text(encoding="utf-8", errors="replace")
+                assert time.monotonic() < deadline, "serve did not answer within 60 s"
+                try:
+                    health = httpx.get(base + "/health", timeout=5)
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            yield base, health
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a hung server
+                process.kill()
+                process.wait(timeout=30)

@@ -8,8 +8,6 @@ its scripts from a CDN in a browser, so only its HTML is fetched here.
 
 from __future__ import annotations
 
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,8 +15,8 @@ from typing import Any
 import httpx
 import jsonschema
 import pytest
-from ops_support import BOILING_URL, COMMAND, OLD_REPORT_URL, SUPPORTED_CLAIM, Web, free_port
-from running import Service, assert_no_secret, serving
+from ops_support import BOILING_URL, OLD_REPORT_URL, SUPPORTED_CLAIM, Web
+from running import Service, assert_no_secret, serve_command, serving
 
 from pytest_citations.service import Limits
 from pytest_citations.verdicts import VERDICT_FIELDS
@@ -139,34 +137,13 @@ def test_docs_page_is_served(limited: Service) -> None:
 def test_serve_names_every_missing_variable_at_start_and_documents_itself(
     web: Web, tmp_path: Path
 ) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     log = tmp_path / "serve.log"
     env = web.without("CRAWLBASE_TOKEN", "OPENAI_API_KEY")
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [*COMMAND, "serve", "--port", str(port), "--judge", "openai"],
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
+    with serve_command(["--judge", "openai"], env, log) as (base, health):
+        described = httpx.get(base + "/openapi.json", timeout=5)
+        refused = httpx.post(
+            base + "/verify", json={"claim": SUPPORTED_CLAIM, "urls": [BOILING_URL]}
         )
-        try:
-            health = None
-            deadline = time.monotonic() + 60
-            while health is None:
-                assert process.poll() is None, log.read_text(encoding="utf-8", errors="replace")
-                assert time.monotonic() < deadline, "serve did not answer within 60 s"
-                try:
-                    health = httpx.get(base + "/health", timeout=5)
-                except httpx.TransportError:
-                    time.sleep(0.1)
-            described = httpx.get(base + "/openapi.json", timeout=5)
-            refused = httpx.post(
-                base + "/verify", json={"claim": SUPPORTED_CLAIM, "urls": [BOILING_URL]}
-            )
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
 
     said = log.read_text(encoding="utf-8", errors="replace")
     assert "CRAWLBASE_TOKEN and OPENAI_API_KEY are not set" in said

@@ -8,9 +8,7 @@ emulators. The ``serve`` command is also run as a subprocess and asked for ``/he
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,15 +18,13 @@ import pytest
 from fakes import site as example_site
 from ops_support import (
     BOILING_URL,
-    COMMAND,
     CONTRADICTED_CLAIM,
     OLD_REPORT_URL,
     PDF_URL,
     SUPPORTED_CLAIM,
     Web,
-    free_port,
 )
-from running import Service, assert_no_secret, serving
+from running import Service, assert_no_secret, serve_command, serving
 
 from pytest_citations.service import MAX_BODY_BYTES, MAX_CLAIM_CHARS, MAX_URLS, Limits
 from pytest_citations.verdicts import VERDICT_FIELDS
@@ -288,38 +284,13 @@ def test_a_body_limit_is_configurable(web: Web) -> None:
 
 
 def test_serve_command_answers_health_and_verify(web: Web, tmp_path: Path) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     log = tmp_path / "serve.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [*COMMAND, "serve", "--host", "127.0.0.1", "--port", str(port)],
-            env=web.env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
+    with serve_command(["--host", "127.0.0.1"], web.env, log) as (base, health):
+        verified = httpx.post(
+            base + "/verify",
+            json={"claim": SUPPORTED_CLAIM, "urls": [BOILING_URL]},
+            timeout=60,
         )
-        try:
-            health = None
-            deadline = time.monotonic() + 60
-            while health is None:
-                assert process.poll() is None, log.read_text(encoding="utf-8", errors="replace")
-                assert time.monotonic() < deadline, "serve did not answer within 60 s"
-                try:
-                    health = httpx.get(base + "/health", timeout=5)
-                except httpx.TransportError:
-                    time.sleep(0.1)
-            verified = httpx.post(
-                base + "/verify",
-                json={"claim": SUPPORTED_CLAIM, "urls": [BOILING_URL]},
-                timeout=60,
-            )
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:  # pragma: no cover - a hung server
-                process.kill()
-                process.wait(timeout=30)
 
     assert health.status_code == 200
     assert health.json()["status"] == "ok"  # the secrets came from the environment
