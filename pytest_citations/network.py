@@ -112,12 +112,12 @@ class NetworkTransport(httpx.AsyncBaseTransport):
     """
 
     def __init__(self, settings: Settings) -> None:
-        limit = max(settings.concurrency, 1) * 2
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(),
-            max_connections=limit,
-            max_keepalive_connections=limit,
-        )
+        self._limit = max(settings.concurrency, 1)
+        self._ssl = httpx.create_ssl_context()
+        #: One pool per origin (Crawlbase, the judge): httpcore checks every idle
+        #: connection of a pool on each request, and the crawl connections idle once the
+        #: pages are in while the judge is busiest.
+        self._pools: dict[tuple[bytes, bytes, int | None], httpcore.AsyncConnectionPool] = {}
         self._secrets = {placeholder(s.variable): s for s in settings.secrets.values()}
 
     def _reveal(self, text: bytes, *, encode: Callable[[str], str]) -> bytes:
@@ -168,7 +168,7 @@ class NetworkTransport(httpx.AsyncBaseTransport):
                 extensions=request.extensions,
             )
             del target, headers
-            answer = await self._pool.handle_async_request(wire)
+            answer = await self._pool(request.url).handle_async_request(wire)
             try:
                 body = await answer.aread()
             finally:
@@ -195,8 +195,21 @@ class NetworkTransport(httpx.AsyncBaseTransport):
             raise outcome.error()  # raised here, outside any handler: no secret-bearing cause
         return outcome
 
+    def _pool(self, url: httpx.URL) -> httpcore.AsyncConnectionPool:
+        origin = (url.raw_scheme, url.raw_host, url.port)
+        pool = self._pools.get(origin)
+        if pool is None:  # at most the run's limit in flight, so as many connections
+            pool = httpcore.AsyncConnectionPool(
+                ssl_context=self._ssl,
+                max_connections=self._limit,
+                max_keepalive_connections=self._limit,
+            )
+            self._pools[origin] = pool
+        return pool
+
     async def aclose(self) -> None:
-        await self._pool.aclose()
+        for pool in self._pools.values():
+            await pool.aclose()
 
 
 def network_transport(settings: Settings) -> NetworkTransport:
