@@ -87,11 +87,6 @@ class PageIndex:
     #: One row per window, in passage order; ``owners[i]`` is the passage of row ``i``.
     vectors: Vectors
     owners: tuple[int, ...]
-    #: Text across each boundary: ``junctions[i]`` is the end of passage ``i`` and the start
-    #: of ``i + 1``; ``sides[i]`` the windows of the same size just before and just after the
-    #: boundary (all embedded only when a claim's top passage borders them).
-    junctions: tuple[str, ...]
-    sides: tuple[tuple[str, str], ...]
     lexical: BM25
     #: The page's script (:func:`~pytest_citations.scripts.script_of`) and the scripts the
     #: embedder reads (None: all); in any other, its vectors are noise and BM25 ranks alone.
@@ -99,6 +94,18 @@ class PageIndex:
     reads: frozenset[str] | None = None
     #: BM25's highest weight in :func:`fuse` (the embedder's ``lexical_ceiling``).
     ceiling: float = 1.0 - LEXICAL_FLOOR
+    #: The embedder's reach in units: the size of the windows around a boundary.
+    reach: float = DEFAULT_WINDOW
+
+    def junction(self, boundary: int) -> tuple[str, str, str]:
+        """The text across the boundary after passage ``boundary`` (the end of that passage
+        and the start of the next), and the windows of the same size just before and just
+        after the boundary. Built only when a claim's top passage borders it."""
+        head, tail = self.passages[boundary], self.passages[boundary + 1]
+        across = (
+            edge(head, self.reach / 2, head=False) + " " + edge(tail, self.reach / 2, head=True)
+        )
+        return across, edge(head, self.reach, head=False), edge(tail, self.reach, head=True)
 
     def readable(self, claim: str) -> bool:
         """Whether the embedder reads both the page and the claim."""
@@ -160,28 +167,16 @@ def build_index(passages: Sequence[str], embedder: Embedder) -> PageIndex:
     script = script_of("\n".join(passages))
     reads: frozenset[str] | None = getattr(embedder, "reads", None)
     texts, owners = pieces(passages, embedder) if reads is None or script in reads else ([], [])
-    reach = getattr(embedder, "window", None) or DEFAULT_WINDOW
-    junctions = tuple(
-        edge(passages[index], reach / 2, head=False)
-        + " "
-        + edge(passages[index + 1], reach / 2, head=True)
-        for index in range(len(passages) - 1)
-    )
-    sides = tuple(
-        (edge(passages[index], reach, head=False), edge(passages[index + 1], reach, head=True))
-        for index in range(len(passages) - 1)
-    )
     return PageIndex(
         passages=list(passages),
         embedder=embedder.name,
         vectors=embedder.embed(texts) if texts else np.zeros((0, 0), np.float32),
         owners=tuple(owners),
-        junctions=junctions,
-        sides=sides,
         lexical=BM25(passages),
         script=script,
         reads=reads,
         ceiling=getattr(embedder, "lexical_ceiling", None) or 1.0 - LEXICAL_FLOOR,
+        reach=getattr(embedder, "window", None) or DEFAULT_WINDOW,
     )
 
 
@@ -255,12 +250,9 @@ def straddling_neighbour(
     inside = dense_scores(claim_vector, index)[passage]
     claim = np.asarray(claim_vector).reshape(-1)
     for boundary, neighbour in ((passage, passage + 1), (passage - 1, passage - 1)):
-        if not 0 <= boundary < len(index.junctions) or ends_sentence(index.passages[boundary]):
+        if not 0 <= boundary < len(index.passages) - 1 or ends_sentence(index.passages[boundary]):
             continue
-        before, after = index.sides[boundary]
-        across, left, right = (
-            float(score) for score in embed([index.junctions[boundary], before, after]) @ claim
-        )
+        across, left, right = (float(score) for score in embed(index.junction(boundary)) @ claim)
         if across > max(inside, left, right):
             return neighbour
     return None
