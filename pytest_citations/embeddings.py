@@ -21,6 +21,7 @@ import importlib.util
 import os
 import re
 import sqlite3
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -82,6 +83,12 @@ def _load_sentence_transformer(path: str) -> Any:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # torch's OpenMP threads sleep at a barrier instead of spinning there (read once, when
+    # torch loads): the model shares the cores with the event loop, and a spinning thread
+    # holds a core the loop needs while its partner is descheduled. benchmarks/README.md
+    # has the figures.
+    if "torch" not in sys.modules:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         from transformers.utils import logging as transformers_logging
 

@@ -6,6 +6,7 @@ The only tests that load a transformer: one module-scoped embedder, about ten se
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 
@@ -43,6 +44,29 @@ def test_r2_model_is_not_loaded_at_import_or_construction():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_torch_threads_wait_passively_unless_the_user_says_otherwise(given, expected):
+    """The model shares two cores with the event loop: its OpenMP threads must sleep at a
+    barrier rather than spin there (libgomp reads the variable once, when torch loads; the
+    plugin benchmark's figures are in benchmarks/README.md). A value the user set stands."""
+    code = (
+        "import os, sys\n"
+        "from pytest_citations.embeddings import SentenceTransformerEmbedder\n"
+        "assert 'torch' not in sys.modules\n"
+        "SentenceTransformerEmbedder().embed(['x'])\n"
+        "assert 'torch' in sys.modules\n"
+        "print(os.environ.get('OMP_WAIT_POLICY'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if given is not None:
+        env["OMP_WAIT_POLICY"] = given
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [expected]
 
 
 def test_r2_minilm_picks_the_semantically_relevant_passage_quietly(minilm, capfd):
