@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -43,9 +44,16 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=2)
     parser.add_argument("--keep", type=Path, help="write the project here and keep it")
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the figures as JSON")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs per limit; the live goal is judged on their median (a shared machine's "
+        "load moves one run's ratio by a tenth)",
+    )
     args = parser.parse_args(argv)
-    if args.files < 1 or any(n < 1 for n in args.concurrency):
-        parser.error("--files and --concurrency must be at least 1")
+    if args.files < 1 or args.repeat < 1 or any(n < 1 for n in args.concurrency):
+        parser.error("--files, --repeat and --concurrency must be at least 1")
     return args
 
 
@@ -129,7 +137,7 @@ def measure(args: argparse.Namespace, scenario: Scenario, predicted: Predicted) 
         if folder.exists():
             shutil.rmtree(folder)
         write_project(scenario, args.files, folder)
-        for n in args.concurrency:
+        for n, run in ((n, run) for n in args.concurrency for run in range(1, args.repeat + 1)):
             shutil.rmtree(folder / "cassettes", ignore_errors=True)
             before = embed_alone(predicted.embed_groups, model)
             with Emulators(scenario.fake_pages, args.latency, "process") as emulators:
@@ -160,6 +168,7 @@ def measure(args: argparse.Namespace, scenario: Scenario, predicted: Predicted) 
             results.append(
                 {
                     "concurrency": n,
+                    "run": run,
                     "live_wall_s": live["wall"],
                     "live_cpu_s": live["cpu"],
                     "embedding_alone_s": embedding,
@@ -240,7 +249,14 @@ def print_report(args: argparse.Namespace, load: float, results: list[dict[str, 
         f"model load+warm-up {load:.1f} s excluded, load average {os.getloadavg()[0]:.1f})"
     )
     width = 16
-    print(" " * 28 + "".join(f"N={r['concurrency']}".rjust(width) for r in results))
+    repeated = args.repeat > 1
+    print(
+        " " * 28
+        + "".join(
+            (f"N={r['concurrency']}" + (f" #{r['run']}" if repeated else "")).rjust(width)
+            for r in results
+        )
+    )
     for title, key, note in ROWS:
         cells = "".join(_cell(r[key]).rjust(width) for r in results)
         print(f"{title:<28}{cells}   {note}")
@@ -248,6 +264,24 @@ def print_report(args: argparse.Namespace, load: float, results: list[dict[str, 
     for name in verdicts[0]:
         cells = "".join(("PASS" if v[name] else "FAIL").rjust(width) for v in verdicts)
         print(f"{name:<28}{cells}")
+    for n, ratio in medians(results).items():
+        verdict = "PASS" if ratio <= LIVE_LIMIT else "FAIL"
+        print(f"N={n}: median live / ideal of {args.repeat} run(s) {ratio:.2f}   {verdict}")
+
+
+def medians(results: list[dict[str, Any]]) -> dict[int, float]:
+    """The median live / ideal of each limit's runs."""
+    ratios: dict[int, list[float]] = {}
+    for result in results:
+        ratios.setdefault(result["concurrency"], []).append(result["live_over_ideal"])
+    return {n: statistics.median(values) for n, values in ratios.items()}
+
+
+def passed(results: list[dict[str, Any]]) -> bool:
+    """Every run's own checks, but the live goal on each limit's median."""
+    live = f"live <= {LIVE_LIMIT} x ideal"
+    others = all(ok for r in results for name, ok in checks(r).items() if name != live)
+    return others and all(ratio <= LIVE_LIMIT for ratio in medians(results).values())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -259,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_report(args, load, results)
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
-    return 0 if all(all(checks(r).values()) for r in results) else 1
+    return 0 if passed(results) else 1
 
 
 if __name__ == "__main__":
