@@ -21,7 +21,6 @@ import importlib.util
 import os
 import re
 import sqlite3
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -78,17 +77,13 @@ def resolve_model_path(model: str) -> str:
 @functools.lru_cache(maxsize=4)
 def _load_sentence_transformer(path: str) -> Any:
     """Load a model once per process: weights are read-only and costly to load."""
-    # Offline and quiet: nothing may be fetched from a hub, and no progress bar on stderr.
+    # Offline and quiet (no hub, no progress bar on stderr); torch's threads sleep at a barrier
+    # rather than spin on a core the event loop needs (read as torch loads; benchmarks/README).
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    # torch's OpenMP threads sleep at a barrier instead of spinning there (read once, when
-    # torch loads): the model shares the cores with the event loop, and a spinning thread
-    # holds a core the loop needs while its partner is descheduled. benchmarks/README.md
-    # has the figures.
-    if "torch" not in sys.modules:
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         from transformers.utils import logging as transformers_logging
 
