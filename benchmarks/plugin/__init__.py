@@ -11,7 +11,8 @@ cold replay (the cassettes just written, no embedding cache, the emulators stopp
 
 Usage (from the repository root): python -m benchmarks.plugin [--concurrency 4 16]
        [--claims 200] [--urls 60] [--files 20] [--latency 0.2] [--embedder minilm|lexical]
-       [--json PATH]
+       [--repeat 3] [--json PATH]; python -m benchmarks.plugin.timeline [--concurrency 16]
+       times every model call of one live run.
 """
 
 from __future__ import annotations
