@@ -99,6 +99,15 @@ def environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
+def live_environment(emulators: Emulators) -> dict[str, str]:
+    """The variables that point a live run at the emulators, with their tokens."""
+    return {
+        "CRAWLBASE_TOKEN": CRAWL_TOKEN, "CRAWLBASE_JS_TOKEN": JS_TOKEN,
+        "OPENAI_API_KEY": OPENAI_KEY, "CRAWLBASE_API_URL": emulators.crawl_url,
+        "OPENAI_BASE_URL": emulators.openai_base_url,
+    }  # fmt: skip
+
+
 def run_pytest(folder: Path, model: str, concurrency: int, record: str, report: Path) -> dict:
     """One in-process ``pytest --citations cases/`` in ``folder``; its wall and CPU time,
     exit code and the JSON report's figures."""
@@ -141,12 +150,7 @@ def measure(args: argparse.Namespace, scenario: Scenario, predicted: Predicted) 
             shutil.rmtree(folder / "cassettes", ignore_errors=True)
             before = embed_alone(predicted.embed_groups, model)
             with Emulators(scenario.fake_pages, args.latency, "process") as emulators:
-                live_env = {
-                    "CRAWLBASE_TOKEN": CRAWL_TOKEN, "CRAWLBASE_JS_TOKEN": JS_TOKEN,
-                    "OPENAI_API_KEY": OPENAI_KEY, "CRAWLBASE_API_URL": emulators.crawl_url,
-                    "OPENAI_BASE_URL": emulators.openai_base_url,
-                }  # fmt: skip
-                with environment(live_env):
+                with environment(live_environment(emulators)):
                     live = run_pytest(folder, model, n, "all", folder / f"live-{n}.json")
                 stats = emulators.stats()
             _progress(f"N={n} live: {live['wall']:.1f} s")

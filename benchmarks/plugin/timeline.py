@@ -24,11 +24,11 @@ from typing import Any
 
 from pytest_citations import embeddings
 
-from ..engine.emulators import CRAWL_TOKEN, JS_TOKEN, OPENAI_KEY, Emulators
+from ..engine.emulators import Emulators
 from ..engine.expectations import predict
 from ..engine.instrumentation import EMBEDDERS, embed_alone, warm_model
 from ..engine.scenario import build_scenario
-from .__main__ import environment, run_pytest, write_project
+from .__main__ import environment, live_environment, run_pytest, write_project
 
 Call = tuple[float, float, int]
 
@@ -68,15 +68,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="citations-timeline-") as scratch:
         folder = Path(scratch) / "project"
         write_project(scenario, args.files, folder)
-        with Emulators(scenario.fake_pages, args.latency, "process") as emulators:
-            live_env = {
-                "CRAWLBASE_TOKEN": CRAWL_TOKEN, "CRAWLBASE_JS_TOKEN": JS_TOKEN,
-                "OPENAI_API_KEY": OPENAI_KEY, "CRAWLBASE_API_URL": emulators.crawl_url,
-                "OPENAI_BASE_URL": emulators.openai_base_url,
-            }  # fmt: skip
-            with environment(live_env), model_calls() as calls:
-                origin = time.perf_counter()
-                live = run_pytest(folder, model, args.concurrency, "all", folder / "live.json")
+        emulators = Emulators(scenario.fake_pages, args.latency, "process")
+        with emulators, environment(live_environment(emulators)), model_calls() as calls:
+            origin = time.perf_counter()
+            live = run_pytest(folder, model, args.concurrency, "all", folder / "live.json")
     if not calls:
         raise SystemExit("the model was never called")
     busy = sum(end - start for start, end, _ in calls)
