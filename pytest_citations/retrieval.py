@@ -191,6 +191,16 @@ def dense_scores(claim_vector: Vectors, index: PageIndex) -> list[float]:
     return best
 
 
+def best_window(claim_vector: Vectors, index: PageIndex, passage: int) -> float:
+    """One passage's entry of :func:`dense_scores`, without scoring the rest of the page."""
+    if len(index.vectors) == 0:
+        return 0.0
+    rows = [row for row, owner in enumerate(index.owners) if owner == passage]
+    if not rows:
+        return -math.inf
+    return float((index.vectors[rows] @ np.asarray(claim_vector).reshape(-1)).max())
+
+
 def _standardised(scores: Sequence[float]) -> list[float]:
     """Scores shifted and scaled to mean 0 and standard deviation 1 over the page (all 0
     when they are all equal: the signal cannot tell the passages apart)."""
@@ -247,7 +257,7 @@ def straddling_neighbour(
     across it matches the claim better than every window of ``passage`` and than the windows
     of the same size just before and just after it. The boundary after the passage is tried
     first. Boundaries at a sentence end cost nothing: evidence does not straddle them."""
-    inside = dense_scores(claim_vector, index)[passage]
+    inside = best_window(claim_vector, index, passage)
     claim = np.asarray(claim_vector).reshape(-1)
     for boundary, neighbour in ((passage, passage + 1), (passage - 1, passage - 1)):
         if not 0 <= boundary < len(index.passages) - 1 or ends_sentence(index.passages[boundary]):
