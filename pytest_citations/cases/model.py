@@ -69,6 +69,6 @@ class Case:
     #: Marker of each retrieved URL when ``retrieved:`` is a mapping (``3: https://…``).
     retrieved_markers: dict[str, str] = field(default_factory=dict)
     criteria: dict[str, Any] = field(default_factory=dict)
-    #: The case's ``tags:`` (they become pytest markers).
+    #: The case's ``tags:`` (they become pytest markers), and the line they stand on.
     tags: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    tags_line: int = 0

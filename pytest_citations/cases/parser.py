@@ -16,6 +16,7 @@ from ..labels import Label
 from ..urls import is_supported_url
 from . import fields
 from .model import Claim
+from .tags import refused_tag
 from .yaml import line_of
 
 _ID = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -89,6 +90,8 @@ class Parser:
             if not (isinstance(raw, list) and all(isinstance(item, str) for item in raw)):
                 kind = "list of strings" if key == "tags" else "list of names"
                 raise self.fail(where, f"'{key}' must be a {kind}")
+            if key == "tags":
+                self.tags(raw, where)
             unknown = [item for item in raw if item not in {label.value for label in Label}]
             if spec.kind == "labels" and unknown:
                 # A misspelt label would silently never fail a claim: refuse it.
@@ -100,6 +103,14 @@ class Parser:
             allowed = ", ".join(fields.EXPECTABLE_LABELS)
             raise self.fail(where, f"'{key}' of {owner} must be one of {allowed}")
         return raw
+
+    def tags(self, tags: list[str], line: int) -> None:
+        """Refuse a tag that names one of pytest's marks with behaviour (``xfail``,
+        ``skip``, …): a case's own data never decides whether its checks run or count."""
+        for tag in tags:
+            refused = refused_tag(tag)
+            if refused is not None:
+                raise self.fail(line, refused)
 
     def known_keys(
         self, raw: dict[Any, Any], table: dict[str, fields.Key], line: int, what: str

@@ -66,7 +66,7 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
         retrieved_markers={url: marker for url, marker in retrieved.items() if marker},
         criteria=criteria,
         tags=(tags,) if isinstance(tags, str) else tuple(tags),
-        extra={key: raw[key] for key in ("topic", "tags") if key in raw},
+        tags_line=line_of(raw, "tags", line),
     )
 
 

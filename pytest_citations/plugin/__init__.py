@@ -12,6 +12,7 @@ in a few lines to the modules beside it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +25,9 @@ from . import hookspecs
 from .drift import check as check_drift
 from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
-from .items import CASE_MARKER, CaseFile, attach_result, result_of
+from .items import CASE_MARKER, CaseFile, attach_result, note_declared_marks, result_of
 from .options import OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
-from .reporter import NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
+from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
 from .scheduling import (
     CASE_FILE_SCHEDULING,
     CollectionErrors,
@@ -39,6 +40,7 @@ from .session import SESSION_KEY, build_settings, check_recording_secrets, sessi
 __all__ = ["citation_verifier"]
 
 REPORTER_KEY = pytest.StashKey[CitationsReporter]()
+DESELECTED_KEY = pytest.StashKey[set[str]]()
 COLLECTION_KEY = pytest.StashKey[CollectionErrors]()
 
 
@@ -54,9 +56,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     register(parser)
 
 
+@pytest.hookimpl(tryfirst=True)  # before other plugins register their marks
 def pytest_configure(config: pytest.Config) -> None:
     """Read the options once; with ``--citations``, start the reporter (not on an xdist
     worker) and the guard that keeps a broken case file from stopping the others."""
+    note_declared_marks(config)
     config.addinivalue_line(
         "markers",
         f"{CASE_MARKER}: an item of a YAML case file (pytest --citations); each name in a "
@@ -124,6 +128,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
     case_file: CaseFile = CaseFile.from_parent(parent, path=file_path)
     config.stash[COLLECTION_KEY].case_files.add(case_file.nodeid)
     return case_file
+
+
+def pytest_deselected(items: Sequence[pytest.Item]) -> None:
+    """Remember the case items a selection (``-m``, ``-k``, ``--deselect``) left out, so
+    that the summary says how many cases the decision does not cover."""
+    for item in items:
+        if item.get_closest_marker(CASE_MARKER) is not None:
+            item.config.stash.setdefault(DESELECTED_KEY, set()).add(item.nodeid)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -259,6 +271,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """Hand this process's spending and cassette notes to the reporter (or, on an xdist
     worker, to the controller), then close the session."""
     config = session.config
+    found: set[str] = config.stash.get(DESELECTED_KEY, set())
+    deselected = sorted(found)
+    if hasattr(config, "workeroutput"):
+        config.workeroutput[DESELECTED_OUTPUT] = deselected
+    elif REPORTER_KEY in config.stash:
+        config.stash[REPORTER_KEY].add_deselected(deselected)
     citations = config.stash.get(SESSION_KEY, None)
     if citations is None:
         return

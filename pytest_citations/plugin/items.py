@@ -11,12 +11,30 @@ from typing import Any
 import pytest
 
 from ..cases import Case, CaseFileError, Claim, load_cases
+from ..cases.tags import refused_tag
 from ..sanitize import strip_controls
 from .outcomes import CaseResult, ClaimOutcome, junit_properties, while_updating
 from .session import FileNotVerified, session_of
 
 #: The marker of every case-file item (``-m citations`` / ``-m "not citations"``).
 CASE_MARKER = "citations"
+#: How many ``markers`` lines the ini file declared: every line after them was registered by
+#: code (a plugin or a conftest), and such a mark may act on an item.
+DECLARED_MARKS_KEY = pytest.StashKey[int]()
+
+
+def note_declared_marks(config: pytest.Config) -> None:
+    """Remember the ini file's own ``markers`` (call before any plugin registers one)."""
+    config.stash[DECLARED_MARKS_KEY] = len(config.getini("markers"))
+
+
+def registered_marks(config: pytest.Config) -> frozenset[str]:
+    """The marks that plugins and conftests registered (ours excepted)."""
+    lines = config.getini("markers")[config.stash.get(DECLARED_MARKS_KEY, 0) :]
+    names = {str(line).split(":", 1)[0].split("(", 1)[0].strip() for line in lines}
+    return frozenset(names - {CASE_MARKER})
+
+
 #: What an item hands to its reports, and through them to the reporter (also from an xdist
 #: worker, which serialises a report's extra attributes): ``{"claim": record}``,
 #: ``{"case": outcome}`` or ``{"file_error": {"file", "why"}}``. Kept out of
@@ -76,7 +94,11 @@ class CaseNode(pytest.Collector):
     def _tag(self, tag: str) -> None:
         """A tag becomes a marker as ``@pytest.mark.<tag>`` would: unknown under
         ``--strict-markers`` fails with pytest's message, otherwise a warning that points at
-        the case file (not here)."""
+        the case file (not here). A mark with behaviour (pytest's own, or one that a plugin
+        or conftest registered) is refused: a case never skips or excuses its own checks."""
+        refused = refused_tag(tag, registered_marks(self.config))
+        if refused is not None:
+            raise CaseFileError(self.path, self.case.tags_line or self.case.line, refused)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", pytest.PytestUnknownMarkWarning)
             try:

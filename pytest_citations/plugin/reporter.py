@@ -6,7 +6,9 @@ workers), decides the run's own gates once, writes the report files, and prints 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,14 +21,17 @@ from ..gating.calibration import Agreement
 from ..gating.criteria import RunDecision, decide_run
 from ..paths import shown
 from ..reports import FORMATS, CaseOutcome, ClaimRecord, RunInfo, RunReport
+from ..reports.release import release_of
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..verdicts import Usage
-from .items import result_of
+from .items import CASE_MARKER, result_of
 from .options import RUN_ID_KEY, Options
+from .scheduling import matches_any
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
 USAGE_OUTPUT, NOTES_OUTPUT = "citations_usage", "citations_cassette_notes"
+DESELECTED_OUTPUT = "citations_deselected"
 
 
 def _version() -> str:
@@ -83,8 +88,24 @@ class CitationsReporter:
         self.report.usage.add(usage)
         self.report.add_cassette_notes(notes)
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """A case file that could not be collected is not checked: never a pass."""
+        path = report.nodeid.split("::", 1)[0]
+        if report.failed and path and matches_any(Path(path), self.options.case_globs):
+            lines = str(report.longrepr).strip().splitlines()
+            why = lines[0].split(": ", 1)[-1] if lines else "it could not be read"
+            self.report.add_file_error(path, f"not collected: {strip_controls(why)}")
+
+    def add_deselected(self, nodeids: Iterable[str]) -> None:
+        """Case items the user's selection left out (from this process or a worker)."""
+        self.report.deselected.update(nodeids)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Collect a claim's record, a case's decision or a file that was not verified."""
+        """Collect a claim's record, a case's decision, a file that was not verified, or a
+        case item that did not run."""
+        if report.when == "setup" and report.skipped and CASE_MARKER in report.keywords:
+            self.report.add_skipped(report.nodeid)
+            return
         # A claim that could not be checked is an error in setup; its record is there.
         if report.when != "call" and not (report.when == "setup" and report.failed):
             return
@@ -103,6 +124,7 @@ class CitationsReporter:
         output = getattr(node, "workeroutput", {})
         if USAGE_OUTPUT in output:
             self.add_process(Usage.from_dict(output[USAGE_OUTPUT]), output.get(NOTES_OUTPUT, []))
+        self.add_deselected(output.get(DESELECTED_OUTPUT, ()))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -121,7 +143,8 @@ class CitationsReporter:
         self.baseline = self._baseline()
         for name, path in self.options.reports.items():
             FORMATS[name](path, self.report, self.decision, self.info)
-        failed = bool(self.decision.failures or self.decision.undecided)
+        # The exit status never contradicts the printed decision, whatever marks say.
+        failed = release_of(self.report, self.decision).failed
         if self.baseline is not None and self.baseline.fails(self.options.baseline_fail_unused):
             failed = True  # as syrupy fails a run that leaves unused snapshots
         if isinstance(self.drift, DriftReport):

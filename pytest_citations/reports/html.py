@@ -21,7 +21,7 @@ from .html_drift import drift_section
 from .html_overview import calibration, cards, case_table, run_meta, run_mix
 from .info import RunInfo
 from .record import RunReport
-from .terminal import decision_of, release_lines
+from .release import release_of
 
 TITLE = "pytest-citations report"
 
@@ -57,9 +57,9 @@ def _filters(report: RunReport, calibrated: bool) -> tuple[str, int]:
 
 
 def _header(report: RunReport, decision: RunDecision, info: RunInfo, title: str) -> str:
-    release = release_lines(report, decision)
-    final = release[-1] if release else ""
-    shown = decision_of(final)
+    release = release_of(report, decision)
+    final = release.line or ""
+    shown = release.verdict
     verdict = f'<span class="verdict {shown}">{shown}</span>' if shown else ""
     return (
         f'<header><div class="title-row"><h1>{html.escape(title)}</h1>{verdict}</div>'

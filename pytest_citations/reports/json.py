@@ -14,7 +14,7 @@ from ..gating.calibration import Agreement
 from ..gating.criteria import RunDecision
 from .info import RunInfo
 from .record import CaseRecord, RunReport
-from .terminal import decision_of, release_lines
+from .release import release_of
 
 
 def _case(case: CaseRecord, info: RunInfo) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def calibration(agreement: Agreement) -> dict[str, Any]:
 def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[str, Any]:
     """The report as JSON-ready data."""
     precision = report.precision
-    release = release_lines(report, decision)
+    release = release_of(report, decision)
     usage = report.usage
     summary: dict[str, Any] = {
         "cases": len(report.cases),
@@ -88,7 +88,7 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
         "citation_precision": precision.citation,
         "reachable_precision": precision.reachable_precision,
         "supported_share": report.share.value,
-        "release_decision": release[-1] if release else None,
+        "release_decision": release.line,
         "usage": {**usage.to_dict(), "credits_by_kind": usage.credits_by_kind()},
     }
     if info.baseline is not None:
@@ -96,7 +96,7 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
         summary["baseline_file"] = info.baseline.name
         summary["baseline"] = _precision(stored)
     found: dict[str, Any] = {
-        "run": {**info.to_dict(), "decision": decision_of(release[-1]) if release else None},
+        "run": {**info.to_dict(), "decision": release.verdict or None},
         "summary": summary,
     }
     if info.agreement is not None:

@@ -206,6 +206,12 @@ class RunReport:
         self.file_errors: dict[str, str] = {}
         #: Cassettes this run left as they were, and why.
         self.cassette_notes: list[str] = []
+        #: Node ids of case items that did not run (a skip mark, ``pytest.skip``): a check
+        #: that did not run is not a pass.
+        self.skipped_items: list[str] = []
+        #: Node ids of case items the user's own selection (``-m``, ``-k``, ``--deselect``)
+        #: left out: theirs to leave out, and said in the summary.
+        self.deselected: set[str] = set()
         #: The drift check's report as JSON-ready data (``DriftReport.to_dict()``), or
         #: ``{"error": why}`` when it could not run; None without ``--citations-drift``.
         self.drift: dict[str, Any] | None = None
@@ -228,6 +234,19 @@ class RunReport:
         cassette): the run's decision cannot be pass."""
         self.file_errors.setdefault(file, why)
 
+    def add_skipped(self, nodeid: str) -> None:
+        """A case item that did not run."""
+        if nodeid not in self.skipped_items:
+            self.skipped_items.append(nodeid)
+
+    def left_out(self) -> tuple[int, int]:
+        """(cases, claims) the selection left out entirely: deselected claim items, and the
+        cases none of whose claims ran."""
+        ran = {case.key for case in self.cases if case.claims}
+        claims = {nodeid for nodeid in self.deselected if not nodeid.endswith("::precision")}
+        cases = {nodeid.rsplit("::", 1)[0] for nodeid in self.deselected} - ran
+        return len(cases), len(claims)
+
     def add_cassette_notes(self, notes: Iterable[str]) -> None:
         """Add the cassette notes of one process (this one or an xdist worker)."""
         self.cassette_notes += [note for note in notes if note not in self.cassette_notes]
@@ -239,7 +258,12 @@ class RunReport:
         return self._cases[key]
 
     def __bool__(self) -> bool:
-        return bool(self._cases) or bool(self.file_errors) or self.drift is not None
+        return (
+            bool(self._cases)
+            or bool(self.file_errors)
+            or bool(self.skipped_items)
+            or self.drift is not None
+        )
 
     @property
     def cases(self) -> list[CaseRecord]:

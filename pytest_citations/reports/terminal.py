@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 from ..gating.criteria import Failure, RunDecision
 from ..verdicts import Usage
-from .record import LABEL_ORDER, CaseRecord, RunReport
+from .record import LABEL_ORDER, RunReport
+from .release import FAIL, INCOMPLETE, PASS, release_of
 
+_COLOURS = {FAIL: "red", INCOMPLETE: "yellow", PASS: "green"}
 #: Claim labels worth a note under "claims to look at".
 _NOTEWORTHY = frozenset({"contradicted", "uncited", "misattributed", "partial"})
 
@@ -65,56 +67,8 @@ def usage_line(usage: Usage) -> str:
     return line
 
 
-def _case_line(case: CaseRecord) -> tuple[str, str | None, str]:
-    """(decision, reason, line) of one case that has a decision."""
-    assert case.outcome is not None
-    outcome = case.outcome
-    share = case.share
-    shown = f"{case.key}: fully supported {share.supported} of {share.total}; "
-    if outcome.decision == "fail":
-        return (
-            "fail",
-            outcome.failures[0],
-            shown + f"release decision: fail ({outcome.failures[0]})",
-        )
-    if outcome.decision == "incomplete":
-        why = outcome.incomplete[0] if outcome.incomplete else "not every citation was checked"
-        return "incomplete", why, shown + f"release decision: incomplete ({why})"
-    return "pass", None, shown + "release decision: pass"
-
-
-def release_lines(report: RunReport, decision: RunDecision) -> list[str]:
-    """The release decision per case and for the run, with the criterion that decided it.
-    A failure wins over ``incomplete`` (something could not be checked), which wins over
-    ``pass``."""
-    lines: list[str] = []
-    reasons: dict[str, list[str]] = {"fail": [], "incomplete": []}
-    for case in report.cases:
-        if case.outcome is None:
-            continue
-        verdict, why, line = _case_line(case)
-        lines.append(line)
-        if why is not None:
-            reasons[verdict].append(f"{case.key}: {why}")
-    reasons["fail"] += [str(failure) for failure in decision.failures]
-    reasons["incomplete"] += [
-        f"{file}: not verified ({why})" for file, why in report.file_errors.items()
-    ]
-    reasons["incomplete"] += [str(failure) for failure in decision.undecided]
-    for verdict in ("fail", "incomplete"):
-        found = reasons[verdict]
-        if found:
-            more = f" and {len(found) - 1} more" if len(found) > 1 else ""
-            return [*lines, f"Release decision: {verdict} ({found[0]}{more})"]
-    return [*lines, "Release decision: pass"] if lines else lines
-
-
-def decision_of(line: str) -> str:
-    """``pass``, ``fail`` or ``incomplete``: the decision a release line states."""
-    for verdict in ("fail", "incomplete", "pass"):
-        if f"elease decision: {verdict}" in line:
-            return verdict
-    return ""
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _notes(report: RunReport) -> list[str]:
@@ -168,11 +122,17 @@ def summary_lines(
     lines += [Line(text) for text in baseline]
     if calibration:
         lines += [Line(""), *(Line(text) for text in calibration)]
-    release = release_lines(report, decision)
-    if release:
+    release = release_of(report, decision)
+    if release.verdict:
         lines.append(Line(""))
-        colours = {"fail": "red", "incomplete": "yellow", "pass": "green"}
-        lines += [Line(text, colours.get(decision_of(text))) for text in release]
+        lines += [Line(text, _COLOURS[verdict]) for verdict, text in release.cases]
+        lines.append(Line(release.line or "", _COLOURS[release.verdict]))
+    cases, claims = report.left_out()
+    if claims or cases:
+        lines.append(Line(
+            f"the selection (-m, -k, --deselect) left out {_count(cases, 'case')} "
+            f"({_count(claims, 'claim')}): the decision above does not cover them"
+        ))  # fmt: skip
     if report_path is not None:
         lines.append(Line(f"citations report: {report_path}"))
     lines += [_gate_line(failure, min_precision, report) for failure in decision.failures]
@@ -197,4 +157,4 @@ def summary_lines(
     return lines
 
 
-__all__ = ["Line", "decision_of", "release_lines", "summary_lines", "table_lines"]
+__all__ = ["Line", "summary_lines", "table_lines"]

@@ -9,6 +9,7 @@ examples in ``tests/data/answers``.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -239,3 +240,27 @@ def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
         assert "request_refused" not in run.stdout  # every request came from a cassette
     for report in ("citations.json", "citations-junit.xml", "citations.html"):
         assert (tmp_path / report).is_file(), f"CI would upload {report}; it was not written"
+
+
+def test_an_answer_log_cannot_tag_its_case_with_a_mark_that_silences_it(tmp_path: Path) -> None:
+    """An application's own logs reach the gate through import: a record tagged ``xfail`` or
+    ``skip`` would turn its contradicted claims green, so it is skipped with its line."""
+    generic = (ANSWERS / "generic.jsonl").read_text(encoding="utf-8").splitlines()
+    answer = json.loads(generic[1])
+    silenced = {"id": "q-7", "question": answer.pop("question"), "tags": ["smoke", "xfail"],
+                "response": answer}  # fmt: skip
+    source = tmp_path / "answers.jsonl"
+    source.write_text(generic[0] + "\n" + json.dumps(silenced) + "\n", encoding="utf-8")
+    out = tmp_path / "cases"
+
+    run = run_cli("import", str(source), "--out", str(out), env=base_env(tmp_path))
+
+    assert run.returncode == 1, run.stdout + run.stderr
+    skipped = [line for line in run.stdout.splitlines() if line.startswith("Skipped ")]
+    assert skipped == [
+        f"Skipped {source}:2: tag 'xfail' is pytest's own xfail mark: a case's tags may not "
+        "decide whether its checks run or count (choose another name)"
+    ]
+    written = list(out.iterdir())
+    assert len(written) == 1
+    assert "xfail" not in written[0].read_text(encoding="utf-8")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from plugin_helpers import (
     BOILING_URL,
+    CONTRADICTED_CLAIM,
     REFUNDS_CLAIM,
     REFUNDS_URL,
     SUPPORTED_CLAIM,
@@ -122,3 +123,100 @@ def test_an_undeclared_tag_warns_at_its_case_file(citations: Citations) -> None:
             "case 'boiling': declare it under 'markers' in the ini file*",
         ]
     )
+
+
+# Tags that are marks with behaviour: a case file (or an application's answer log, through
+# import) must never be able to skip or excuse its own checks.
+CONTRADICTED = single_claim_case("mountains", CONTRADICTED_CLAIM, BOILING_URL)
+
+
+@pytest.mark.parametrize("tag", ["xfail", "skip", "skipif", "usefixtures", "filterwarnings"])
+def test_a_tag_naming_one_of_pytests_marks_is_a_collection_error_at_its_line(
+    citations: Citations, tag: str
+) -> None:
+    citations.write("cases/mountains.yaml", CONTRADICTED + f"tags: [smoke, {tag}]\n")
+    citations.write("cases/refunds.yaml", UNTAGGED)
+    with citations.web():
+        citations.record("cases/")
+
+    result = citations.run("cases/")
+
+    assert result.ret != pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting cases/mountains.yaml*",
+            f"cases/mountains.yaml:7: tag {tag!r} is pytest's own {tag} mark*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        ["Release decision: incomplete (cases/mountains.yaml: not verified (not collected: "
+         f"tag {tag!r} is pytest's own {tag} mark*"]
+    )  # fmt: skip
+    assert "xfailed" not in result.stdout.str()
+    assert "skipped" not in result.stdout.str()
+    result.assert_outcomes(passed=2, errors=1)  # the other file still runs
+
+
+def test_a_tag_naming_a_mark_another_plugin_registered_is_refused(citations: Citations) -> None:
+    citations.write("cases/mountains.yaml", CONTRADICTED + "tags: [plugin_behaviour]\n")
+    citations.pytester.makeconftest(
+        "def pytest_configure(config):\n"
+        "    config.addinivalue_line('markers', 'plugin_behaviour: acts on items')\n"
+    )
+
+    result = citations.run("cases/", "--collect-only", "-q")
+
+    assert result.ret != pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        ["cases/mountains.yaml:7: tag 'plugin_behaviour' is a mark another plugin registered*"]
+    )
+
+
+def test_a_case_xfailed_by_a_conftest_still_fails_the_run(citations: Citations) -> None:
+    citations.write("cases/mountains.yaml", CONTRADICTED)
+    citations.record("cases/")
+    citations.pytester.makeconftest(
+        "import pytest\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n"
+        "        item.add_marker(pytest.mark.xfail(reason='silenced'))\n"
+    )
+
+    result = citations.run("cases/")
+
+    result.stdout.fnmatch_lines(["Release decision: fail*"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_case_skipped_by_a_conftest_is_incomplete_not_a_pass(citations: Citations) -> None:
+    citations.write("cases/mountains.yaml", CONTRADICTED)
+    citations.write("cases/refunds.yaml", UNTAGGED)
+    citations.record("cases/")
+    citations.pytester.makeconftest(
+        "import pytest\n"
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n"
+        "        if 'mountains' in item.nodeid:\n"
+        "            item.add_marker(pytest.mark.skip(reason='silenced'))\n"
+    )
+
+    result = citations.run("cases/")
+
+    result.stdout.fnmatch_lines(
+        ["Release decision: incomplete (2 case items did not run "
+         "(cases/mountains.yaml::mountains::claim-1 was skipped))"]
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_the_summary_says_how_many_cases_a_selection_left_out(tagged: Citations) -> None:
+    tagged.pytester.makeini(DECLARED)
+    tagged.record("cases/")
+
+    result = tagged.run("cases/", "-m", "smoke")
+
+    result.stdout.fnmatch_lines(
+        ["the selection (-m, -k, --deselect) left out 1 case (1 claim): the decision above "
+         "does not cover them"]
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.OK

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ...cases.tags import refused_tag
 from ...errors import ConfigurationError
 from .anthropic import ANTHROPIC
 from .base import (
@@ -247,10 +248,16 @@ def read_record(record: Any, format: str = AUTO) -> ReadRecord:
 
 
 def _tags(raw: Any) -> tuple[str, ...]:
-    """The envelope's tags. They become pytest markers: one printable word each."""
+    """The envelope's tags. They become pytest markers: one printable word each, and never
+    a mark with behaviour (an application's own logs must not skip or excuse a check)."""
     listed = [raw] if isinstance(raw, str) else as_list(raw)
     tags = (tag.strip() for tag in listed if isinstance(tag, str))
-    return tuple(tag for tag in tags if tag and tag.isprintable() and " " not in tag)
+    kept = tuple(tag for tag in tags if tag and tag.isprintable() and " " not in tag)
+    for tag in kept:
+        refused = refused_tag(tag)
+        if refused is not None:
+            raise AnswerFormatError(refused)
+    return kept
 
 
 def _expected(name: str) -> str:
