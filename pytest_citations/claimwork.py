@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .errors import RequestRefused
 from .network import TransientError
 from .verdicts import CitationVerdict
 
@@ -33,12 +34,22 @@ class ClaimWork:
     """What one claim's verification collects beside its verdicts."""
 
     problems: list[str] = field(default_factory=list)
+    #: The notes that say a request is missing from the recording (a subset of problems).
+    unrecorded: list[str] = field(default_factory=list)
     evidence: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def note(self, error: Exception | str) -> None:
         """Add a note for the claim, once."""
         if str(error) not in self.problems:
             self.problems.append(str(error))
+        if isinstance(error, RequestRefused) and str(error) not in self.unrecorded:
+            self.unrecorded.append(str(error))
+
+    def absorb(self, other: ClaimWork) -> None:
+        """Take over the notes of another claim's work (its problems and what it found
+        missing from the recording)."""
+        for problem in other.problems:
+            self.note(RequestRefused(problem) if problem in other.unrecorded else problem)
 
 
 @dataclass

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .labels import Label, is_unchecked
+from .labels import Label, Reason, is_unchecked
 
 #: The fields of a citation verdict, in the order of 000's ``/verify`` response.
 VERDICT_FIELDS = (
@@ -78,6 +78,9 @@ class ClaimVerdict:
     #: Why some citations could not be checked at all (say, a request an offline replay
     #: lacks); never holds a secret.
     problems: tuple[str, ...] = ()
+    #: Of ``problems``, those that say a request is missing from the recording (an offline
+    #: replay that lacks it): never a label, whatever the run allows.
+    unrecorded: tuple[str, ...] = ()
     #: Cited URLs whose passages, taken together, supported the claim (004, C2).
     joint_support: tuple[str, ...] = ()
     #: Retrieved but uncited URLs that support the claim its citations do not (004, C3).
@@ -90,6 +93,13 @@ class ClaimVerdict:
     def unchecked(self) -> tuple[CitationVerdict, ...]:
         """Citations the verifier could not check (see :attr:`CitationVerdict.checked`)."""
         return tuple(citation for citation in self.citations if not citation.checked)
+
+    @property
+    def lacks_recording(self) -> bool:
+        """True when a request this claim needed is missing from the recording."""
+        return bool(self.unrecorded) or any(
+            citation.reason == Reason.REQUEST_REFUSED for citation in self.citations
+        )
 
     @property
     def complete(self) -> bool:

@@ -224,6 +224,7 @@ class Verifier:
             label,
             tuple(verdicts),
             tuple(work.problems),
+            unrecorded=tuple(work.unrecorded),
             joint_support=joint,
             misattributed_to=misattributed,
             evidence=tuple(work.evidence.items()),
@@ -272,8 +273,7 @@ class Verifier:
         verdicts = await asyncio.gather(
             *(self._verify_refusable(request.claim, url, scratch) for url in request.retrieved)
         )
-        for problem in scratch.problems:
-            work.note(RequestRefused(problem))
+        work.absorb(scratch)
         return tuple(v.url for v in verdicts if v.label is Label.SUPPORTED)
 
     def _count(self, provider: str, judgement: Judgement) -> None:

@@ -12,6 +12,7 @@ in a few lines to the modules beside it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -185,10 +186,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if not options.enabled:
         return None
     model = options.model or Backends().judge_variable(options.judge, "default_model") or "?"
-    try:
-        cassettes = str(options.cassette_dir.relative_to(config.rootpath)) + "/"
-    except ValueError:
-        cassettes = str(options.cassette_dir)
+    # Resolved: where recordings are read and written, whatever moved pytest's rootdir.
+    cassettes = str(options.cassette_dir.resolve()) + os.sep
     line = (
         f"citations: record={options.record_mode.value} judge={options.judge} model={model} "
         f"cassettes={cassettes} embedder={options.embedding_model} "

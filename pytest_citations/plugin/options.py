@@ -149,7 +149,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("model", "judge model of the provider (default: the provider's own)",
            env=("JUDGE_MODEL",)),
     *(_limit_option(limit) for limit in LIMITS),
-    Option("cassette-dir", "cassette folder, relative to the rootdir (default cassettes/)",
+    Option("cassette-dir", "cassette folder, relative to the ini file's folder (default "
+           "cassettes/)",
            kind="path", default="cassettes"),
     Option("report", "write the JSON report of every case, claim and citation to PATH",
            kind="path", metavar="PATH"),
@@ -288,11 +289,23 @@ def read(config: pytest.Config) -> dict[str, Any]:
     return values
 
 
+def project_root(config: pytest.Config) -> Path:
+    """The folder the cassette folder and the baseline are relative to: the ini file's
+    folder, else the folder pytest was started from. Never pytest's rootdir, which any
+    existing path on the command line can move (an option's value included), so that an
+    option pointing outside the project never moves where recordings are read and written."""
+    if config.inipath is not None:
+        return config.inipath.parent
+    return config.invocation_params.dir
+
+
 @dataclass(frozen=True)
 class Options:
     """The plugin's settings for one session, after the precedence."""
 
     enabled: bool
+    #: Where the project's own paths (cassettes, baseline) are anchored: see project_root.
+    root: Path
     record_mode: RecordMode
     cassette_dir: Path
     judge: str
@@ -337,7 +350,7 @@ class Options:
         """Read the table. The model the header shows is the one the judge uses: the option,
         ``JUDGE_MODEL``, then the chosen provider's own variable (``OPENAI_MODEL``)."""
         values = read(config)
-        root = config.rootpath
+        root = project_root(config)
         if values["update_baseline"] and values["baseline"] is None:
             raise pytest.UsageError("--citations-update-baseline needs --citations-baseline PATH")
         if values["drift_update"] and not values["drift"]:
@@ -351,6 +364,7 @@ class Options:
         formats = {name: values.get("report" if name == "json" else name) for name in FORMATS}
         return cls(
             enabled=bool(config.getoption("citations", False)),
+            root=root,
             record_mode=values["record"],
             cassette_dir=cassettes if cassettes.is_absolute() else root / cassettes,
             judge=values["judge"],

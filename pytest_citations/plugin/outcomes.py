@@ -20,6 +20,13 @@ ALLOW_UNCHECKED_HINT = (
 )
 
 
+#: The next step when what is missing is a recording, which the opt-out never counts.
+MISSING_RECORDING_HINT = (
+    "Record what is missing with the command above (--citations-allow-unchecked never "
+    "counts a missing recording as a label)."
+)
+
+
 @dataclass(frozen=True)
 class ClaimOutcome:
     """One claim, assessed: its record, and what its item reports (an error when it could
@@ -119,12 +126,18 @@ def unchecked_message(verdict: ClaimVerdict, unchecked: Sequence[str], explanati
     """The message of a claim that could not be checked: which citations and why (one line
     each, see :func:`~pytest_citations.gating.criteria.describe_unchecked`), the verdict as
     far as it got, and the opt-out."""
-    count = len(verdict.unchecked) or len(unchecked)
+    if verdict.unchecked:
+        count = len(verdict.unchecked)
+        what = f"{count} of {len(verdict.citations)} citations unchecked"
+    elif verdict.lacks_recording:  # the joint or misattribution check (retrieved sources)
+        what = "a request it needs is missing from the recording"
+    else:
+        what = "a check beyond its own citations could not run"
     lines = [
-        f"claim could not be checked: {count} of {len(verdict.citations)} citations unchecked",
+        f"claim could not be checked: {what}",
         *(f"  {line}" for line in unchecked),
         explanation,
-        ALLOW_UNCHECKED_HINT,
+        MISSING_RECORDING_HINT if verdict.lacks_recording else ALLOW_UNCHECKED_HINT,
     ]
     return "\n".join(lines)
 

@@ -176,7 +176,7 @@ class CitationsReporter:
         return Baseline.load(path).reconcile(
             claims,
             {c.nodeid: (c.baseline.kind, c.baseline.old_label) for c in claims if c.baseline},
-            shown=shown(path, root),
+            shown=shown(path, self.options.root),
             update_to=path if self.options.update_baseline else None,
             full_run=is_full_run(self.config),
             present=lambda nodeid: (root / nodeid.split("::", 1)[0]).exists(),

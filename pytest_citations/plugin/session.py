@@ -115,7 +115,7 @@ class CitationsSession:
     def __init__(self, config: pytest.Config, options: Options) -> None:
         self.config = config
         self.options = options
-        self.root = config.rootpath
+        self.root = options.root
         cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
         folder = Path(cache.mkdir("citations-embeddings")) if cache is not None else None
         self.settings = build_settings(options, folder)

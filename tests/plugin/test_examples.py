@@ -24,6 +24,7 @@ from plugin_helpers import QUIET, STEERING_VARIABLES, Web
 from test_readme import ELISION, assert_printed
 
 ROOT = Path(__file__).resolve().parents[2]
+README_CHECKOUT = "/home/you/pytest-citations"
 LABELS = ("supported", "partial", "contradicted", "not_found", "unreachable")
 
 
@@ -63,9 +64,12 @@ def run_examples(folder: Path, *arguments: str) -> tuple[pytest.RunResult, Web]:
         done = subprocess.run(
             command, cwd=folder, env=env, capture_output=True, text=True, timeout=900
         )
+    # The header names the cassette folder by its absolute path: the README's checkout is
+    # /home/you/pytest-citations.
+    stdout = done.stdout.replace(str(folder.resolve()), README_CHECKOUT)
     result = pytest.RunResult(
         done.returncode,
-        done.stdout.splitlines(),
+        stdout.splitlines(),
         done.stderr.splitlines(),
         time.monotonic() - started,
     )

@@ -34,9 +34,10 @@ def header(citations: Citations, *args: str) -> str:
 def test_default_header(project: Citations) -> None:
     result = project.run("--collect-only", "cases/")
 
+    cassettes = project.path.resolve() / "cassettes"
     result.stdout.fnmatch_lines(
         [
-            "citations: record=none judge=openai model=gpt-4o-mini cassettes=cassettes/ "
+            f"citations: record=none judge=openai model=gpt-4o-mini cassettes={cassettes}/ "
             "embedder=lexical concurrency=4 fail_on=contradicted*"
         ]
     )
@@ -97,7 +98,7 @@ def test_concurrency_cassette_dir_and_record_mode_in_the_header(project: Citatio
         from_option = header(project, "--citations-concurrency=2", "--citations-record=once")
 
     assert " concurrency=3 " in from_env
-    assert " cassettes=recordings/ " in from_env
+    assert f" cassettes={project.path.resolve() / 'recordings'}/ " in from_env
     assert from_option.startswith("citations: record=once ")
     assert " concurrency=2 " in from_option
 

@@ -101,7 +101,7 @@ def test_cassette_folder_is_configurable(
     replayed.assert_outcomes(passed=2, failed=1)
     assert (citations.path / folder / "cases" / "boiling.yaml").is_file()
     assert not (citations.path / "cassettes").exists()
-    replayed.stdout.fnmatch_lines([f"*cassettes={folder}/*"])
+    replayed.stdout.fnmatch_lines([f"*cassettes={citations.path.resolve() / folder}/*"])
 
 
 def test_replay_is_offline_and_needs_no_token(citations: Citations) -> None:
@@ -334,3 +334,30 @@ def test_tokens_in_the_environment_are_ignored_by_a_replay(citations: Citations)
     result = citations.run("cases/")
 
     result.assert_outcomes(passed=2, failed=1)
+
+
+def test_a_path_option_outside_the_project_never_moves_the_cassettes(
+    citations: Citations,
+) -> None:
+    """pytest's rootdir follows every existing path on the command line, option values
+    included: a baseline outside the project moved it, and the cassettes with it, while
+    the header still said ``cassettes=cassettes/``. The cassette folder is anchored to the
+    ini file's folder (here none: the folder pytest starts in) and the header names it."""
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    elsewhere = citations.path.parent / f"{citations.path.name}-elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "empty.json").write_text('{"claims": {}, "version": 1}\n', encoding="utf-8")
+    # Two words, as a shell passes them: pytest reads the value as a path of its own.
+    baseline = ("--citations-baseline", f"../{elsewhere.name}/empty.json")
+
+    with citations.web():
+        recorded = citations.run("cases/", *baseline, "--citations-record=new_episodes")
+    replayed = citations.run("cases/", *baseline)
+
+    project = citations.path.resolve()
+    recorded.stdout.fnmatch_lines([f"citations: * cassettes={project / 'cassettes'}/ *"])
+    assert citations.cassette("cases/boiling.yaml").is_file()
+    assert not list(elsewhere.rglob("*.yaml"))
+    assert not (citations.path.parent / "cassettes").exists()
+    replayed.assert_outcomes(passed=2, failed=1)
+    assert "request_refused" not in replayed.stdout.str()
