@@ -68,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
     """Check ``--fail-on`` (a typo must not turn the gate off), then verify."""
     known = [label.value for label in Label]
     unknown = sorted(fail_on(args) - set(known))
+    if args.fail_on is not None and not fail_on(args):
+        say("--fail-on names no label; name at least one of " + ", ".join(known))
+        return EXIT_USAGE
     if unknown:
         say(f"--fail-on: unknown label {unknown[0]!r}; choose from " + ", ".join(known))
         return EXIT_USAGE

@@ -365,25 +365,47 @@ class RunDecision:
     undecided: tuple[Failure, ...] = ()
 
 
+@dataclass(frozen=True)
+class AgreementGate:
+    """The calibration gate (004, C5): the judge's agreement with the human ``expect:``
+    labels of ``labelled`` claims, as ``metric`` (None when it is undefined), against
+    ``minimum``."""
+
+    metric: str
+    minimum: float
+    value: float | None
+    labelled: int
+
+    def judge(self, failures: list[Failure], undecided: list[Failure]) -> None:
+        """A gate with nothing to measure is undecided, never a pass; one below its minimum
+        (or undefined over the labels there are) fails."""
+        if not self.labelled:
+            undecided.append(Failure("min_agreement", (
+                f"no claim in this run carries an 'expect:' label, so the judge's {self.metric} "
+                f"cannot be measured against {self.minimum:g}"
+            )))  # fmt: skip
+        elif self.value is None or self.value < self.minimum:
+            shown = "n/a" if self.value is None else f"{self.value:.4f}"
+            failures.append(
+                Failure("min_agreement", f"judge {self.metric} {shown} below {self.minimum:g}")
+            )
+
+
 def decide_run(
     precision: Precision,
     share: Share,
     open_citations: int,
     open_claims: int,
     criteria: Criteria,
-    agreement: tuple[str, float | None, float] | None = None,
+    agreement: AgreementGate | None = None,
 ) -> RunDecision:
     """The run's gates: the suite's precision and supported share (like ``--cov-fail-under``)
-    and, when asked, the judge's agreement with human labels as
-    ``(metric, value, minimum)`` (004, C5)."""
+    and, when asked, the judge's agreement with human labels (004, C5)."""
     failures: list[Failure] = []
     undecided: list[Failure] = []
     gates = thresholds(precision, share, open_citations, open_claims, criteria, scope="suite")
     for gate in reversed(gates):  # the suite's precision first, as --cov-fail-under reads
         gate.judge(failures, undecided)
     if agreement is not None:
-        metric, value, minimum = agreement
-        if value is None or value < minimum:
-            shown = "n/a" if value is None else f"{value:.4f}"
-            failures.append(Failure("min_agreement", f"judge {metric} {shown} below {minimum:g}"))
+        agreement.judge(failures, undecided)
     return RunDecision(tuple(failures), tuple(undecided))

@@ -50,6 +50,11 @@ def _labels(raw: Any, what: str) -> tuple[str, ...]:
     # is of type "args", so "contradicted,partial" arrives as one word).
     words = " ".join([raw] if isinstance(raw, str) else raw).replace(",", " ").split()
     known = {label.value for label in Label}
+    if not words:
+        # An empty list would fail nothing: a gate turned off by one comma.
+        raise ConfigurationError(
+            f"{what} names no label; name at least one of " + ", ".join(sorted(known))
+        )
     for label in words:
         if label not in known:
             raise ConfigurationError(

@@ -18,7 +18,7 @@ from ..drift import DriftReport
 from ..errors import AccountError
 from ..gating.baseline import Baseline, Reconciliation
 from ..gating.calibration import Agreement
-from ..gating.criteria import RunDecision, decide_run
+from ..gating.criteria import AgreementGate, RunDecision, decide_run
 from ..paths import shown
 from ..reports import FORMATS, CaseOutcome, ClaimRecord, RunInfo, RunReport
 from ..reports.release import release_of
@@ -156,16 +156,16 @@ class CitationsReporter:
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _calibrate(self) -> tuple[str, float | None, float] | None:
+    def _calibrate(self) -> AgreementGate | None:
         """The judge's agreement with the human ``expect:`` labels (004, C5), and its gate."""
         pairs = [(c.expect, c.label) for c in self.report.claims if c.expect]
-        if not (self.options.calibrate or self.options.min_agreement) or not pairs:
-            return None
-        self.agreement = Agreement.of(pairs)
+        if pairs and (self.options.calibrate or self.options.min_agreement):
+            self.agreement = Agreement.of(pairs)
         if self.options.min_agreement is None:
             return None
         metric, minimum = self.options.min_agreement
-        return metric, getattr(self.agreement, metric), minimum
+        value = getattr(self.agreement, metric) if self.agreement is not None else None
+        return AgreementGate(metric, minimum, value, len(pairs))
 
     def _baseline(self) -> Reconciliation | None:
         path = self.options.baseline

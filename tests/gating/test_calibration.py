@@ -267,3 +267,22 @@ def test_the_shipped_calibration_set_holds_at_least_40_human_labels() -> None:
     ]
     assert len(labelled) >= 40, f"{len(labelled)} labelled claims in {len(files)} files"
     assert {claim.expect for claim in labelled} <= set(CALIBRATION_LABELS)
+
+
+def test_min_agreement_with_nothing_to_measure_is_incomplete(citations: Citations) -> None:
+    """A gate that cannot be evaluated is not a pass: without one ``expect:`` label in the
+    run, the run passed with no calibration line at all."""
+    citations.write("cases/plain.yaml", single_claim_case("plain", REFUNDS_CLAIM, REFUNDS_URL))
+    citations.record("cases/")
+    citations.write("pytest.ini", "[pytest]\ncitations_min_agreement = 0.6\n")
+
+    result = citations.run("cases/")
+
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "Release decision: incomplete (min_agreement: no claim in this run carries an "
+            "'expect:' label, so the judge's kappa cannot be measured against 0.6)",
+            "INCOMPLETE min_agreement: no claim in this run carries an 'expect:' label*",
+        ]
+    )

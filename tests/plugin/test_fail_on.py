@@ -94,3 +94,36 @@ def test_unknown_label_is_a_usage_error(citations: Citations) -> None:
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*unknown label 'wrong'*"])
+
+
+@pytest.mark.parametrize(
+    ("args", "ini"),
+    [
+        (("--citations-fail-on=,",), None),
+        (("--citations-fail-on", " , "), None),
+        ((), "citations_fail_on = ,"),
+    ],
+    ids=["comma", "blank", "ini"],
+)
+def test_an_empty_list_of_labels_is_a_usage_error(
+    citations: Citations, args: tuple[str, ...], ini: str | None
+) -> None:
+    """An empty list fails nothing: one comma would turn the gate off."""
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    if ini:
+        citations.pytester.makeini(f"[pytest]\n{ini}\n")
+
+    result = citations.run("cases/", *args)
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--citations-fail-on names no label; name at least one of contradicted, misattributed, *"]
+    )
+
+
+def test_an_empty_option_value_means_the_default(recorded: Citations) -> None:
+    result = recorded.run("cases/", "--citations-fail-on=")
+
+    result.stdout.fnmatch_lines(["*fail_on=contradicted*"])
+    assert failed_nodeids(result) == {BOILING_CONTRADICTED}
+
