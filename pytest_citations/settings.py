@@ -13,10 +13,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigurationError
 from .redact import Redactor, Secret
+
+if TYPE_CHECKING:
+    from .backends import Backends
 
 #: The model the engine embeds with unless told otherwise (R2).
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
@@ -115,14 +118,21 @@ class Settings:
             raise ConfigurationError("max_page_chars must be at least 1000")
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-        """Read the documented environment variables, and every variable a built-in backend
-        declares; keyword arguments win over them."""
+    def from_env(
+        cls,
+        env: Mapping[str, str] | None = None,
+        *,
+        backends: Backends | None = None,
+        **overrides: Any,
+    ) -> Settings:
+        """Read the documented environment variables, and every variable the ``backends``
+        declare (default: the built-in ones; pass the registry a plugin added to, so that
+        its judge's key is read); keyword arguments win over them."""
         # Imported here: the backends need Settings, and settings only need their variables.
         from .backends import Backends
 
         env = os.environ if env is None else env
-        backends = Backends()
+        backends = backends or Backends()
         provider = env.get("JUDGE_PROVIDER", "").strip().lower() or "openai"
         model_variable = backends.judge_variable(provider, "model_variable")
         values: dict[str, Any] = {

@@ -27,7 +27,7 @@ from .drift import check as check_drift
 from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
 from .items import CASE_MARKER, CaseFile, attach_result, note_declared_marks, result_of
-from .options import OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
+from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
 from .scheduling import (
     CASE_FILE_SCHEDULING,
@@ -62,13 +62,16 @@ def pytest_configure(config: pytest.Config) -> None:
     """Read the options once; with ``--citations``, start the reporter (not on an xdist
     worker) and the guard that keeps a broken case file from stopping the others."""
     note_declared_marks(config)
+    backends = Backends()
+    config.hook.pytest_citations_backends(config=config, backends=backends)
+    config.stash[BACKENDS_KEY] = backends
     config.addinivalue_line(
         "markers",
         f"{CASE_MARKER}: an item of a YAML case file (pytest --citations); each name in a "
         "case's 'tags:' marks its items too (-m smoke selects them): declare your tags under "
         "'markers' like any marker, for --strict-markers",
     )
-    options = Options.from_config(config)
+    options = Options.from_config(config, backends)
     config.stash[OPTIONS_KEY] = options
     if not options.enabled:
         return
@@ -104,7 +107,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if options.drift:
         refuse_under_xdist(session.config)
     if _is_xdist_controller(session.config):
-        check_recording_secrets(options, build_settings(options, None), Backends())
+        backends = session.config.stash[BACKENDS_KEY]
+        check_recording_secrets(options, build_settings(options, None, backends), backends)
         return
     session_of(session.config)
 
@@ -185,7 +189,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     options = config.stash[OPTIONS_KEY]
     if not options.enabled:
         return None
-    model = options.model or Backends().judge_variable(options.judge, "default_model") or "?"
+    model = options.shown_model or "?"
     # Resolved: where recordings are read and written, whatever moved pytest's rootdir.
     cassettes = str(options.cassette_dir.resolve()) + os.sep
     line = (

@@ -26,6 +26,8 @@ from ..settings import DEFAULT_EMBEDDING_MODEL, LIMITS, Limit
 
 #: Where pytest_configure keeps the session's options.
 OPTIONS_KEY = pytest.StashKey["Options"]()
+#: The judges and fetchers of the run, after the ``pytest_citations_backends`` hooks.
+BACKENDS_KEY = pytest.StashKey[Backends]()
 #: The run's id, one for the controller and every xdist worker (reports and audit index).
 RUN_ID_KEY = pytest.StashKey[str]()
 RUN_ID_INPUT = "citations_run_id"
@@ -314,6 +316,7 @@ class Options:
     record_mode: RecordMode
     cassette_dir: Path
     judge: str
+    #: The model the run asked for (None: the provider's own default, see ``shown_model``).
     model: str | None
     concurrency: int
     criteria: Criteria
@@ -334,6 +337,8 @@ class Options:
     drift: bool = False
     drift_update: bool = False
     drift_fail_on: tuple[str, ...] = DEFAULT_FAIL_ON
+    #: The model the judge uses, as the header and the reports name it.
+    shown_model: str = ""
 
     @property
     def fail_on(self) -> tuple[str, ...]:
@@ -351,9 +356,10 @@ class Options:
         return self.reports.get("json")
 
     @classmethod
-    def from_config(cls, config: pytest.Config) -> Options:
+    def from_config(cls, config: pytest.Config, backends: Backends) -> Options:
         """Read the table. The model the header shows is the one the judge uses: the option,
-        ``JUDGE_MODEL``, then the chosen provider's own variable (``OPENAI_MODEL``)."""
+        ``JUDGE_MODEL``, then the chosen provider's own variable (``OPENAI_MODEL``), then the
+        provider's default (of ``backends``: a judge a plugin registered included)."""
         values = read(config)
         root = project_root(config)
         if values["update_baseline"] and values["baseline"] is None:
@@ -361,7 +367,7 @@ class Options:
         if values["drift_update"] and not values["drift"]:
             raise pytest.UsageError("--citations-drift-update needs --citations-drift")
         model = values["model"]
-        model_variable = Backends().judge_variable(values["judge"], "model_variable")
+        model_variable = backends.judge_variable(values["judge"], "model_variable")
         if model is None and model_variable and os.environ.get(model_variable, "").strip():
             model = os.environ[model_variable].strip()
         cassettes = Path(values["cassette_dir"])
@@ -403,4 +409,5 @@ class Options:
             drift=values["drift"],
             drift_update=values["drift_update"],
             drift_fail_on=values["drift_fail_on"],
+            shown_model=model or backends.judge_variable(values["judge"], "default_model") or "",
         )

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from ..backends import Backends
 from ..drift import DriftReport
 from ..errors import AccountError
 from ..gating.baseline import Baseline, Reconciliation
@@ -68,7 +67,7 @@ class CitationsReporter:
         self.info = RunInfo(
             plugin_version=_version(),
             judge=options.judge,
-            model=options.model or Backends().judge_variable(options.judge, "default_model") or "",
+            model=options.shown_model,
             embedder=options.embedding_model,
             record_mode=options.record_mode.value,
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

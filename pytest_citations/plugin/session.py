@@ -38,7 +38,7 @@ from ..sync import SyncVerifier
 from ..verdicts import ClaimVerdict, Usage
 from ..verifier import ClaimRequest, Verifier
 from .ahead import VerifyAhead
-from .options import OPTIONS_KEY, RUN_ID_KEY, Options
+from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
 from .outcomes import (
     CaseResult,
     ClaimOutcome,
@@ -68,12 +68,14 @@ class FileOutcome:
     cases: dict[str, CaseResult]
 
 
-def build_settings(options: Options, embedding_cache: Path | None) -> Settings:
-    """Engine settings for this session. A replay needs no token: requests carry
+def build_settings(options: Options, embedding_cache: Path | None, backends: Backends) -> Settings:
+    """Engine settings for this session, with every variable the ``backends`` declare (a
+    judge a plugin registered included). A replay needs no token: requests carry
     placeholders, and none that a recording answers reaches the network."""
     try:
         settings = Settings.from_env(
             None,
+            backends=backends,
             judge_provider=options.judge,
             # Always the plugin's choice (None: the provider's default), never a model that
             # from_env read for the provider JUDGE_PROVIDER names when another was chosen.
@@ -118,9 +120,8 @@ class CitationsSession:
         self.root = options.root
         cache = getattr(config, "cache", None)  # absent with -p no:cacheprovider
         folder = Path(cache.mkdir("citations-embeddings")) if cache is not None else None
-        self.settings = build_settings(options, folder)
-        self.backends = Backends()
-        config.hook.pytest_citations_backends(config=config, backends=self.backends)
+        self.backends = config.stash[BACKENDS_KEY]
+        self.settings = build_settings(options, folder, self.backends)
         check_recording_secrets(options, self.settings, self.backends)
         self.redaction = LogRedaction(self.settings.redactor()).install()
         #: The VCR configuration after the ``pytest_citations_vcr`` hooks (drift uses it too).

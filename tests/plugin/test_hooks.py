@@ -169,3 +169,47 @@ def test_backends_hook_registers_a_fetcher_chosen_in_the_ini(citations: Citation
     result.stdout.fnmatch_lines(["cases/water.yaml::water::claim-1 PASSED [[]supported[]]*"])
     assert web.crawlbase.crawl_count == 0
     assert web.judge.call_count == 1
+
+
+KEYED_JUDGE_CONFTEST = """
+from pytest_citations.judges.openai import OpenAIJudge
+
+
+class MistralJudge(OpenAIJudge):
+    '''An OpenAI-compatible provider with a key of its own (the emulator speaks its wire).'''
+
+    name = "mistral"
+    key_variable = "MISTRAL_API_KEY"
+    model_variable = "MISTRAL_MODEL"
+    base_url_variable = "MISTRAL_BASE_URL"
+    default_base_url = "https://api.mistral.ai/v1"
+    default_model = "mistral-small-latest"
+
+
+def pytest_citations_backends(config, backends):
+    backends.judges["mistral"] = MistralJudge
+"""
+
+
+def test_a_keyed_judge_from_the_hook_has_its_key_read(citations: Citations) -> None:
+    """Settings were read before the hook registered the judge, so its key was never read
+    and recording reported MISTRAL_API_KEY missing although it was set."""
+    citations.pytester.makeconftest(KEYED_JUDGE_CONFTEST)
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    with citations.web() as web:
+        citations.monkeypatch.setenv("MISTRAL_API_KEY", TOKENS["OPENAI_API_KEY"])
+        citations.monkeypatch.setenv("MISTRAL_BASE_URL", web.judge.openai_base_url)
+        recorded = citations.run("cases/", "--citations-record=once", "--citations-judge=mistral")
+        citations.monkeypatch.delenv("MISTRAL_API_KEY")
+        missing = citations.run("cases/", "--citations-record=all", "--citations-judge=mistral")
+
+    recorded.assert_outcomes(passed=2, failed=1)
+    recorded.stdout.fnmatch_lines(
+        ["citations: record=once judge=mistral model=mistral-small-latest *"]
+    )
+    assert web.judge.call_count == 2
+    cassette = citations.cassette("cases/boiling.yaml").read_text(encoding="utf-8")
+    assert TOKENS["OPENAI_API_KEY"] not in cassette
+    assert '"model": "mistral-small-latest"' in cassette
+    assert missing.ret == 4
+    missing.stderr.fnmatch_lines(["*needs MISTRAL_API_KEY; set it in the environment*"])
