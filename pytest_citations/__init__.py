@@ -9,7 +9,12 @@ other module is internal and may change. The engine (everything but ``plugin``, 
 from __future__ import annotations
 
 from .aggregate import Precision
-from .assertions import assert_not_contradicted, assert_precision, assert_supported
+from .assertions import (
+    assert_answer,
+    assert_not_contradicted,
+    assert_precision,
+    assert_supported,
+)
 from .errors import AuthenticationError, CitationsError, ConfigurationError, MissingTokenError
 from .fetchers import Crawler, PageResponse
 from .judges import Judge, Judgement
@@ -38,6 +43,7 @@ __all__ = [
     "SyncVerifier",
     "Usage",
     "Verifier",
+    "assert_answer",
     "assert_not_contradicted",
     "assert_precision",
     "assert_supported",

@@ -86,6 +86,28 @@ def assert_not_contradicted(
     return verdict
 
 
+def assert_answer(
+    verdicts: Iterable[ClaimVerdict], fail_on: Iterable[Label | str] = (Label.CONTRADICTED,)
+) -> list[ClaimVerdict]:
+    """Fail when a claim of an answer has a failing label (``fail_on``, default
+    contradicted) or could not be checked; the message explains every failing claim as
+    :func:`assert_supported` explains one. Takes the verdicts ``check_answer`` returns."""
+    __tracebackhide__ = True  # failures point at the test, not here
+    listed = list(verdicts)
+    failing = {Label(label) for label in fail_on}
+    bad = [(n, v) for n, v in enumerate(listed, 1) if v.label in failing or v.problems]
+    if bad:
+        labels = ", ".join(sorted(label.value for label in failing))
+        lines = [
+            f"{len(bad)} of {len(listed)} claims of the answer fail (failing labels: {labels})"
+        ]
+        for number, verdict in bad:
+            why = verdict.label.value if verdict.label in failing else "could not be checked"
+            lines += [f"claim {number}: {why}", explain(verdict)]
+        raise AssertionError("\n".join(lines))
+    return listed
+
+
 def _citations(verdicts: Iterable[ClaimVerdict | CitationVerdict]) -> list[CitationVerdict]:
     found: list[CitationVerdict] = []
     for verdict in verdicts:

@@ -320,12 +320,58 @@ def test_a_failing_label_comparison_prints_what_the_readme_shows(
     ordinary_tests: pytest.RunResult,
 ) -> None:
     blocks = code_blocks(readme_section("Inside ordinary tests"))
-    shown = [b for b in blocks if b.language == "" and "store credit" in b.text]
+    shown = [
+        b
+        for b in blocks
+        if b.language == "" and "store credit" in b.text and "of the answer" not in b.text
+    ]
     assert len(shown) == 2  # the comparison and the helper
 
     ordinary_tests.assert_outcomes(passed=2, failed=2)
     for block in shown:
         assert_printed([ELISION, *block.lines, ELISION], ordinary_tests.outlines)
+
+
+#: The assistant the README's pipeline test talks about, answering from a canned record.
+RAG_APP_CONFTEST = """
+import pytest
+
+ANSWER = {
+    "answer": "Refunds go to the original payment method [1]. Refunds go to store credit [1].",
+    "citations": ["https://shop.example.com/policies/refunds"],
+}
+
+
+class App:
+    def ask(self, question):
+        return ANSWER
+
+
+@pytest.fixture
+def rag_app():
+    return App()
+"""
+
+
+def test_an_answer_level_check_explains_every_failing_claim(citations: Citations) -> None:
+    """The README's pipeline test: ``assert_answer`` names each failing claim, its label, its
+    citations and quotes (``assert all(...)`` said only ``where False = all(...)``)."""
+    section = readme_section("Inside ordinary tests")
+    blocks = code_blocks(section)
+    pipeline = next(b.text for b in blocks if b.language == "python" and "rag_app" in b.text)
+    shown = next(b for b in blocks if b.language == "" and "claims of the answer fail" in b.text)
+    assert "Refunds go to the original payment method [1]. Refunds go to\nstore credit [1]." in (
+        section
+    )
+    citations.pytester.makeconftest(RAG_APP_CONFTEST)
+    citations.pytester.makepyfile(test_pipeline=pipeline)
+    with citations.web():
+        citations.run_tests("--citations-record=once")
+
+    replayed = citations.run_tests()
+
+    replayed.assert_outcomes(failed=1)
+    assert_printed([ELISION, *shown.lines, ELISION], replayed.outlines)
 
 
 def test_the_readme_block_helpers_read_elisions_strictly() -> None:
