@@ -54,9 +54,14 @@ pytestmark = pytest.mark.skipif(
 #: Forks one ``pytest.main`` run per job line on stdin; answers ``{"pid"}`` at once and
 #: ``{"status"}`` (``os.waitstatus_to_exitcode``) when the run has ended.
 ZYGOTE = r"""
-import io, json, os, sys, traceback
+import io, json, os, signal, sys, traceback
 import pytest
 import pytest_citations.plugin  # the slow imports (numpy, httpx, vcrpy), done once
+
+# A suite started with SIGINT ignored (nohup, trap "" INT) passes that on to every process it
+# starts, and Python then never installs its KeyboardInterrupt handler: the runs this zygote
+# forks must be interruptible as a user's terminal run is.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 for line in iter(sys.stdin.readline, ""):
     job = json.loads(line)
@@ -116,10 +121,14 @@ TIMEOUT = 30.0
 
 
 # The zygote ------------------------------------------------------------------------------
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class Zygote:
     """A process that forks pytest runs on request (see :data:`ZYGOTE`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, sigint_ignored: bool = False) -> None:
         env = {
             name: value
             for name, value in os.environ.items()
@@ -131,6 +140,8 @@ class Zygote:
             stdout=subprocess.PIPE,
             env=env,
             bufsize=0,
+            # As a suite started with ``trap "" INT`` or under nohup starts it.
+            preexec_fn=_ignore_sigint if sigint_ignored else None,
         )
         self._buffer = b""
 
@@ -467,3 +478,27 @@ def test_the_next_run_is_not_disturbed_by_what_a_killed_run_left(
     assert not temporary_files(folder)
     assert ".tmp" not in output  # never collected, never mentioned
     check_cassette(cassettes / "a.yaml", b"", "a", mode, True, "the next run")
+
+
+def test_runs_stop_on_sigint_even_when_the_suite_ignores_it(
+    previous: dict[str, bytes], tmp_path: Path
+) -> None:
+    """The suite run from a script with SIGINT ignored: its forked runs still stop on SIGINT
+    (before, they ran to their end and every SIGINT case of the suite failed)."""
+    forks = Zygote(sigint_ignored=True)
+    try:
+        folder = project(tmp_path / "ignored", previous["small"])
+        with emulated_web() as (crawlbase, judge):
+            outcome = run_and_stop(
+                forks, folder, "new_episodes", signal.SIGINT,
+                trigger("request", folder, crawlbase), environment(crawlbase, judge),
+            )  # fmt: skip
+    finally:
+        forks.close()
+
+    assert outcome.stopped, outcome.output
+    assert outcome.status == pytest.ExitCode.INTERRUPTED, outcome.output
+    check_cassette(
+        folder / "cassettes" / "cases" / "a.yaml", previous["small"], "a", "new_episodes",
+        False, "SIGINT ignored",
+    )  # fmt: skip
