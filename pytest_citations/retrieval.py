@@ -66,8 +66,25 @@ def top_k_passages(
     return [passages[index] for index in rank(claim_vector, passage_vectors, k)]
 
 
+#: Scores closer than this are a tie, decided by page order. Cosine similarities differ by
+#: about 2e-7 between CPU kernels, thread counts and batch compositions, up to 1e-5 once
+#: standardised over a page whose passages score alike; a tie decided on such noise would
+#: send the judge other passages on another machine (and a replay would miss its recorded
+#: call). Passages that really differ in relevance are orders of magnitude further apart.
+TIE_TOLERANCE = 1e-4
+
+
 def _order(scores: Sequence[float]) -> list[int]:
-    return sorted(range(len(scores)), key=lambda index: (-scores[index], index))
+    """Indices best first. Scores within :data:`TIE_TOLERANCE` of the score before them form
+    one group of ties, in page order, so that noise never reorders them."""
+    ranked = sorted(range(len(scores)), key=lambda index: (-scores[index], index))
+    groups: list[list[int]] = []
+    for index in ranked:
+        if groups and scores[groups[-1][-1]] - scores[index] <= TIE_TOLERANCE:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    return [index for group in groups for index in sorted(group)]
 
 
 #: Neither signal weighs less than this: a page holding every word of the claim still lets
@@ -263,7 +280,7 @@ def straddling_neighbour(
         if not 0 <= boundary < len(index.passages) - 1 or ends_sentence(index.passages[boundary]):
             continue
         across, left, right = (float(score) for score in embed(index.junction(boundary)) @ claim)
-        if across > max(inside, left, right):
+        if across > max(inside, left, right) + TIE_TOLERANCE:  # a near tie is no straddle
             return neighbour
     return None
 
