@@ -39,7 +39,9 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "URL; compare each with its recording on passages; judge again only the citations "
         "whose evidence changed; print each citation's drift status, the costs against a "
         "full re-record, and the decision of --fail-on. Nothing is written without --update.",
-        epilog=EXIT_CODES + " Drift exits 1 when a citation meets --fail-on.",
+        epilog=EXIT_CODES + " Drift exits 1 when a citation meets --fail-on, or when it "
+        "checked nothing (no cassette found, none holding a recording of its citations); a "
+        "cassette that cannot be read is an error (2) naming it.",
     )
     drift.add_argument(
         "paths", nargs="+", metavar="PATH", help="a case file, or a folder of case files"
@@ -116,8 +118,9 @@ def run(args: argparse.Namespace) -> int:
             cache.mkdir(parents=True, exist_ok=True)
             settings = settings.replace(embedding_cache_dir=cache)
         report = await check_drift(
-            sources, settings, update=args.update, policy=policy, root=root, on_plan=announce
-        )
+            sources, settings, update=args.update, policy=policy, root=root, on_plan=announce,
+            cassette_dir=cassettes, hint="wrong --cassette-dir or --root?",
+        )  # fmt: skip
         for line in report.lines():
             print(line)
         if args.json:

@@ -1,13 +1,17 @@
 """Drift watch (issue 12): which recorded verdicts does the live web no longer back?
 
-Every citation a cassette holds is replayed offline (the recorded page and verdict, and the
-passages its judge was shown), its URL is fetched live once through the same fetch rules,
-and the two pages are compared on passages (:mod:`.compare` states the rule). Each citation
-gets a :class:`DriftStatus`; only citations whose evidence changed are judged again (one
-judge call each, through the same guard), and a fetch rule that now decides (a 404, a
-homepage redirect) gives the new verdict without one. Nothing is written unless asked:
-the update mode writes new recordings for the citations checked again, and only for them
-(:mod:`.update`). No pytest here; the plugin and the command call :func:`run_drift`.
+Every citation of the case files, cited or listed under ``retrieved:`` (a ``misattributed``
+verdict rests on those), is replayed offline from its cassette (the recorded page and
+verdict, and the passages its judge was shown), its URL is fetched live once through the
+same fetch rules, and the two pages are compared on passages (:mod:`.compare` states the
+rule). Each citation gets a :class:`DriftStatus`: one without a cassette, or whose cassette
+holds no recording of it, is ``unchecked``, never skipped; a run that checked nothing fails
+whatever its policy, and a cassette that cannot be read is an error naming it. Only
+citations whose evidence changed are judged again (one judge call each, through the same
+guard), and a fetch rule that now decides (a 404, a homepage redirect) gives the new
+verdict without one. Nothing is written unless asked: the update mode writes new
+recordings for the citations checked again, and only for them (:mod:`.update`). No pytest
+here; the plugin and the command call :func:`run_drift`.
 """
 
 from __future__ import annotations

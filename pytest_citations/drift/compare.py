@@ -32,9 +32,12 @@ now a PDF (``now_pdf``), a page that is now unreachable (404/410, soft 404, a cr
 fails or is walled off: ``gone``), a final URL whose host or path changed, a homepage
 redirect included (``moved``; a new scheme, query or trailing slash is not a move), a page
 that now needs JavaScript (``now_needs_js``). Such a citation gets a new verdict from the
-fetch rules when the live page is not one to judge (no judge call), and is judged again
-when its page still is and its evidence changed; a page that moved with its evidence intact
-keeps its verdict. ``unchanged`` and ``edited`` citations keep theirs.
+fetch rules when the live page is not one to judge (no judge call). When its page still is
+and its evidence changed, it is judged again and its status is ``evidence_changed``, the
+rule's finding kept beside it (``also``, and first in the detail): a nightly run failing on
+``evidence_changed`` must see a page that shrank below the thin-page size because its text
+changed. A page that moved with its evidence intact keeps its verdict and its ``moved``.
+``unchanged`` and ``edited`` citations keep theirs.
 """
 
 from __future__ import annotations
@@ -193,6 +196,8 @@ class Comparison:
     detail: str = ""
     diff: tuple[str, ...] = ()
     missing_evidence: tuple[str, ...] = ()
+    #: Rule findings the evidence change took precedence over.
+    also: tuple[DriftStatus, ...] = ()
 
 
 def place(url: str) -> str:
@@ -271,6 +276,11 @@ def _text_status(change: PageChange, recorded: FetchResult) -> tuple[DriftStatus
     return DriftStatus.UNCHANGED, "only digits changed" if change.digits_only else ""
 
 
+#: Fetch-rule findings a page can meet while still being judged: when its evidence changed
+#: too, ``evidence_changed`` is the status and the finding is kept (see :func:`classify`).
+_JUDGED_FINDINGS = (DriftStatus.MOVED, DriftStatus.NOW_NEEDS_JS, DriftStatus.NOW_PDF)
+
+
 def classify(
     recorded: FetchResult,
     live: FetchResult,
@@ -280,14 +290,21 @@ def classify(
 ) -> Comparison:
     """The drift status of one citation: its recorded page and verdict (with the passages
     the judge was shown, and the claim) against the live page, both through the same fetch
-    rules."""
+    rules. A rule finding on a page that is still judged (``moved``, ``now_needs_js``,
+    ``now_pdf``) never hides an evidence change: the status is then ``evidence_changed``,
+    the finding stays in ``also`` and leads the detail."""
     change = _text_change(recorded, live, verdict, shown, claim)
     decided = _rule_status(recorded, live)
-    if decided is None:
-        assert change is not None
-        decided = _text_status(change, recorded)
-    status, detail = decided
     evidence = change is not None and change.evidence_changed
+    also: tuple[DriftStatus, ...] = ()
+    if decided is None or (evidence and decided[0] in _JUDGED_FINDINGS):
+        assert change is not None
+        text_status, text_detail = _text_status(change, recorded)
+        if decided is not None:
+            also = (decided[0],)
+            text_detail = "; ".join(part for part in (decided[1], text_detail) if part)
+        decided = text_status, text_detail
+    status, detail = decided
     if status in (DriftStatus.UNCHANGED, DriftStatus.EDITED):
         recheck = False
     else:
@@ -299,4 +316,5 @@ def classify(
         detail=detail,
         diff=change.diff if change is not None else (),
         missing_evidence=change.missing if change is not None else (),
+        also=also,
     )

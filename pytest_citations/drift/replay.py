@@ -21,6 +21,7 @@ import vcr
 from ..backends import Backends
 from ..errors import CitationsError, RequestRefused
 from ..fetchers import FetchResult, fetch_citation
+from ..labels import Label, Reason
 from ..network import make_http_client
 from ..recording import CassetteLibrary, CassetteTransport, RecordMode, UnreadableCassette
 from ..recording.files import CassetteContentError, Interaction
@@ -28,8 +29,8 @@ from ..recording.pages import read_interactions
 from ..settings import Settings
 from ..verdicts import CitationVerdict, ClaimVerdict, Usage
 from ..verifier import ClaimRequest, Verifier
-from .sources import DriftSource
-from .statuses import Skipped
+from .sources import DriftCheck, DriftSource
+from .statuses import CitationDrift, DriftStatus, Skipped
 
 
 class _Offline(httpx.AsyncBaseTransport):
@@ -42,7 +43,8 @@ class _Offline(httpx.AsyncBaseTransport):
 @dataclass(frozen=True)
 class RecordedCitation:
     """A citation as its cassette replays it: the verdict, the passages its judge was shown
-    (none when a fetch rule decided it) and the page."""
+    (none when a fetch rule decided it) and the page; ``retrieved`` for a URL the case
+    retrieved without citing it."""
 
     nodeid: str
     claim: str
@@ -50,16 +52,23 @@ class RecordedCitation:
     verdict: CitationVerdict
     shown: tuple[str, ...]
     page: FetchResult
+    retrieved: bool = False
 
 
 @dataclass
 class RecordedSource:
-    """What one case file's cassette holds for its citations."""
+    """What one case file's cassette holds for its citations: those it replays, those it
+    cannot (``unchecked``, with why), and retrieved URLs left out by design."""
 
     source: DriftSource
     cassette: str
+    #: The cassette file exists.
+    found: bool = True
     citations: list[RecordedCitation] = field(default_factory=list)
+    unchecked: list[CitationDrift] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    #: Positions in ``source.checks`` whose replay was incomplete (a recording was missing).
+    incomplete: frozenset[int] = frozenset()
     #: The file's interactions, and the positions of those its replay used (None: unknown).
     interactions: list[Interaction] = field(default_factory=list)
     used: frozenset[int] | None = None
@@ -83,13 +92,14 @@ class Replayer:
         self.settings = settings.replace(backoff=0.0, max_backoff=0.0)
         self.backends = backends
         self._commands = commands
-        self.library = CassetteLibrary(config, RecordMode.NONE, self._command, root=root)
+        self.library = CassetteLibrary(config, RecordMode.NONE, self.command, root=root)
         self._http = make_http_client(self.settings, CassetteTransport(self.library, _Offline()))
         self.verifier = Verifier(
             self.settings, http=self._http, backends=backends, observer=self.library
         )
 
-    def _command(self, path: Path) -> str:
+    def command(self, path: Path) -> str:
+        """The command that records ``path`` (its case file's, when known)."""
         return (
             self._commands.get(path)
             or f"pytest --citations --citations-record=new_episodes  # {path}"
@@ -154,50 +164,119 @@ class Replayer:
         return found
 
 
-def _skip_all(recorded: RecordedSource, reason: str) -> RecordedSource:
-    recorded.skipped = [
-        Skipped(claim.nodeid, url, recorded.cassette, reason)
-        for claim in recorded.source.claims
-        for url in claim.request.urls
-    ]
+#: A claim its citations settled this way was never checked against its retrieved URLs.
+_SETTLED = (Label.SUPPORTED, Label.CONTRADICTED)
+
+
+def _unchecked(
+    recorded: RecordedSource,
+    check: DriftCheck,
+    verdict: CitationVerdict,
+    why: str,
+) -> CitationDrift:
+    return CitationDrift(
+        check.nodeid, check.request.claim, verdict.url, recorded.cassette,
+        DriftStatus.UNCHECKED, verdict, detail=why, retrieved=check.retrieved,
+    )  # fmt: skip
+
+
+def _missing_cassette(recorded: RecordedSource) -> RecordedSource:
+    """Every citation of a case file without a cassette: unchecked, never skipped."""
+    recorded.found = False
+    for check in recorded.source.checks:
+        for url in check.request.urls:
+            verdict = CitationVerdict(url, Label.NOT_FOUND, reason=Reason.REQUEST_REFUSED)
+            why = f"no cassette at {recorded.cassette}"
+            recorded.unchecked.append(_unchecked(recorded, check, verdict, why))
     return recorded
 
 
+def _not_consulted(recorded: RecordedSource, check: DriftCheck, label: Label) -> Skipped:
+    """A retrieved URL of a claim its citations settled: no verdict rests on it."""
+    reason = f"not consulted when recorded: the claim's citations found it {label}"
+    return Skipped(check.nodeid, check.request.urls[0], recorded.cassette, reason)
+
+
+def _why(verdict: ClaimVerdict, citation: CitationVerdict, problem: str, command: str) -> str:
+    """Why a recorded citation cannot be compared, with the command that fixes it."""
+    notes = [note for note in verdict.problems if citation.url in note] or list(verdict.problems)
+    if citation.reason == Reason.REQUEST_REFUSED:
+        return "the cassette holds no recording of it: " + (
+            notes[0] if notes else f"record it with: {command}"
+        )
+    if not citation.checked:
+        return (
+            f"its recording holds no verdict to compare ({citation.reason}); record it again "
+            f"with: {command}"
+        )
+    return f"the recorded page does not replay: {problem or 'it is missing'}"
+
+
+def _read(replayer: Replayer, source: DriftSource, shown: str) -> list[Interaction]:
+    """The cassette's interactions; an unreadable file is an error naming it and the fix."""
+    try:
+        return read_interactions(source.cassette)
+    except (OSError, CassetteContentError) as error:
+        problem = error.strerror if isinstance(error, OSError) else str(error)
+        command = replayer.command(source.cassette)
+        raise UnreadableCassette(shown, problem or type(error).__name__, command) from None
+
+
 async def replay_source(replayer: Replayer, source: DriftSource) -> RecordedSource:
-    """Replay one case file's cassette: its citations with their recorded verdicts and
-    pages, and the citations left out (no cassette, a recording that does not replay)."""
+    """Replay one case file's cassette: its citations (cited and retrieved) with their
+    recorded verdicts and pages; those without a cassette or a recording are unchecked.
+    Raises :class:`~pytest_citations.recording.UnreadableCassette` for a cassette that
+    cannot be read."""
     recorded = RecordedSource(source, replayer.library.shown(source.cassette))
     if not source.cassette.exists():
-        return _skip_all(recorded, "no cassette")
-    try:
-        recorded.interactions = read_interactions(source.cassette)
-        requests = [claim.request for claim in source.claims]
-        verdicts, recorded.used = await replayer.verify(
-            source.cassette, requests, len(recorded.interactions)
-        )
-        pages = await replayer.pages(source.cassette, source.urls)
-    except (OSError, CassetteContentError, UnreadableCassette) as error:
-        return _skip_all(recorded, f"the cassette cannot be read: {error}")
+        return _missing_cassette(recorded)
+    recorded.interactions = _read(replayer, source, recorded.cassette)
+    checks = source.checks
+    requests = [check.request for check in checks]
+    verdicts, recorded.used = await replayer.verify(
+        source.cassette, requests, len(recorded.interactions)
+    )
+    pages = await replayer.pages(source.cassette, source.urls)
+    recorded.incomplete = frozenset(i for i, v in enumerate(verdicts) if not v.complete)
     for url, (_, usage, _) in pages.items():
         recorded.page_costs[url] = (usage.replayed_crawls, usage.replayed_credits)
-    for claim, verdict in zip(source.claims, verdicts, strict=True):
+    labels = {c.nodeid: v.label for c, v in zip(checks, verdicts, strict=True) if not c.retrieved}
+    for check, verdict in zip(checks, verdicts, strict=True):
+        if check.retrieved and labels[check.nodeid] in _SETTLED:
+            recorded.skipped.append(_not_consulted(recorded, check, labels[check.nodeid]))
+            continue
         shown = dict(verdict.evidence)
         for citation in verdict.citations:
             page, _, problem = pages[citation.url]
             if not citation.checked or page is None:
-                why = verdict.problems[0] if verdict.problems else problem or citation.reason
-                reason = f"the recording does not replay: {why}"
-                skip = Skipped(claim.nodeid, citation.url, recorded.cassette, reason)
-                recorded.skipped.append(skip)
+                why = _why(verdict, citation, problem, replayer.command(source.cassette))
+                recorded.unchecked.append(_unchecked(recorded, check, citation, why))
                 continue
             recorded.citations.append(
                 RecordedCitation(
-                    claim.nodeid,
-                    verdict.claim,
-                    citation.url,
-                    citation,
-                    tuple(shown.get(citation.url, ())),
-                    page,
+                    check.nodeid, verdict.claim, citation.url, citation,
+                    tuple(shown.get(citation.url, ())), page, check.retrieved,
                 )
-            )
+            )  # fmt: skip
+    return recorded
+
+
+async def replay_sources(
+    replayer: Replayer, sources: Sequence[DriftSource]
+) -> list[RecordedSource]:
+    """Replay every source (see :func:`replay_source`), before anything is sent live. Every
+    cassette that cannot be read is named, with its fix, in one error."""
+    recorded: list[RecordedSource] = []
+    unreadable: list[UnreadableCassette] = []
+    for source in sources:
+        try:
+            recorded.append(await replay_source(replayer, source))
+        except UnreadableCassette as error:
+            unreadable.append(error)
+    if len(unreadable) == 1:
+        raise unreadable[0]
+    if unreadable:
+        raise CitationsError(
+            f"{len(unreadable)} cassettes cannot be read:\n" + "\n".join(map(str, unreadable))
+        )
     return recorded

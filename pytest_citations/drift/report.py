@@ -4,7 +4,9 @@ for a terminal, ``to_dict()`` for JSON (the HTML and CSV reports read the same f
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -15,6 +17,8 @@ from .statuses import FLIPPED, CitationDrift, DriftPolicy, DriftStatus, Skipped,
 #: Diff lines shown per citation in the terminal, and characters per line.
 SHOWN_DIFF_LINES = 6
 SHOWN_CHARS = 160
+#: A node id or URL is never shortened below this many characters to fit a line.
+MIN_PART = 24
 
 
 @dataclass(frozen=True)
@@ -31,12 +35,20 @@ class DriftPlan:
     crawls: int
     credits: float
     full_rerecord_judge_calls: int
+    #: Citations that cannot be checked: no cassette, or no recording of them in it.
+    unchecked: int = 0
 
     def line(self) -> str:
         """The plan in one line, for the terminal before the run."""
+        unchecked = (
+            f" ({counted(self.unchecked, 'citation')} without a recording: unchecked)"
+            if self.unchecked
+            else ""
+        )
         return (
             f"drift: {counted(self.citations, 'citation')} in "
-            f"{counted(self.cassettes, 'cassette')}; {counted(self.urls, 'URL')} to fetch live "
+            f"{counted(self.cassettes, 'cassette')}{unchecked}; "
+            f"{counted(self.urls, 'URL')} to fetch live "
             f"(about {counted(self.crawls, 'crawl')}, {self.credits:g} credits, as recorded); "
             "only citations whose evidence changed are judged again (a full re-record: "
             f"{counted(self.full_rerecord_judge_calls, 'judge call')})"
@@ -89,8 +101,41 @@ class DriftCosts:
         )
 
 
-def _cut(text: str) -> str:
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+def _cut(text: str, width: int = SHOWN_CHARS) -> str:
+    """``text`` cut at its end to ``width`` (page text: its start says what it is)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _middle(text: str, width: int) -> str:
+    """``text`` cut in its middle to ``width``: a node id keeps its file and its claim, a
+    URL its host and its last segment, a detail its start and its end."""
+    if len(text) <= width:
+        return text
+    if width < 3:
+        return text[:width]
+    tail = (width - 1) // 2
+    return text[: width - 1 - tail] + "…" + text[len(text) - tail :]
+
+
+def _wrapped(indent: str, text: str, more: str | None = None) -> list[str]:
+    """``text`` wrapped in lines of :data:`SHOWN_CHARS` after ``indent`` (``more`` on the
+    lines after the first), nothing cut: a URL longer than a line stays whole."""
+    return textwrap.wrap(
+        text, SHOWN_CHARS, initial_indent=indent, subsequent_indent=more or indent,
+        break_long_words=False, break_on_hyphens=False,
+    )  # fmt: skip
+
+
+def _fitted(indent: str, parts: Sequence[str], suffix: str, width: int = SHOWN_CHARS) -> str:
+    """``indent`` + ``parts`` (joined by spaces) + ``suffix`` in ``width`` characters,
+    shortening only the parts, each in its middle, the longest first (down to
+    :data:`MIN_PART` characters): the status before them and the verdicts after them are
+    never cut."""
+    room = width - len(indent) - len(suffix) - (len(parts) - 1)
+    cap = max(len(part) for part in parts)
+    while cap > MIN_PART and sum(min(len(part), cap) for part in parts) > room:
+        cap -= 1
+    return indent + " ".join(_middle(part, cap) for part in parts) + suffix
 
 
 @dataclass
@@ -105,6 +150,9 @@ class DriftReport:
     #: Cassettes the update mode wrote, and those it left as they were (``path: why``).
     written: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Why the run checked no citation at all (``""`` when it checked one): such a run
+    #: fails whatever the policy.
+    nothing_checked: str = ""
 
     def counts(self) -> dict[str, int]:
         """Citations per status (every status, zero included), plus ``flipped``."""
@@ -125,25 +173,26 @@ class DriftReport:
 
     @property
     def failed(self) -> bool:
-        """The run fails its policy (the exit status follows this)."""
-        return bool(self.failures())
+        """The run fails its policy, or checked nothing (the exit status follows this)."""
+        return bool(self.nothing_checked) or bool(self.failures())
 
     def decision(self) -> str:
-        """``pass``, or ``fail (gone 2, flipped 1)``."""
+        """``pass``, or ``fail (gone 2, flipped 1)`` (``fail (nothing checked, …)``)."""
         failing = Counter(reason for _, reasons in self.failures() for reason in reasons)
-        if not failing:
-            return "pass"
-        return "fail (" + ", ".join(f"{name} {count}" for name, count in failing.items()) + ")"
+        named = ["nothing checked"] if self.nothing_checked else []
+        named += [f"{name} {count}" for name, count in failing.items()]
+        return f"fail ({', '.join(named)})" if named else "pass"
 
     def _citation_lines(self, drift: CitationDrift) -> list[str]:
         flip = " FLIPPED" if drift.flipped else ""
-        head = f"{drift.status.value.upper()} {drift.nodeid} {drift.url}: {drift.labels()}{flip}"
-        lines = [f"  {_cut(head)}"]
-        if drift.detail:  # a line of its own: what changed is never cut off behind the URL
-            lines.append(f"      {_cut(drift.detail)}")
+        url = f"{drift.url} (retrieved)" if drift.retrieved else drift.url
+        status = drift.status.value.upper()
+        lines = [_fitted(f"  {status} ", [drift.nodeid, url], f": {drift.labels()}{flip}")]
+        if drift.detail:  # lines of its own, wrapped: what changed is never cut off
+            lines += _wrapped("      ", drift.detail)
         shown = list(drift.diff[:SHOWN_DIFF_LINES])
         more = len(drift.diff) - len(shown)
-        lines += [f"      {_cut(line)}" for line in shown]
+        lines += [f"      {_cut(line, SHOWN_CHARS - 6)}" for line in shown]
         if more > 0:
             lines.append(f"      … {more} more diff lines")
         return lines
@@ -162,10 +211,13 @@ class DriftReport:
             if drift.status is not DriftStatus.UNCHANGED or drift.flipped:
                 lines += self._citation_lines(drift)
         if self.skipped:
-            lines.append(f"  skipped {len(self.skipped)} citations:")
-            lines += [f"    {s.nodeid} {s.url}: {_cut(s.reason)}" for s in self.skipped]
+            lines.append(f"  skipped {counted(len(self.skipped), 'retrieved URL')}:")
+            for skip in self.skipped:
+                lines += _wrapped("    ", f"{skip.nodeid} {skip.url}: {skip.reason}", "      ")
         lines += [f"  updated {path}" for path in self.written]
         lines += [f"  {note}" for note in self.notes]
+        if self.nothing_checked:
+            lines.append(f"  nothing checked: {self.nothing_checked}")
         lines += [self.costs.line(), f"drift decision: {self.decision()}"]
         return [clean(line) for line in lines]
 
@@ -181,6 +233,7 @@ class DriftReport:
             "decision": self.decision(),
             "failed": self.failed,
             "complete": self.complete,
+            "nothing_checked": self.nothing_checked or None,
             "plan": asdict(self.plan),
             "costs": asdict(self.costs),
             "citations": [drift.to_dict() for drift in self.citations],

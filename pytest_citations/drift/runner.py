@@ -6,6 +6,7 @@ both call :func:`run_drift` (or :func:`check_drift` from a running event loop)."
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -21,10 +22,10 @@ from ..settings import Settings
 from ..verdicts import CitationVerdict, Usage
 from .compare import classify
 from .live import LivePage, Rechecked, fetch_live, recheck
-from .replay import RecordedCitation, RecordedSource, Replayer, replay_source
+from .replay import RecordedCitation, RecordedSource, Replayer, replay_sources
 from .report import DriftCosts, DriftPlan, DriftReport
 from .sources import DriftSource
-from .statuses import CitationDrift, DriftPolicy, DriftStatus
+from .statuses import CitationDrift, DriftPolicy, DriftStatus, counted
 from .update import UpdateOutcome, update_cassette
 
 
@@ -36,9 +37,10 @@ def _plan(recorded: Sequence[RecordedSource]) -> tuple[DriftPlan, list[str]]:
             costs.setdefault(citation.url, source.page_costs.get(citation.url, (0, 0.0)))
     bodies = {body for source in recorded for body in judge_bodies(source.interactions)}
     plan = DriftPlan(
-        cassettes=len(recorded),
+        cassettes=sum(1 for source in recorded if source.found),
         citations=sum(len(source.citations) for source in recorded),
         skipped=sum(len(source.skipped) for source in recorded),
+        unchecked=sum(len(source.unchecked) for source in recorded),
         urls=len(costs),
         crawls=sum(crawls for crawls, _ in costs.values()),
         credits=sum(credits for _, credits in costs.values()),
@@ -54,7 +56,7 @@ def _compared(
     base = (citation.nodeid, citation.claim, citation.url, cassette)
     if page.result is None:
         unchecked = CitationDrift(*base, DriftStatus.UNCHECKED, citation.verdict)
-        return replace(unchecked, detail=page.problem), False
+        return replace(unchecked, detail=page.problem, retrieved=citation.retrieved), False
     comparison = classify(
         citation.page, page.result, citation.verdict, citation.shown, citation.claim
     )
@@ -66,6 +68,8 @@ def _compared(
         detail=comparison.detail,
         diff=comparison.diff,
         missing_evidence=comparison.missing_evidence,
+        retrieved=citation.retrieved,
+        also=comparison.also,
     )
     return drift, comparison.recheck
 
@@ -92,6 +96,8 @@ async def check_drift(
     backends: Backends | None = None,
     root: Path | None = None,
     on_plan: Callable[[DriftPlan], None] | None = None,
+    cassette_dir: Path | None = None,
+    hint: str = "",
 ) -> DriftReport:
     """Check every recorded citation of ``sources`` against the live web (see
     :func:`run_drift`)."""
@@ -107,7 +113,7 @@ async def check_drift(
             # One cache for the run: judging again and updating reuse the replay's vectors.
             settings = settings.replace(embedding_cache_dir=scratch / "embeddings")
         async with Replayer(settings, config, backends, commands, root) as replayer:
-            recorded = [await replay_source(replayer, source) for source in sources]
+            recorded = await replay_sources(replayer, sources)
             plan, urls = _plan(recorded)
             if on_plan is not None:
                 on_plan(plan)
@@ -118,7 +124,10 @@ async def check_drift(
             ]
             targets = [(d.claim, d.url) for found in compared for d, again in found if again]
             rechecked = await recheck(targets, pages, settings, config, backends, scratch)
-            drifts = [[_with_new(d, again, rechecked) for d, again in found] for found in compared]
+            drifts = [
+                [*(_with_new(d, again, rechecked) for d, again in found), *source.unchecked]
+                for source, found in zip(recorded, compared, strict=True)
+            ]
             outcomes: list[UpdateOutcome] = []
             if update:
                 for source, found in zip(recorded, drifts, strict=True):
@@ -128,12 +137,14 @@ async def check_drift(
                     )  # fmt: skip
                     if outcome is not None:
                         outcomes.append(outcome)
-    return _report(recorded, drifts, pages, rechecked, outcomes, plan, policy or DriftPolicy())
+    every = [drift for found in drifts for drift in found]
+    report = _report(recorded, every, pages, rechecked, outcomes, plan, policy or DriftPolicy())
+    return replace(report, nothing_checked=nothing_checked(recorded, every, cassette_dir, hint))
 
 
 def _report(
     recorded: Sequence[RecordedSource],
-    drifts: Sequence[Sequence[CitationDrift]],
+    drifts: Sequence[CitationDrift],
     pages: dict[str, LivePage],
     rechecked: Rechecked,
     outcomes: Sequence[UpdateOutcome],
@@ -147,7 +158,7 @@ def _report(
     for outcome in outcomes:
         update.add(outcome.usage)
     return DriftReport(
-        citations=[drift for found in drifts for drift in found],
+        citations=list(drifts),
         skipped=[skip for source in recorded for skip in source.skipped],
         plan=plan,
         costs=DriftCosts.of(live, rechecked.usage, update, plan),
@@ -155,6 +166,32 @@ def _report(
         written=[outcome.cassette for outcome in outcomes if outcome.written],
         notes=[f"{o.cassette} left unchanged: {o.note}" for o in outcomes if not o.written],
     )
+
+
+def nothing_checked(
+    recorded: Sequence[RecordedSource],
+    citations: Sequence[CitationDrift],
+    cassette_dir: Path | None = None,
+    hint: str = "",
+) -> str:
+    """Why the run checked no citation at all (``""`` when it checked one): a run that
+    checked nothing never passes, whatever its policy. ``cassette_dir`` is where the
+    cassettes were looked for, ``hint`` what to check when none was there."""
+    if any(drift.checked for drift in citations):
+        return ""
+    if not recorded:
+        return "no case file to check"
+    if not any(source.found for source in recorded):
+        folders = [source.source.cassette.resolve().parent for source in recorded]
+        folder = cassette_dir.resolve() if cassette_dir else Path(os.path.commonpath(folders))
+        files = counted(len(recorded), "case file")
+        why = f"none of the {files} has a cassette under {folder}"
+        if len(recorded) == 1:
+            why = f"the case file has no cassette at {recorded[0].source.cassette.resolve()}"
+        return f"{why}: {hint}" if hint else why
+    if not citations:
+        return "the case files hold no citation to check"
+    return f"none of the {counted(len(citations), 'citation')} could be checked"
 
 
 def run_drift(
@@ -167,6 +204,8 @@ def run_drift(
     backends: Backends | None = None,
     root: Path | None = None,
     on_plan: Callable[[DriftPlan], None] | None = None,
+    cassette_dir: Path | None = None,
+    hint: str = "",
 ) -> DriftReport:
     """Which recorded verdicts does the live web no longer back? For every citation of
     ``sources`` whose cassette holds it: the recorded page and verdict (replayed offline),
@@ -177,7 +216,13 @@ def run_drift(
     name the judge, model and embedder the cassettes were recorded with (as a replay does);
     the live side needs ``CRAWLBASE_TOKEN``, and the judge's key when something is judged.
     ``vcr_config`` is the plugin's VCR configuration (scrubbing, hooks); ``root`` makes
-    shown paths relative; ``on_plan`` hears the plan before anything is sent."""
+    shown paths relative; ``on_plan`` hears the plan before anything is sent.
+
+    A citation without a cassette, or whose cassette holds no recording of it, is
+    ``unchecked``; a run that checked nothing fails whatever the policy, saying why
+    (``cassette_dir``, where the cassettes were looked for, and ``hint``, what to check,
+    name it); a cassette that cannot be read raises
+    :class:`~pytest_citations.recording.UnreadableCassette` before anything is sent."""
     return asyncio.run(
         check_drift(
             sources,
@@ -188,5 +233,7 @@ def run_drift(
             backends=backends,
             root=root,
             on_plan=on_plan,
+            cassette_dir=cassette_dir,
+            hint=hint,
         )
     )

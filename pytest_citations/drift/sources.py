@@ -1,5 +1,5 @@
-"""What a drift run checks: case files, the claims they hold, and the cassette that holds
-each file's recordings."""
+"""What a drift run checks: case files, the claims they hold, the URLs each claim cites or
+its case retrieved without citing, and the cassette that holds each file's recordings."""
 
 from __future__ import annotations
 
@@ -19,6 +19,19 @@ class DriftClaim:
 
     nodeid: str
     request: ClaimRequest
+
+
+@dataclass(frozen=True)
+class DriftCheck:
+    """One verification a replay repeats: a claim as the plugin verifies it, or one URL the
+    claim's case retrieved without citing, checked alone as the verifier checks it for a
+    claim its citations do not settle (004, C3), so that its verdict and evidence are
+    read like a cited URL's."""
+
+    nodeid: str
+    request: ClaimRequest
+    #: The request checks one retrieved URL (``request.urls[0]``), not the claim's citations.
+    retrieved: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,16 @@ class DriftSource:
         )
 
     @property
+    def checks(self) -> tuple[DriftCheck, ...]:
+        """What a replay verifies: every claim, then each retrieved URL of each claim alone."""
+        own = tuple(DriftCheck(claim.nodeid, claim.request) for claim in self.claims)
+        return own + tuple(
+            DriftCheck(claim.nodeid, ClaimRequest.of(claim.request.claim, [url]), retrieved=True)
+            for claim in self.claims
+            for url in claim.request.retrieved
+        )
+
+    @property
     def urls(self) -> list[str]:
-        """Every URL its claims cite, once, in order."""
-        return list(dict.fromkeys(url for claim in self.claims for url in claim.request.urls))
+        """Every URL its claims cite or retrieved, once, in order."""
+        return list(dict.fromkeys(url for check in self.checks for url in check.request.urls))

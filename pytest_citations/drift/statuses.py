@@ -30,8 +30,8 @@ class DriftStatus(StrEnum):
     NOW_NEEDS_JS = "now_needs_js"
     #: The URL leads to a PDF now.
     NOW_PDF = "now_pdf"
-    #: The drift check itself could not run for this citation (the Crawling API or the
-    #: judge failed for good): not a pass.
+    #: The drift check itself could not run for this citation (no cassette, a cassette
+    #: without its recording, the Crawling API or the judge failed for good): not a pass.
     UNCHECKED = "unchecked"
 
     def __str__(self) -> str:
@@ -75,9 +75,11 @@ class DriftPolicy:
         return cls(frozenset(names), allow_unchecked)
 
     def reasons(self, drift: CitationDrift) -> list[str]:
-        """The names in ``fail_on`` (and ``unchecked`` unless allowed) this citation meets."""
-        met = [name for name in (drift.status.value, FLIPPED if drift.flipped else "") if name]
-        found = [name for name in met if name in self.fail_on]
+        """The names in ``fail_on`` (and ``unchecked`` unless allowed) this citation meets:
+        its status, the rule findings its evidence change took precedence over, a flip."""
+        met = [drift.status.value, *(status.value for status in drift.also)]
+        met += [FLIPPED] if drift.flipped else []
+        found = list(dict.fromkeys(name for name in met if name in self.fail_on))
         if not drift.checked and not self.allow_unchecked and "unchecked" not in found:
             found.append("unchecked")
         return found
@@ -89,9 +91,10 @@ class DriftPolicy:
 
 @dataclass(frozen=True)
 class CitationDrift:
-    """One citation (a claim–URL pair of a case file) checked against the live web."""
+    """One citation (a claim–URL pair of a case file) checked against the live web: a URL
+    the claim cites, or one its case lists under ``retrieved:`` (004, C3)."""
 
-    #: The claim's item (``cases/a.yaml::case::claim-1``), its text, the cited URL.
+    #: The claim's item (``cases/a.yaml::case::claim-1``), its text, the URL.
     nodeid: str
     claim: str
     url: str
@@ -111,6 +114,12 @@ class CitationDrift:
     #: aside; the evidence paragraphs that are gone, verbatim.
     diff: tuple[str, ...] = ()
     missing_evidence: tuple[str, ...] = ()
+    #: The URL is one the answer retrieved without citing it (``retrieved:``), on which a
+    #: ``misattributed`` verdict rests.
+    retrieved: bool = False
+    #: Findings of the fetch rules (``moved``, ``now_needs_js``, ``now_pdf``) that the status
+    #: ``evidence_changed`` took precedence over: kept, and a policy failing on them fails.
+    also: tuple[DriftStatus, ...] = ()
 
     @property
     def flipped(self) -> bool:
@@ -130,11 +139,13 @@ class CitationDrift:
         return self.status is not DriftStatus.UNCHECKED and (self.new is None or self.new.checked)
 
     def labels(self) -> str:
-        """Old and new label side by side: ``supported → partial`` (or ``supported``)."""
+        """Old and new label side by side: ``supported → partial`` (or ``supported``); a
+        verdict that is no check shows its reason (``not_found (request_refused)``)."""
+        old = self.old.label.value + ("" if self.old.checked else f" ({self.old.reason})")
         if self.new is None:
-            return self.old.label.value
+            return old
         new = self.new.label.value + (f" ({self.new.reason})" if self.new.reason else "")
-        return f"{self.old.label.value} → {new}"
+        return f"{old} → {new}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
@@ -142,8 +153,10 @@ class CitationDrift:
             "nodeid": self.nodeid,
             "claim": self.claim,
             "url": self.url,
+            "retrieved": self.retrieved,
             "cassette": self.cassette,
             "status": self.status.value,
+            "also": [status.value for status in self.also],
             "flipped": self.flipped,
             "worse": self.worse,
             "evidence_changed": self.evidence_changed,
@@ -157,18 +170,21 @@ class CitationDrift:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A citation the drift check left out, and why (no cassette, a recording that does not
-    replay with these settings, …)."""
+    """A URL the drift check leaves out by design, and why: one the case retrieved but whose
+    claim the recorded verification settled without consulting it, so that no verdict rests
+    on it and no recording of it was made. A missing recording is never a skip: it is an
+    ``unchecked`` citation."""
 
     nodeid: str
     url: str
     cassette: str
     reason: str
+    retrieved: bool = True
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
-        return {"nodeid": self.nodeid, "url": self.url, "cassette": self.cassette,
-                "reason": self.reason}  # fmt: skip
+        return {"nodeid": self.nodeid, "url": self.url, "retrieved": self.retrieved,
+                "cassette": self.cassette, "reason": self.reason}  # fmt: skip
 
 
 def counted(count: int, noun: str) -> str:

@@ -6,8 +6,9 @@ For each cassette holding re-checked citations:
 
 1. each re-checked page's crawls are replaced, where they stood, by the live ones this run
    captured, and the judge calls made for them are added;
-2. the claims that cite those pages are verified over the result (mode ``new_episodes``):
-   what they still lack (a joint check of 004 C2, a judge call for a claim whose passages
+2. the claims that cite or retrieved those pages (and each retrieved page alone, as the
+   drift check replays it) are verified over the result (mode ``new_episodes``): what they
+   still lack (a joint check of 004 C2, a judge call for a claim whose passages
    the new page shifted) is sent live and kept;
 3. the result is replayed offline, as CI will replay it: it must replay completely and give
    the new verdicts, or the cassette is left as it was, with a note saying why;
@@ -88,6 +89,16 @@ def prune(
     ]
 
 
+def _needed(recorded: RecordedSource) -> list[bool]:
+    """Per check of the source: does a verdict rest on it? Every claim does; a retrieved URL
+    alone only when the recorded verification consulted it (a drift check holds it)."""
+    consulted = {(c.nodeid, c.url) for c in recorded.citations if c.retrieved}
+    return [
+        not check.retrieved or (check.nodeid, check.request.urls[0]) in consulted
+        for check in recorded.source.checks
+    ]
+
+
 async def _validate(
     replayer: Replayer,
     recorded: RecordedSource,
@@ -97,17 +108,17 @@ async def _validate(
 ) -> tuple[str, frozenset[int] | None]:
     """Replay the new cassette offline: a problem (or ``""``) and what the replay used."""
     write_cassette(path, [interaction for _, interaction in entries])
-    claims = recorded.source.claims
-    requests = [claim.request for claim in claims]
+    checks = recorded.source.checks
+    requests = [check.request for check in checks]
     verdicts, played = await replayer.verify(path, requests, len(entries))
-    skipped_before = {skip.nodeid for skip in recorded.skipped}
-    for claim, verdict in zip(claims, verdicts, strict=True):
-        if not verdict.complete and claim.nodeid not in skipped_before:
+    needed = _needed(recorded)
+    for position, (check, verdict) in enumerate(zip(checks, verdicts, strict=True)):
+        if not verdict.complete and needed[position] and position not in recorded.incomplete:
             why = verdict.problems[0] if verdict.problems else "a citation could not be checked"
-            return f"the new recording would not replay {claim.nodeid} ({why})", None
+            return f"the new recording would not replay {check.nodeid} ({why})", None
     found = {
-        (claim.nodeid, citation.url): citation
-        for claim, verdict in zip(claims, verdicts, strict=True)
+        (check.nodeid, citation.url): citation
+        for check, verdict in zip(checks, verdicts, strict=True)
         for citation in verdict.citations
     }
     for drift in changed:
@@ -141,7 +152,11 @@ async def update_cassette(
     entries = splice(recorded.interactions, replaced)
     entries += [(None, interaction) for interaction in rechecked.interactions]
     urls = {drift.url for drift in changed}
-    claims = [c.request for c in recorded.source.claims if urls & set(c.request.urls)]
+    claims = [
+        check.request
+        for check, wanted in zip(recorded.source.checks, _needed(recorded), strict=True)
+        if wanted and urls & {*check.request.urls, *check.request.retrieved}
+    ]
     serial = abs(hash(shown))
     _, done = await verify_recorded(
         claims, [i for _, i in entries], settings, config, backends, scratch / f"u{serial}.yaml"

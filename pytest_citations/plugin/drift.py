@@ -55,6 +55,8 @@ def check(
             backends=citations.backends,
             root=root,
             on_plan=announce,
+            cassette_dir=options.cassette_dir,
+            hint="wrong --citations-cassette-dir, or another rootdir?",
         )
     except AccountError as error:
         session.shouldstop = str(error)

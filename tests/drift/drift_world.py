@@ -77,11 +77,16 @@ BOILING_CLAIM = "Water boils at 100 degrees Celsius at sea level."
 PAGES = {RETURNS_URL: RETURNS_PAGE, BOILING_URL: BOILING_PAGE}
 
 
-def case_text(case_id: str, claims: Sequence[tuple[str, Sequence[str]]]) -> str:
-    """A case file: every URL numbered once, each claim citing its URLs."""
+def case_text(
+    case_id: str, claims: Sequence[tuple[str, Sequence[str]]], retrieved: Sequence[str] = ()
+) -> str:
+    """A case file: every URL numbered once, each claim citing its URLs, and the URLs the
+    answer retrieved without citing them (``retrieved:``)."""
     urls = list(dict.fromkeys(url for _, cited in claims for url in cited))
     lines = [f"id: {case_id}", "citations:"]
     lines += [f"  {n}: {url}" for n, url in enumerate(urls, start=1)]
+    if retrieved:
+        lines += ["retrieved:", *(f"  - {url}" for url in retrieved)]
     lines.append("claims:")
     for text, cited in claims:
         markers = ", ".join(str(urls.index(url) + 1) for url in cited)
@@ -121,11 +126,13 @@ class World:
         for url, text in (PAGES if pages is None else pages).items():
             self.crawlbase.add(url, markdown=text, **fields)
 
-    def case(self, name: str, *claims: tuple[str, Sequence[str]]) -> Path:
-        """Write ``cases/<name>.yaml`` with one case of ``claims``."""
+    def case(
+        self, name: str, *claims: tuple[str, Sequence[str]], retrieved: Sequence[str] = ()
+    ) -> Path:
+        """Write ``cases/<name>.yaml`` with one case of ``claims`` (and ``retrieved:``)."""
         path = self.root / "cases" / f"{name}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(case_text(name, claims), encoding="utf-8")
+        path.write_text(case_text(name, claims, retrieved), encoding="utf-8")
         self.files[name] = path
         return path
 

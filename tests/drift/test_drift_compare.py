@@ -102,8 +102,11 @@ def test_a_page_that_now_needs_javascript_keeps_its_verdict_if_the_evidence_stan
     assert (rendered.status, rendered.recheck) == (DriftStatus.NOW_NEEDS_JS, False)
     edited = fetched(PAGE.replace("9:00", "8:00"), javascript=True)
     changed = classify(fetched(), edited, verdict(), [PAGE])
+    # Its evidence changed too: that is its status, the JavaScript finding stays beside it.
     assert (changed.status, changed.recheck, changed.evidence_changed) == (
-        DriftStatus.NOW_NEEDS_JS,
+        DriftStatus.EVIDENCE_CHANGED,
         True,
         True,
     )
+    assert changed.also == (DriftStatus.NOW_NEEDS_JS,)
+    assert changed.detail.startswith("readable only with JavaScript now; ")

@@ -3,7 +3,11 @@ update mode wrote, offline (issue 12): the recordings stay the plugin's own."""
 
 from __future__ import annotations
 
+import shutil
+
+import pytest
 from drift_world import RETURNS_CLAIM, RETURNS_PAGE, RETURNS_URL, case_text
+from ops_support import copy_examples
 from plugin_helpers import TOKENS, Citations
 
 from pytest_citations import Settings
@@ -70,3 +74,30 @@ def test_drift_reads_and_updates_the_plugins_own_cassettes(citations: Citations)
         ["FAILED cases/policy.yaml::policy::claim-1 - claim is contradicted*"]
     )
     result.stdout.fnmatch_lines(["*judge_calls=0 judge_tokens=0; replayed: 2 crawls*"])
+
+
+@pytest.mark.parametrize("allow", [False, True], ids=["default", "allow-unchecked"])
+def test_drift_with_the_cassettes_moved_away_checks_nothing_and_fails(
+    citations: Citations, allow: bool
+) -> None:
+    copy_examples(citations.path)  # the repository's examples and their real cassettes
+    shutil.move(citations.path / "cassettes", citations.path / "old-cassettes")
+    extra = ["--citations-allow-unchecked"] if allow else []
+    with citations.web() as web:
+        result = citations.run("cases/", "--citations-drift", *extra)
+        crawled = web.crawlbase.crawl_count
+
+    assert result.ret != pytest.ExitCode.OK
+    folder = (citations.path / "cassettes").resolve()
+    result.stdout.fnmatch_lines(
+        [
+            "drift: 13 citations in 0 cassettes, 0 URLs fetched live; fail_on gone,flipped",
+            "*UNCHECKED cases/boiling-point.yaml::boiling-point::claim-1 "
+            "https://example.org/physics/boiling: not_found (request_refused)",
+            "      no cassette at cassettes/cases/boiling-point.yaml",
+            f"  nothing checked: none of the 3 case files has a cassette under {folder}: "
+            "wrong --citations-cassette-dir, or another rootdir?",
+            "drift decision: fail (nothing checked" + (")" if allow else ", unchecked 13)"),
+        ]
+    )
+    assert crawled == 0  # the gate replays offline, and drift fetches nothing it cannot compare

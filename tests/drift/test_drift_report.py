@@ -18,6 +18,8 @@ from fakes import NOT_FOUND_MARKDOWN
 
 from pytest_citations import ConfigurationError
 from pytest_citations.drift import DEFAULT_FAIL_ON, DriftPlan, DriftPolicy, DriftStatus
+from pytest_citations.drift.report import SHOWN_CHARS
+from pytest_citations.recording import UnreadableCassette
 
 
 def test_the_default_policy_fails_on_gone_and_flipped() -> None:
@@ -68,7 +70,7 @@ def test_costs_one_crawl_sequence_per_url_and_judge_calls_only_for_changed_evide
     )
 
 
-def test_citations_without_a_replayable_recording_are_left_out_and_said(world: World) -> None:
+def test_citations_without_a_recording_are_unchecked_and_fail_the_run(world: World) -> None:
     world.case("a", (RETURNS_CLAIM, [RETURNS_URL]))
     world.record()
     world.case("a", (RETURNS_CLAIM, [RETURNS_URL]), (BOILING_CLAIM, [BOILING_URL]))
@@ -76,16 +78,67 @@ def test_citations_without_a_replayable_recording_are_left_out_and_said(world: W
 
     report = world.drift()
 
-    assert [d.nodeid for d in report.citations] == ["cases/a.yaml::a::claim-1"]
-    skipped = {(s.nodeid, s.cassette): s.reason for s in report.skipped}
-    assert skipped[("cases/never.yaml::never::claim-1", "cassettes/cases/never.yaml")] == (
-        "no cassette"
+    # A missing recording is never a skip: it is a check that could not run.
+    assert report.skipped == []
+    found = {(d.nodeid, d.cassette): d for d in report.citations}
+    assert found[("cases/a.yaml::a::claim-1", "cassettes/cases/a.yaml")].checked
+    never = found[("cases/never.yaml::never::claim-1", "cassettes/cases/never.yaml")]
+    assert never.status is DriftStatus.UNCHECKED
+    assert never.detail == "no cassette at cassettes/cases/never.yaml"
+    lacking = found[("cases/a.yaml::a::claim-2", "cassettes/cases/a.yaml")]
+    assert lacking.status is DriftStatus.UNCHECKED
+    assert lacking.detail.startswith(
+        "the cassette holds no recording of it: cassettes/cases/a.yaml has no recording of "
     )
-    reason = skipped[("cases/a.yaml::a::claim-2", "cassettes/cases/a.yaml")]
-    assert reason.startswith("the recording does not replay: cassettes/cases/a.yaml has no ")
-    assert reason.endswith("pytest --citations cases/a.yaml --citations-record=new_episodes")
-    assert report.plan.skipped == 2
-    assert world.crawlbase.crawl_count == 1  # nothing is fetched for what was left out
+    assert lacking.detail.endswith(
+        "pytest --citations cases/a.yaml --citations-record=new_episodes"
+    )
+    assert (report.plan.citations, report.plan.unchecked, report.plan.cassettes) == (1, 2, 1)
+    assert report.counts()["unchecked"] == 2
+    assert report.decision() == "fail (unchecked 2)"
+    assert not report.nothing_checked
+    assert world.crawlbase.crawl_count == 1  # nothing is fetched for what could not be checked
+    allowed = world.drift(policy=DriftPolicy.parse(None, allow_unchecked=True))
+    assert allowed.decision() == "pass"
+
+
+def test_a_run_that_checked_nothing_fails_whatever_the_policy(world: World) -> None:
+    world.case("a", (RETURNS_CLAIM, [RETURNS_URL]))
+    world.case("b", (BOILING_CLAIM, [BOILING_URL]))  # never recorded: no cassettes at all
+
+    report = world.drift(
+        policy=DriftPolicy.parse("gone", allow_unchecked=True),
+        cassette_dir=world.root / "cassettes",
+        hint="is that the cassette folder?",
+    )
+
+    folder = (world.root / "cassettes").resolve()
+    assert report.nothing_checked == (
+        f"none of the 2 case files has a cassette under {folder}: is that the cassette folder?"
+    )
+    assert report.failed
+    assert report.decision() == "fail (nothing checked)"
+    assert f"  nothing checked: {report.nothing_checked}" in report.lines()
+    assert report.to_dict()["nothing_checked"] == report.nothing_checked
+    assert world.crawlbase.crawl_count == 0
+
+
+def test_a_corrupt_cassette_is_an_error_naming_the_file_and_the_fix(world: World) -> None:
+    world.case("a", (RETURNS_CLAIM, [RETURNS_URL]))
+    world.case("b", (BOILING_CLAIM, [BOILING_URL]))
+    world.record()
+    cassette = world.cassette("b")
+    cassette.write_bytes(cassette.read_bytes()[:200])
+
+    with pytest.raises(UnreadableCassette) as raised:
+        world.drift()
+
+    message = str(raised.value)
+    assert message.startswith("cassette cassettes/cases/b.yaml cannot be read: ")
+    assert message.endswith(
+        "record it again with: pytest --citations cases/b.yaml --citations-record=new_episodes"
+    )
+    assert world.crawlbase.crawl_count == 0  # nothing is sent before every cassette is read
 
 
 def test_the_terminal_lines_and_the_json(world: World) -> None:
@@ -123,3 +176,22 @@ def test_the_terminal_lines_and_the_json(world: World) -> None:
         {"nodeid": "cases/a.yaml::a::claim-2", "url": BOILING_URL, "reasons": ["edited"]},
     ]
     assert DriftStatus.GONE.value in data["policy"]["fail_on"]
+
+
+def test_a_long_node_id_never_hides_the_status_or_the_flip(world: World) -> None:
+    name = "an-assistant-answer-about-the-returns-policy-" * 3
+    world.case(name, (RETURNS_CLAIM, [RETURNS_URL]))
+    world.record()
+    world.crawlbase.edit(RETURNS_URL, "within 30 days", "within 14 days")
+
+    report = world.drift()
+
+    heads = [line for line in report.lines() if line.startswith("  EVIDENCE_CHANGED ")]
+    assert len(heads) == 1
+    head = heads[0]
+    assert len(head) <= SHOWN_CHARS
+    # The node id is cut in its middle: its start, its claim and the verdicts stay.
+    assert head.startswith("  EVIDENCE_CHANGED cases/an-assistant-answer")
+    assert "…" in head
+    assert "::claim-1 " in head
+    assert head.endswith(f"{RETURNS_URL}: supported → contradicted FLIPPED")

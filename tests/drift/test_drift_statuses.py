@@ -21,7 +21,7 @@ from drift_world import (
 from fakes import NOT_FOUND_MARKDOWN
 
 from pytest_citations import Label, Reason
-from pytest_citations.drift import CitationDrift, DriftReport, DriftStatus
+from pytest_citations.drift import CitationDrift, DriftPolicy, DriftReport, DriftStatus
 
 
 def only(report: DriftReport, url: str, claim: str | None = None) -> CitationDrift:
@@ -235,3 +235,60 @@ def test_a_url_that_now_leads_to_a_pdf(recorded: World) -> None:
 
     assert drift.status is DriftStatus.NOW_PDF
     assert drift.detail == f"the URL leads to a PDF now: {pdf}"
+
+
+#: The returns page cut to one sentence whose number changed: below the thin-page size, so
+#: the fetch rules escalate to JavaScript and judge the rendered text.
+THIN_FOURTEEN_DAYS = "# Returns\n\nConsumers can return hardware within 14 days of delivery.\n"
+
+
+@pytest.mark.parametrize(
+    ("served", "finding", "detail"),
+    [
+        ({"markdown": THIN_FOURTEEN_DAYS}, DriftStatus.NOW_NEEDS_JS,
+         "readable only with JavaScript now"),
+        ({"markdown": RETURNS_PAGE.replace("30 days", "14 days"),
+          "final_url": "https://shop.example.com/help/returns-and-refunds"}, DriftStatus.MOVED,
+         f"final URL {RETURNS_URL} → https://shop.example.com/help/returns-and-refunds"),
+        ({"markdown": RETURNS_PAGE.replace("30 days", "14 days"),
+          "final_url": "https://shop.example.com/files/returns.pdf"}, DriftStatus.NOW_PDF,
+         "the URL leads to a PDF now: https://shop.example.com/files/returns.pdf"),
+    ],
+    ids=["now_needs_js", "moved", "now_pdf"],
+)  # fmt: skip
+def test_a_rule_finding_never_hides_that_the_evidence_changed(
+    recorded: World, served: dict[str, object], finding: DriftStatus, detail: str
+) -> None:
+    recorded.crawlbase.add(RETURNS_URL, **served)
+
+    report = recorded.drift()
+
+    drift = only(report, RETURNS_URL)
+    # The evidence changed: the status says so, and the rule's finding stays a detail.
+    assert drift.status is DriftStatus.EVIDENCE_CHANGED
+    assert drift.evidence_changed
+    assert drift.also == (finding,)
+    assert drift.detail == (
+        f"{detail}; 1 evidence paragraph gone or changed; the quote no longer stands in the page"
+    )
+    assert drift.new is not None
+    assert drift.new.label is Label.CONTRADICTED
+    assert drift.flipped
+    assert report.counts()["evidence_changed"] == 1
+    assert report.to_dict()["citations"][0]["also"] == [finding.value]
+    # A nightly --fail-on evidence_changed sees it; one on the rule's status still does too.
+    assert DriftPolicy.parse("evidence_changed").reasons(drift) == ["evidence_changed"]
+    assert DriftPolicy.parse(finding.value).reasons(drift) == [finding.value]
+
+
+def test_a_page_that_needs_javascript_with_its_evidence_intact_stays_now_needs_js(
+    recorded: World,
+) -> None:
+    thin = "# Shop\n\nPlease enable JavaScript."
+    recorded.crawlbase.add(RETURNS_URL, markdown=thin, markdown_js=RETURNS_PAGE)
+
+    drift = only(recorded.drift(), RETURNS_URL)
+
+    assert drift.status is DriftStatus.NOW_NEEDS_JS
+    assert drift.also == ()
+    assert not drift.evidence_changed
