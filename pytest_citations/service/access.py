@@ -39,17 +39,27 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 CROSS_SITE = frozenset({"cross-site", "same-site"})
 
 
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (a name or an address, IPv6 with or without brackets) is loopback."""
+def canonical(host: str) -> str:
+    """An address in one spelling (``::1`` for ``0:0::1``, ``192.0.2.5`` for the IPv4-mapped
+    ``::ffff:192.0.2.5`` a dual-stack socket reports); a name in lower case."""
     host = host.strip("[]").lower()
-    if host == "localhost":
-        return True
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
-        return False
+        return host
     mapped = getattr(address, "ipv4_mapped", None)
-    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
+    return str(mapped or address)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address, IPv6 with or without brackets) is loopback."""
+    host = canonical(host)
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def parse_host(text: str) -> tuple[str, int | None]:
@@ -66,7 +76,7 @@ def parse_host(text: str) -> tuple[str, int | None]:
         ipaddress.IPv6Address(name)  # a bracketed name must be an IPv6 address
     elif not _NAME.fullmatch(name):
         raise ValueError(text)
-    return name, port
+    return canonical(name), port
 
 
 def origin_of(scheme: str, host: str) -> str | None:
@@ -192,7 +202,7 @@ class Access:
                 return True
         if server is None:  # a Unix socket: only its own machine can reach it
             return name in LOOPBACK_NAMES
-        address, bound_port = server[0].strip("[]").lower(), server[1]
+        address, bound_port = canonical(server[0]), server[1]
         names = LOOPBACK_NAMES | {address} if is_loopback(address) else {address}
         return name in names and port == bound_port
 

@@ -213,6 +213,24 @@ def test_every_loopback_name_of_the_address_is_answered(service: Service) -> Non
         assert response.status_code == 200, (name, response.text)
 
 
+@pytest.mark.parametrize(
+    ("host", "server", "answered"),
+    [
+        ("192.0.2.5:8000", ("::ffff:192.0.2.5", 8000), True),  # a dual-stack socket's view
+        ("[0:0::1]:8000", ("127.0.0.1", 8000), True),
+        ("localhost:8000", ("::ffff:127.0.0.1", 8000), True),
+        ("localhost:8000", ("192.0.2.5", 8000), False),  # loopback names only on loopback
+        ("192.0.2.6:8000", ("192.0.2.5", 8000), False),
+        ("localhost", None, True),  # a Unix socket
+        ("rebind.example", None, False),
+    ],
+)
+def test_the_address_a_request_arrived_on_is_matched_in_any_spelling(
+    host: str, server: tuple[str, int] | None, answered: bool
+) -> None:
+    assert Access().host_allowed(host, server, "http") is answered
+
+
 def test_an_allowed_host_is_answered(web: Web, counters: Web) -> None:
     env = {**web.env, "CITATIONS_SERVICE_ALLOW_HOSTS": "citations.internal,proxy.example:8443"}
     with serving(env) as service:
