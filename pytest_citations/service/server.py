@@ -5,8 +5,9 @@ timer, and nothing bounds how long a client may take over a request's headers: a
 that trickles them, or the rest of a body the route did not read, holds its connection for
 ever. :class:`BoundedH11Protocol` gives every request a deadline: its headers within the
 header timeout of the connection opening (or of the previous answer), its body within the
-body timeout of its headers (the application answers 408 first; the connection is closed
-a second later if it still has not arrived). Beyond these, the server accepts at most
+body timeout of its headers: the application answers 408 then, and the connection is
+closed in any case once the header timeout has passed too (the application's read starts
+when its task runs, which a busy server may delay). Beyond these, the server accepts at most
 ``max_connections`` connections at once (503 over it) and headers of 16 KiB (400 over it).
 """
 
@@ -34,9 +35,6 @@ MAX_CONNECTIONS = 100
 KEEP_ALIVE = 5
 #: Bytes of a request's line and headers; more is answered 400.
 MAX_HEADER_BYTES = 16 * 1024
-#: Seconds past the body timeout before a body that is still arriving loses its connection:
-#: the application's 408 comes first.
-BODY_GRACE = 1.0
 
 SERVER_LIMITS = (
     Limit("header-timeout", "header_timeout", "CITATIONS_SERVICE_HEADER_TIMEOUT", False, 0, True,
@@ -109,7 +107,7 @@ class BoundedH11Protocol(H11Protocol):
         receiving = self.conn.their_state is h11.SEND_BODY
         if self.cycle is not cycle:  # a request's headers arrived
             if receiving:
-                self._arm(self.body_timeout + BODY_GRACE, on_body=True)
+                self._arm(self.body_timeout + self.header_timeout, on_body=True)
             else:
                 self._disarm()
         elif self._on_body and not receiving:  # its body arrived

@@ -14,8 +14,8 @@ from running import Service
 
 #: The timeouts the stall tests configure, in seconds.
 TIMEOUT = 1.0
-#: How long after its deadline a connection may still be open: the body's grace second,
-#: and a loaded machine's scheduling.
+#: How long after its deadline a connection may still be open: a loaded machine's
+#: scheduling.
 SLACK = 4.0
 
 

@@ -49,7 +49,17 @@ def serving(
     by uvicorn in a thread on 127.0.0.1 with the settings ``serve`` uses."""
     limits = limits or Limits()
     app = create_app(settings=Settings.from_env(env), limits=limits, access=Access.from_env(env))
-    options = server_options(limits, server or ServerLimits(), log_level="warning")
+    with serving_asgi(app, limits, server) as service:
+        yield service
+
+
+@contextlib.contextmanager
+def serving_asgi(
+    app: Any, limits: Limits | None = None, server: ServerLimits | None = None
+) -> Iterator[Service]:
+    """Any ASGI ``app`` served by uvicorn in a thread on 127.0.0.1 with the settings
+    ``serve`` uses."""
+    options = server_options(limits or Limits(), server or ServerLimits(), log_level="warning")
     uvicorn_server = uvicorn.Server(uvicorn.Config(app, **options))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

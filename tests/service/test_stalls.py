@@ -7,12 +7,13 @@ to the service on 127.0.0.1, served as ``serve`` serves it, with timeouts of one
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import httpx
 import pytest
 from ops_support import Web
 from raw_sockets import SLACK, TIMEOUT, connections, head, wait_closed
-from running import Service, serving
+from running import Service, serving, serving_asgi
 
 from pytest_citations.service import Limits, ServerLimits
 
@@ -27,7 +28,10 @@ def assert_health(service: Service) -> None:
 
 
 def test_300_stalled_bodies_are_answered_408_and_closed(web: Web, counters: Web) -> None:
-    with serving(web.env, SHORT, ROOMY) as service, connections(service, 300) as opened:
+    # The server's own cut (header + body timeout) comes later, leaving the application's
+    # 408 room on a loaded machine.
+    server = ServerLimits(header_timeout=3 * TIMEOUT, max_connections=1000)
+    with serving(web.env, SHORT, server) as service, connections(service, 300) as opened:
         for connection in opened:
             connection.sock.sendall(head(service, "POST", "/verify", 1000) + b'{"claim": "Wa')
 
@@ -108,3 +112,35 @@ def test_connections_over_the_limit_are_answered_503(web: Web) -> None:
 
     assert over.status_code == 503
     assert after.status_code == 200
+
+
+async def reads_without_a_deadline(scope: Any, receive: Any, send: Any) -> None:
+    """An ASGI app whose route reads its body with no timeout of its own, and answers only
+    once it has all of it."""
+    if scope["type"] == "lifespan":
+        while (message := await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return
+    while (message := await receive()).get("more_body"):
+        pass
+    if message["type"] == "http.request":
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+
+def test_the_server_cuts_off_a_body_a_route_reads_without_a_deadline() -> None:
+    # The service's own routes answer 408 first; the server does not rely on them.
+    with (
+        serving_asgi(reads_without_a_deadline, SHORT, ROOMY) as service,
+        connections(service, 20) as opened,
+    ):
+        for connection in opened:
+            connection.sock.sendall(head(service, "POST", "/upload", 1000) + b"{")
+
+        took = wait_closed(opened, 2 * TIMEOUT + SLACK + 5)
+
+        assert all(connection.closed for connection in opened)
+        assert all(connection.received == b"" for connection in opened)
+        assert 2 * TIMEOUT - 0.5 < took < 2 * TIMEOUT + SLACK  # header + body timeouts
+        assert service.client.post(service.url + "/upload", content=b"{}").status_code == 204
