@@ -7,14 +7,21 @@ A thin shell built on FastAPI and served by uvicorn (the optional ``service`` ex
 
 from __future__ import annotations
 
-from .app import create_app, missing_secrets, parse_request, serve
-from .models import MAX_BODY_BYTES, MAX_CLAIM_CHARS, MAX_URLS, Limits
+from .access import Access
+from .app import create_app, missing_secrets, parse_request
+from .models import BODY_TIMEOUT, MAX_BODY_BYTES, MAX_CLAIM_CHARS, MAX_URLS, Limits
+from .server import HEADER_TIMEOUT, MAX_CONNECTIONS, ServerLimits, serve
 
 __all__ = [
+    "BODY_TIMEOUT",
+    "HEADER_TIMEOUT",
     "MAX_BODY_BYTES",
     "MAX_CLAIM_CHARS",
+    "MAX_CONNECTIONS",
     "MAX_URLS",
+    "Access",
     "Limits",
+    "ServerLimits",
     "create_app",
     "missing_secrets",
     "parse_request",

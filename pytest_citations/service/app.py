@@ -1,31 +1,39 @@
 """The FastAPI application: ``GET /health``, ``POST /verify``, the OpenAPI description at
 ``/openapi.json`` and interactive docs at ``/docs``.
 
-The ``/verify`` body is read here rather than by FastAPI: its size is checked while it
-streams in (413 before the rest arrives), and it is validated with the service's own
-limits, every problem reported at once in the documented ``{"loc", "msg"}`` shape.
+Every request passes :class:`~.admission.Admission` first (Host, origin, token). The
+``/verify`` body is read here rather than by FastAPI: only as ``application/json`` (415
+otherwise: a page of another site can send ``text/plain`` without asking), its size is
+checked while it streams in (413 before the rest arrives), it must arrive within the body
+timeout (408), and it is validated with the service's own limits, every problem reported
+at once in the documented ``{"loc", "msg"}`` shape.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
+from fastapi.security import HTTPBearer
 from pydantic import ValidationError
+from starlette.requests import ClientDisconnect
 
 from ..backends import Backends
 from ..errors import AccountError, CitationsError, MissingTokenError
 from ..network import HttpClient, make_http_client
 from ..queues import RequestLimit
-from ..redact import LogRedaction
+from ..redact import LogRedaction, Redactor
 from ..settings import Settings
 from ..urls import is_supported_url
 from ..verifier import Verifier
+from .access import TOKEN_VARIABLE, Access
+from .admission import Admission
 from .models import (
     Health,
     Limits,
@@ -42,22 +50,35 @@ DESCRIPTION = """\
 Checks that the pages an answer cites support its claims: each URL is fetched through
 Crawlbase, the passages closest to the claim are retrieved, and an LLM judge labels them.
 
-- `POST /verify` takes a claim and the URLs it cites, and answers the claim's label and a
-  verdict per URL (`supported`, `partial`, `contradicted`, `not_found`, `unreachable`).
-- 413: a body over the size limit; 422: a malformed body, every problem at once;
+- `POST /verify` takes a claim and the URLs it cites, as `application/json`, and answers the
+  claim's label and a verdict per URL (`supported`, `partial`, `contradicted`, `not_found`,
+  `unreachable`).
+- 408: the body did not arrive within the body timeout; 413: a body over the size limit;
+  415: a body that is not `application/json`; 422: a malformed body, every problem at once;
   503: a token or key is not set (every missing variable is named, never a value);
   502: Crawlbase or the judge refused a credential, or the account has no credits left.
+- Every request: 421 when its `Host` is not the address the service listens on nor an
+  allowed host; 403 for a CORS preflight or a request a page of another origin made (no
+  CORS headers are ever sent); 401 without `Authorization: Bearer <CITATIONS_SERVICE_TOKEN>`
+  when the service has a token (this description and `/docs` stay open).
 - `GET /health` says whether the service can verify, and what it lacks.
 """
 
+#: The media type of a ``/verify`` body; JSON is UTF-8 (RFC 8259), so no other charset.
+JSON_TYPE = "application/json"
+
 
 class RequestError(Exception):
-    """A request the service refuses, with its status and ``detail``."""
+    """A request the service refuses, with its status, ``detail`` and headers."""
 
-    def __init__(self, status: int, detail: Any) -> None:
+    def __init__(self, status: int, detail: Any, headers: dict[str, str] | None = None) -> None:
         super().__init__(str(detail))
         self.status = status
         self.detail = detail
+        self.headers = headers
+
+    def response(self) -> JSONResponse:
+        return JSONResponse({"detail": self.detail}, self.status, headers=self.headers)
 
 
 def missing_secrets(settings: Settings) -> list[str]:
@@ -86,17 +107,43 @@ def parse_request(body: bytes, limits: Limits) -> VerifyRequest:
         raise RequestError(422, problems) from None
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The body, refused (413) as soon as it is declared or streamed over ``limit`` bytes."""
+def is_json(content_type: str | None) -> bool:
+    """``application/json``, with no parameter but ``charset=utf-8``."""
+    media, *parameters = (content_type or "").split(";")
+    if media.strip().lower() != JSON_TYPE:
+        return False
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() != "charset" or value.strip().strip('"').lower() != "utf-8":
+            return False
+    return True
+
+
+async def read_body(request: Request, limits: Limits) -> bytes:
+    """The body, refused (413) as soon as it is declared or streamed over the size limit,
+    when it is not JSON (415), or when it has not arrived within the body timeout (408)."""
+    limit = limits.max_body_bytes
     too_large = RequestError(413, f"request body over {limit} bytes")
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
         raise too_large
+    if not is_json(request.headers.get("content-type")):
+        raise RequestError(415, f"the body must be {JSON_TYPE} (charset utf-8, if any)")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise too_large
+    try:
+        async with asyncio.timeout(limits.body_timeout):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise too_large
+    except TimeoutError:
+        raise RequestError(
+            408,
+            f"the request body did not arrive within {limits.body_timeout:g} s",
+            {"Connection": "close"},  # a client that stalls gets no second request
+        ) from None
+    except ClientDisconnect:
+        raise RequestError(400, "the client closed the connection") from None
     return body
 
 
@@ -108,6 +155,7 @@ class _Service:
     settings: Settings | None
     limits: Limits
     build: VerifierFactory
+    access: Access
     http: HttpClient | None = None
     limit: RequestLimit = field(default_factory=lambda: RequestLimit(1))
 
@@ -124,7 +172,7 @@ class _Service:
     async def lifespan(self, app: FastAPI) -> AsyncIterator[None]:
         self.settings = self.settings or Settings.from_env()
         self.limit = RequestLimit(self.current.concurrency)
-        with LogRedaction(self.current.redactor()):
+        with LogRedaction(self.redactor()):
             self.http = make_http_client(self.current)
             try:
                 if not missing_secrets(self.current):
@@ -133,6 +181,13 @@ class _Service:
                 yield
             finally:
                 await self.http.aclose()
+
+    def redactor(self) -> Redactor:
+        """The settings' secrets and the service's own token."""
+        redactor = self.current.redactor()
+        if self.access.token is not None:
+            redactor.add(self.access.token)
+        return redactor
 
     async def health(self) -> JSONResponse:
         """Whether the service can verify: ``degraded`` names every missing variable."""
@@ -149,10 +204,10 @@ class _Service:
     async def verify(self, request: Request) -> JSONResponse:
         """Verify a claim against the pages it cites."""
         try:
-            body = await read_body(request, self.limits.max_body_bytes)
+            body = await read_body(request, self.limits)
             checked = parse_request(body, self.limits)
         except RequestError as refused:
-            return JSONResponse({"detail": refused.detail}, status_code=refused.status)
+            return refused.response()
         missing = missing_secrets(self.current)
         if missing:
             return JSONResponse({"detail": not_set(missing)}, status_code=503)
@@ -179,12 +234,41 @@ def _version() -> str:
         return "0"
 
 
+#: Answers every route may give, whatever it does: the admission's refusals.
+ADMISSION_RESPONSES: dict[int | str, dict[str, Any]] = {
+    401: {"model": Message, "description": f"The service has a token ({TOKEN_VARIABLE}) "
+          "and the request does not carry it as Authorization: Bearer"},
+    403: {"model": Message, "description": "A CORS preflight, or a request a page of "
+          "another origin made (Origin, Sec-Fetch-Site)"},
+    421: {"model": Message, "description": "The Host header names neither the address the "
+          "service listens on nor an allowed host"},
+}  # fmt: skip
+
+
+def verify_responses(limits: Limits) -> dict[int | str, dict[str, Any]]:
+    """What ``POST /verify`` answers besides 200, in status order."""
+    body: dict[int | str, dict[str, Any]] = {
+        408: {"model": Message, "description": f"The body did not arrive within "
+              f"{limits.body_timeout:g} s of the headers (the connection is closed)"},
+        413: {"model": Message, "description": f"Body over {limits.max_body_bytes} bytes"},
+        415: {"model": Message, "description": "A body that is not application/json"},
+        422: {"model": ValidationErrors, "description": "A malformed body"},
+        502: {"model": Message, "description": "A credential refused, or no credits"},
+        503: {"model": Message, "description": "A token or key is not set"},
+    }  # fmt: skip
+    return dict(sorted({**ADMISSION_RESPONSES, **body}.items(), key=lambda item: int(item[0])))
+
+
 def create_app(
     settings: Settings | None = None,
     limits: Limits | None = None,
     verifier_factory: VerifierFactory | None = None,
+    *,
+    access: Access | None = None,
 ) -> FastAPI:
-    """The application. ``settings`` default to the environment, read at start-up.
+    """The application. ``settings`` default to the environment, read at start-up;
+    ``limits`` and ``access`` (token, allowed hosts and origins) to the environment, read
+    now.
 
     Each ``/verify`` request gets its own verifier: a verifier fetches each URL once in its
     lifetime, and the service must check pages as they are at the time of the request, not
@@ -196,14 +280,25 @@ def create_app(
     def shared_verifier(current: Settings, http: HttpClient, limit: RequestLimit) -> Verifier:
         return Verifier(current, http=http, semaphore=limit)
 
-    limits = limits or Limits()
-    service = _Service(settings, limits, verifier_factory or shared_verifier)
+    limits = Limits.from_env() if limits is None else limits
+    access = Access.from_env() if access is None else access
+    service = _Service(settings, limits, verifier_factory or shared_verifier, access)
     app = FastAPI(
         title="pytest-citations",
         version=_version(),
         description=DESCRIPTION,
         lifespan=service.lifespan,
     )
+    add_routes(app, service)
+    open_paths = {app.docs_url, app.openapi_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url}
+    app.add_middleware(Admission, access=access, open_paths={p for p in open_paths if p})
+    return app
+
+
+def add_routes(app: FastAPI, service: _Service) -> None:
+    """``GET /health`` and ``POST /verify``, described with their models and answers."""
+    # With a token, the description declares it, so that /docs can send it ("Authorize").
+    secured = [Depends(HTTPBearer(auto_error=False))] if service.access.token else []
     app.add_api_route(
         "/health",
         service.health,
@@ -211,6 +306,8 @@ def create_app(
         response_model=Health,
         summary="Whether the service can verify",
         description="degraded, with every missing variable, while a token or key is not set.",
+        responses=ADMISSION_RESPONSES,
+        dependencies=secured,
     )
     app.add_api_route(
         "/verify",
@@ -221,25 +318,12 @@ def create_app(
         "and the judge labels them. The answer holds the claim's label and the verdict of "
         "each URL, in citation order. Every request is checked as the pages are now.",
         response_model=VerifyResponse,
-        responses={
-            413: {"model": Message, "description": f"Body over {limits.max_body_bytes} bytes"},
-            422: {"model": ValidationErrors, "description": "A malformed body"},
-            502: {"model": Message, "description": "A credential refused, or no credits"},
-            503: {"model": Message, "description": "A token or key is not set"},
-        },
+        responses=verify_responses(service.limits),
+        dependencies=secured,
         openapi_extra={
             "requestBody": {
                 "required": True,
-                "content": {"application/json": {"schema": request_schema(limits)}},
+                "content": {JSON_TYPE: {"schema": request_schema(service.limits)}},
             }
         },
     )
-    return app
-
-
-def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None = None) -> None:
-    """Run the service with uvicorn until interrupted."""
-    import uvicorn
-
-    app = create_app(settings)
-    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)

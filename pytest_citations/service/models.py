@@ -7,6 +7,8 @@ a service started with other limits checks and documents those.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -21,13 +23,21 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from ..errors import ConfigurationError
 from ..labels import Label
+from ..settings import Limit
 from ..urls import MAX_URL_CHARS
 
-#: Request limits: cited URLs per claim, characters of the claim, bytes of the body.
+#: Request limits: cited URLs per claim, characters of the claim, bytes of the body, and
+#: seconds the body may take to arrive after the request's headers.
 MAX_URLS = 10
 MAX_CLAIM_CHARS = 2000
 MAX_BODY_BYTES = 64 * 1024
+BODY_TIMEOUT = 10.0
+BODY_TIMEOUT_LIMIT = Limit(
+    "body-timeout", "body_timeout", "CITATIONS_SERVICE_BODY_TIMEOUT", False, 0, True,
+    "seconds a /verify body may take to arrive after its headers; then 408 (default 10)",
+)  # fmt: skip
 
 EXAMPLE_CLAIM = "Water boils at 100 °C at sea level."
 EXAMPLE_URL = "https://example.org/physics/boiling"
@@ -41,6 +51,20 @@ class Limits:
     max_urls: int = MAX_URLS
     max_claim_chars: int = MAX_CLAIM_CHARS
     max_body_bytes: int = MAX_BODY_BYTES
+    body_timeout: float = BODY_TIMEOUT
+
+    def __post_init__(self) -> None:
+        if self.body_timeout <= 0:
+            raise ConfigurationError("body_timeout must be more than 0 seconds")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Limits:
+        """The default limits, with ``CITATIONS_SERVICE_BODY_TIMEOUT`` when it is set."""
+        env = os.environ if env is None else env
+        raw = env.get(BODY_TIMEOUT_LIMIT.env, "").strip()
+        if not raw:
+            return cls()
+        return cls(body_timeout=BODY_TIMEOUT_LIMIT.parse(raw, BODY_TIMEOUT_LIMIT.env))
 
 
 def _limits(info: ValidationInfo) -> Limits:

@@ -3,6 +3,7 @@ secret set and the default limits, and the emulators' counters reset per test.""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -12,8 +13,12 @@ from running import Service, serving
 
 @pytest.fixture(scope="module")
 def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
-    """Both emulators serving the example site, shared by the tests of one module."""
+    """Both emulators serving the example site, shared by the tests of one module. The
+    ``serve`` processes get this run's PYTHONPATH, so that they run the code under test
+    rather than another installed copy."""
     with emulators(tmp_path_factory.mktemp("service")) as started:
+        if os.environ.get("PYTHONPATH"):
+            started.env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         yield started
 
 

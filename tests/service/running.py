@@ -17,7 +17,8 @@ import httpx
 import uvicorn
 from ops_support import COMMAND, SECRETS, free_port
 
-from pytest_citations.service import Limits, create_app
+from pytest_citations.service import Access, Limits, ServerLimits, create_app
+from pytest_citations.service.server import server_options
 from pytest_citations.settings import Settings
 
 
@@ -28,6 +29,12 @@ class Service:
     url: str
     client: httpx.Client
 
+    @property
+    def address(self) -> tuple[str, int]:
+        """(host, port) of the service, for a raw socket."""
+        host, _, port = self.url.removeprefix("http://").rpartition(":")
+        return host, int(port)
+
     def verify(self, payload: Any = None, **kwargs: Any) -> httpx.Response:
         if payload is not None:
             kwargs["json"] = payload
@@ -35,27 +42,41 @@ class Service:
 
 
 @contextlib.contextmanager
-def serving(env: dict[str, str], limits: Limits | None = None) -> Iterator[Service]:
-    """``create_app`` configured from ``env``, served by uvicorn in a thread on 127.0.0.1."""
-    app = create_app(settings=Settings.from_env(env), limits=limits)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
-    server = uvicorn.Server(config)
+def serving(
+    env: dict[str, str], limits: Limits | None = None, server: ServerLimits | None = None
+) -> Iterator[Service]:
+    """``create_app`` configured from ``env`` (its settings, token and allowed names), served
+    by uvicorn in a thread on 127.0.0.1 with the settings ``serve`` uses."""
+    limits = limits or Limits()
+    app = create_app(settings=Settings.from_env(env), limits=limits, access=Access.from_env(env))
+    with serving_asgi(app, limits, server) as service:
+        yield service
+
+
+@contextlib.contextmanager
+def serving_asgi(
+    app: Any, limits: Limits | None = None, server: ServerLimits | None = None
+) -> Iterator[Service]:
+    """Any ASGI ``app`` served by uvicorn in a thread on 127.0.0.1 with the settings
+    ``serve`` uses."""
+    options = server_options(limits or Limits(), server or ServerLimits(), log_level="warning")
+    uvicorn_server = uvicorn.Server(uvicorn.Config(app, **options))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread = threading.Thread(target=uvicorn_server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
         deadline = time.monotonic() + 30
-        while not server.started:
+        while not uvicorn_server.started:
             assert thread.is_alive(), "the service failed to start"
             assert time.monotonic() < deadline, "the service did not start within 30 s"
             time.sleep(0.02)
         with httpx.Client(timeout=60) as client:
             yield Service(f"http://127.0.0.1:{port}", client)
     finally:
-        server.should_exit = True
+        uvicorn_server.should_exit = True
         thread.join(timeout=30)
         sock.close()
 
