@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pytest_citations"
 LAYERS = {
     "core": {
         "labels", "verdicts", "errors", "settings", "redact", "sanitize", "paths", "urls",
-        "aggregate",
+        "aggregate", "atomic",
     },
     "engine": {
         "network", "sharing", "queues", "claimwork", "backends", "fetchers", "judges",
