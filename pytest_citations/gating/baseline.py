@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..atomic import UnwritableFile, write_atomically
 from ..errors import CitationsError
 from ..labels import Label
 from ..verdicts import CitationVerdict
@@ -126,16 +127,24 @@ class Baseline:
         syrupy's ``--snapshot-update`` does). An unused entry is stale, and so removed by an
         update, only after a full run of its file, or when its file is gone (``present``
         says whether a node id's file still exists); a claim in ``unchecked`` (not checked)
-        keeps its stored label."""
+        keeps its stored label. An update that cannot be written leaves the file as it was
+        and fails the run (:attr:`Reconciliation.unwritten`)."""
         by_kind: dict[str, list[str]] = {"regression": [], "improvement": [], "new": []}
         for nodeid, (kind, _) in changes.items():
             by_kind.setdefault(kind, []).append(nodeid)
         unused = self.unused(record.nodeid for record in records)
         ran = {record.nodeid.split("::", 1)[0] for record in records}
         stale = [n for n in unused if full_run and (n.split("::", 1)[0] in ran or not present(n))]
+        written: int | None = None
+        unwritten: str | None = None
         if update_to is not None:
             checked = [record for record in records if record.nodeid not in unchecked]
-            self.updated(checked, stale).write(update_to)
+            try:
+                self.updated(checked, stale).write(update_to)
+            except UnwritableFile as error:
+                unwritten = str(error)
+            else:
+                written = len(records)
         return Reconciliation(
             shown=shown,
             regressed=tuple(by_kind["regression"]),
@@ -143,15 +152,16 @@ class Baseline:
             new=tuple(by_kind["new"]),
             unused=tuple(unused),
             stale=tuple(stale),
-            written=len(records) if update_to is not None else None,
+            written=written,
+            unwritten=unwritten,
         )
 
     def write(self, path: Path) -> None:
-        """Key-sorted, indented JSON with a trailing newline (stable diffs)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Key-sorted, indented JSON with a trailing newline (stable diffs), written
+        atomically: a write that fails leaves the old file byte-identical."""
         data = {"version": FORMAT_VERSION, "claims": dict(sorted(self.entries.items()))}
-        path.write_text(
-            json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", "utf-8"
+        write_atomically(
+            path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         )
 
 
@@ -171,6 +181,8 @@ class Reconciliation:
     stale: tuple[str, ...] = ()
     #: Claims written by an update; None when the run did not update the baseline.
     written: int | None = None
+    #: Why an update could not be written (the file was left as it was), or None.
+    unwritten: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -178,7 +190,10 @@ class Reconciliation:
         return bool(self.regressed or self.improved or self.new or self.stale)
 
     def fails(self, fail_unused: bool) -> bool:
-        """Stale entries fail the run when asked to, unless this run removed them."""
+        """An update that could not be written fails the run; stale entries fail it when
+        asked to, unless this run removed them."""
+        if self.unwritten is not None:
+            return True
         return fail_unused and self.written is None and bool(self.stale)
 
     def lines(self, *, fail_unused: bool = False) -> list[str]:
@@ -193,6 +208,8 @@ class Reconciliation:
         lines += [f"  unused: {n}" for n in self.unused]
         if self.written is not None:
             return [*lines, self._update_line()]
+        if self.unwritten is not None:
+            return [*lines, f"FAIL baseline not updated: {self.unwritten}"]
         if self.fails(fail_unused):
             lines.append(
                 f"FAIL {_entries(len(self.stale))} unused (--citations-baseline-fail-unused)"

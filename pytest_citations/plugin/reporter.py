@@ -13,7 +13,7 @@ import pytest
 
 from ..backends import Backends
 from ..drift import DriftReport
-from ..errors import AccountError
+from ..errors import AccountError, CitationsError
 from ..gating.baseline import Baseline, Reconciliation
 from ..gating.calibration import Agreement
 from ..gating.criteria import RunDecision, decide_run
@@ -60,6 +60,8 @@ class CitationsReporter:
         self.agreement: Agreement | None = None
         self.baseline: Reconciliation | None = None
         self.drift: DriftReport | Exception | None = None
+        #: Why each report file that could not be written was not (each left as it was).
+        self.unwritten: list[str] = []
         self.info = RunInfo(
             plugin_version=_version(),
             judge=options.judge,
@@ -120,8 +122,11 @@ class CitationsReporter:
         self.info = self.info.with_results(self.agreement, self.options.baseline)
         self.baseline = self._baseline()
         for name, path in self.options.reports.items():
-            FORMATS[name](path, self.report, self.decision, self.info)
-        failed = bool(self.decision.failures or self.decision.undecided)
+            try:
+                FORMATS[name](path, self.report, self.decision, self.info)
+            except CitationsError as error:  # a full disk, a folder that cannot be made
+                self.unwritten.append(f"FAIL {name} report not written: {error}")
+        failed = bool(self.decision.failures or self.decision.undecided or self.unwritten)
         if self.baseline is not None and self.baseline.fails(self.options.baseline_fail_unused):
             failed = True  # as syrupy fails a run that leaves unused snapshots
         if isinstance(self.drift, DriftReport):
@@ -181,6 +186,8 @@ class CitationsReporter:
             markup = {line.colour: True} if line.colour else {}
             # Records are cleaned where they are made; this also covers worker records.
             terminalreporter.write_line(strip_controls(line.text), **markup)
+        for text in self.unwritten:
+            terminalreporter.write_line(strip_controls(text), red=True)
         self._drift_summary(terminalreporter)
 
     def _drift_summary(self, terminalreporter: Any) -> None:
