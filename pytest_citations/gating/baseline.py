@@ -59,6 +59,58 @@ def entry(record: Entry) -> dict[str, Any]:
     }
 
 
+def _kind(value: Any) -> str:
+    """How JSON names the type of ``value``, with its article."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    kinds = {str: "a string", int: "a number", float: "a number", list: "a list"}
+    return kinds.get(type(value), "an object")
+
+
+def _not_text(
+    mapping: dict[str, Any], key: str, where: str, *, optional: bool = False
+) -> str | None:
+    """Why ``mapping[key]`` is not a string, or None; an ``optional`` key may be missing
+    or null."""
+    value = mapping.get(key)
+    if isinstance(value, str) or (optional and value is None):
+        return None
+    if key not in mapping:
+        return f"has no {where}"
+    return f"has {_kind(value)} as {where}, not a string"
+
+
+def _entry_problem(stored: Any) -> str | None:
+    """What is wrong with one stored entry (see :func:`entry`) for the readers of this
+    module, or None: an object with a ``label`` string, a ``claim`` string or null, and
+    ``citations`` (if any) a list of objects with ``url`` and ``label`` strings and a
+    ``reason`` string or null."""
+    if not isinstance(stored, dict):
+        return f"is {_kind(stored)}, not an object"
+    problem = _not_text(stored, "label", "its 'label'") or _not_text(
+        stored, "claim", "its 'claim'", optional=True
+    )
+    if problem is not None:
+        return problem
+    citations = stored.get("citations", [])
+    if not isinstance(citations, list):
+        return f"has {_kind(citations)} as its 'citations', not a list"
+    for number, citation in enumerate(citations, start=1):
+        where = f"citation {number}"
+        if not isinstance(citation, dict):
+            return f"has {_kind(citation)} as {where}, not an object"
+        problem = (
+            _not_text(citation, "url", f"the 'url' of {where}")
+            or _not_text(citation, "label", f"the 'label' of {where}")
+            or _not_text(citation, "reason", f"the 'reason' of {where}", optional=True)
+        )
+        if problem is not None:
+            return problem
+    return None
+
+
 def _rank(label: str) -> int:
     try:
         return LABEL_RANK[Label(label)]
@@ -74,16 +126,31 @@ class Baseline:
 
     @classmethod
     def load(cls, path: Path) -> Baseline:
-        """Read a baseline; a missing file is an empty baseline."""
+        """Read a baseline; a missing file is an empty baseline. A file that cannot be read,
+        is not JSON (or is nested too deeply to parse), or holds an entry of the wrong shape
+        is a :class:`~pytest_citations.errors.CitationsError` naming the file (and the
+        entry): nothing downstream meets a value it cannot use."""
         if not path.exists():
             return cls()
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
             raise CitationsError(f"cannot read the baseline {path}: {error}") from None
+        except RecursionError:
+            raise CitationsError(
+                f"cannot read the baseline {path}: it is nested too deeply to be a baseline"
+            ) from None
         claims = data.get("claims") if isinstance(data, dict) else None
         if not isinstance(claims, dict):
             raise CitationsError(f"{path} is not a pytest-citations baseline (no 'claims')")
+        for nodeid, stored in claims.items():
+            problem = _entry_problem(stored)
+            if problem is not None:
+                raise CitationsError(
+                    f"{path} is not a valid pytest-citations baseline: the entry {nodeid!r} "
+                    f"{problem} (fix it, or delete the file and write it again with "
+                    "--citations-update-baseline)"
+                )
         return cls(claims)
 
     def compare(self, record: Entry) -> Change:
@@ -247,7 +314,7 @@ def side_by_side(change: Change) -> str:
     for citation in change.new["citations"]:
         before = old_by_url.get(citation["url"])
         was = (
-            f"{before['label']}" + (f" ({before['reason']})" if before and before["reason"] else "")
+            f"{before['label']}" + (f" ({before['reason']})" if before.get("reason") else "")
             if before
             else "-"
         )

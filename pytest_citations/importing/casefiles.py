@@ -160,8 +160,9 @@ def _build(
         claims = answer.claims()
     except CitationsError as error:
         return _skipped(item.source, item.line, str(error))
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
-        # A shape no reader foresaw must cost one record, not the import.
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as error:
+        # A shape no reader foresaw (or nested past what a reader can follow) must cost one
+        # record, not the import.
         reason = f"could not read the record ({type(error).__name__}: {error})"
         return _skipped(item.source, item.line, reason)
     if not claims:

@@ -53,6 +53,11 @@ class CitationsReporter:
     """One per run, where the run's reports are made."""
 
     def __init__(self, config: pytest.Config, options: Options) -> None:
+        if options.baseline is not None:
+            try:  # read before anything runs: a damaged baseline is the user's to fix
+                Baseline.load(options.baseline)
+            except CitationsError as error:
+                raise pytest.UsageError(f"citations: {error}") from None
         self.config = config
         self.options = options
         self.report = RunReport()
