@@ -22,7 +22,8 @@ LAYERS = {
     },
     "engine": {
         "network", "sharing", "queues", "claimwork", "backends", "fetchers", "judges",
-        "verifier", "sync", "passages", "retrieval", "embeddings", "scripts", "languages",
+        "verifier", "sync", "passages", "retrieval", "embeddings", "embedding_store", "scripts",
+        "languages",
         "lexical", "guard", "audit", "answers", "assertions",
     },
     "gating": {"gating", "figures"},
