@@ -56,14 +56,15 @@ def run_limited(
     citations: Citations, *args: str, sigxfsz: str = "ignored"
 ) -> subprocess.CompletedProcess[str]:
     """``pytest --citations ARGS`` in a process that may not write past 8 KiB of any file
-    (output goes to pipes, which the limit does not touch)."""
+    (output goes to pipes, which the limit does not touch). It writes no bytecode: Python
+    would install a ``.pyc`` cut at the limit, and every later import would fail."""
     python = [sys.executable, "-m", "pytest"] if sigxfsz == "ignored" else [
         sys.executable, "-c", DEFAULT_SIGXFSZ]  # fmt: skip
     command = [*python, "--citations", *QUIET, *LEXICAL, *NO_CACHE, *args]
     return subprocess.run(
         ["bash", "-c", 'ulimit -f 8; exec "$@"', "bash", *command],
         cwd=citations.path,
-        env=dict(os.environ),
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
         capture_output=True,
         text=True,
         timeout=300,
