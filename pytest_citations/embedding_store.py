@@ -8,7 +8,8 @@ the model's size) is set aside as ``embeddings.sqlite.corrupt-<time>``, its ``-w
 ``-shm`` beside it; a warning names both files, once per process; a fresh file takes its
 place. When the disk itself refuses (a read-only folder, a full disk, a folder that cannot
 be made) the file is left alone and the run keeps its vectors in memory. A lock another
-process holds past the timeout skips that one read or write.
+process holds past the timeout skips that one read or write (as the file opens, it too
+leaves the run in memory): a busy file is not a damaged one.
 
 One process opens each file once (:meth:`VectorStore.open`), however many embedders use
 it: a second connection would still hold the old file after the first set it aside, and
@@ -33,7 +34,8 @@ import numpy.typing as npt
 
 FILE_NAME = "embeddings.sqlite"
 _COLUMNS = [("model", "TEXT"), ("key", "TEXT"), ("vector", "BLOB")]
-#: Another process holds the lock (past the timeout): skip this read or write.
+#: Another process holds the lock (past the timeout): skip this read or write (or, as the
+#: file opens, keep vectors in memory), never set the file aside.
 _BUSY = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 #: The disk refuses, not the file: keep the file, carry on in memory.
 _REFUSED = {
@@ -198,7 +200,8 @@ class VectorStore:
 
     def _failed(self, error: BaseException) -> None:
         """Set the file aside and start a fresh one, or carry on in memory."""
-        refused = isinstance(error, OSError) or _code(error) in _REFUSED
+        # A lock held past the timeout as the file opens is no damage either.
+        refused = isinstance(error, OSError) or _code(error) in _REFUSED | _BUSY
         if refused or self._set_aside_once:
             self._close()
             _warn_once(
