@@ -85,8 +85,8 @@ def _not_text(
 def _entry_problem(stored: Any) -> str | None:
     """What is wrong with one stored entry (see :func:`entry`) for the readers of this
     module, or None: an object with a ``label`` string, a ``claim`` string or null, and
-    ``citations`` (if any) a list of objects with ``url`` and ``label`` strings and a
-    ``reason`` string or null."""
+    ``citations`` (if any, null meaning none) a list of objects whose ``url``, ``label``
+    and ``reason`` are strings or null (a hand-made entry may leave them out)."""
     if not isinstance(stored, dict):
         return f"is {_kind(stored)}, not an object"
     problem = _not_text(stored, "label", "its 'label'") or _not_text(
@@ -94,7 +94,7 @@ def _entry_problem(stored: Any) -> str | None:
     )
     if problem is not None:
         return problem
-    citations = stored.get("citations", [])
+    citations = stored.get("citations") or []
     if not isinstance(citations, list):
         return f"has {_kind(citations)} as its 'citations', not a list"
     for number, citation in enumerate(citations, start=1):
@@ -102,8 +102,8 @@ def _entry_problem(stored: Any) -> str | None:
         if not isinstance(citation, dict):
             return f"has {_kind(citation)} as {where}, not an object"
         problem = (
-            _not_text(citation, "url", f"the 'url' of {where}")
-            or _not_text(citation, "label", f"the 'label' of {where}")
+            _not_text(citation, "url", f"the 'url' of {where}", optional=True)
+            or _not_text(citation, "label", f"the 'label' of {where}", optional=True)
             or _not_text(citation, "reason", f"the 'reason' of {where}", optional=True)
         )
         if problem is not None:
@@ -310,11 +310,12 @@ def side_by_side(change: Change) -> str:
     """Old and new verdicts of a claim, URL by URL."""
     old = change.old or {"label": "-", "citations": []}
     lines = [f"label: {old['label']} -> {change.new['label']}"]
-    old_by_url = {c["url"]: c for c in old.get("citations", [])}
+    old_by_url = {c.get("url"): c for c in old.get("citations") or []}
     for citation in change.new["citations"]:
         before = old_by_url.get(citation["url"])
         was = (
-            f"{before['label']}" + (f" ({before['reason']})" if before.get("reason") else "")
+            f"{before.get('label') or '-'}"
+            + (f" ({before['reason']})" if before.get("reason") else "")
             if before
             else "-"
         )

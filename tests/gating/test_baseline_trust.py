@@ -46,7 +46,7 @@ WRONG = [
     (("claim",), 3, "has a number as its 'claim', not a string"),
     (("citations",), "https://example.org", "has a string as its 'citations', not a list"),
     (("citations", 0), BOILING_URL, "has a string as citation 1, not an object"),
-    (("citations", 0, "url"), None, "has null as the 'url' of citation 1, not a string"),
+    (("citations", 0, "url"), 7, "has a number as the 'url' of citation 1, not a string"),
     (("citations", 0, "label"), {"x": 1}, "has an object as the 'label' of citation 1"),
     (("citations", 0, "reason"), 404, "has a number as the 'reason' of citation 1"),
 ]
@@ -101,6 +101,7 @@ def test_a_valid_baseline_still_loads_and_an_entry_without_reason_or_claim_is_fi
 ) -> None:
     entry = good_entry()
     del entry["claim"], entry["citations"][0]["reason"]
+    entry["citations"].append({"label": "unreachable"})  # no URL: a hand-made entry
     path = tmp_path / BASELINE
     path.write_text(json.dumps({"version": 1, "claims": {NODE: entry}}), encoding="utf-8")
 
