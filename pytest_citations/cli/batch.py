@@ -66,12 +66,15 @@ def _problem(data: Any) -> str | None:
     urls = data.get("urls")
     if not isinstance(urls, list) or not all(isinstance(url, str) for url in urls):
         return "'urls' must be a list of strings"
+    if isinstance(data.get("id"), dict | list):
+        return "'id' must be a string or a number"
     return None
 
 
 def read_batch(path: Path, errors: TextIO) -> tuple[list[BatchRecord], int]:
     """The valid records of a JSONL file, and how many lines were skipped (each reported
-    with its line number). Blank lines are ignored."""
+    with its line number: not JSON, nested deeper than the parser follows, or not a
+    record). Blank lines are ignored."""
     records: list[BatchRecord] = []
     skipped = 0
     with path.open(encoding="utf-8", errors="replace") as handle:
@@ -82,6 +85,8 @@ def read_batch(path: Path, errors: TextIO) -> tuple[list[BatchRecord], int]:
                 data = json.loads(raw)
             except json.JSONDecodeError as error:
                 problem: str | None = f"invalid JSON ({error.msg})"
+            except RecursionError:
+                problem = "invalid JSON (nested too deeply to read)"
             else:
                 problem = _problem(data)
             if problem is not None:

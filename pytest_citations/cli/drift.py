@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..atomic import write_atomically
 from ..cases import CaseFileError, looks_like_case_file
 from ..drift import (
     DEFAULT_FAIL_ON,
@@ -124,10 +125,8 @@ def run(args: argparse.Namespace) -> int:
         for line in report.lines():
             print(line)
         if args.json:
-            path = Path(args.json)
-            path.parent.mkdir(parents=True, exist_ok=True)
             text = json.dumps(report.to_dict(), indent=2, ensure_ascii=False)
-            path.write_text(text + "\n", encoding="utf-8")
+            write_atomically(Path(args.json), text + "\n")
         return EXIT_FAILED if report.failed else EXIT_OK
 
     return run_engine(args, work)

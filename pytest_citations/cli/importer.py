@@ -7,6 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
+from ..atomic import write_atomically
 from ..cases.schema import schema_text
 from ..errors import CitationsError
 from ..importing import FORMAT_NAMES, GROUPINGS, UNMARKED_POLICIES, import_answers
@@ -78,10 +79,9 @@ def _schema_url(schema: str | None, out: Path) -> str | None:
     if not schema:
         return None
     path = Path(schema)
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = schema_text()
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+        write_atomically(path, text)
     # The YAML language server resolves a relative $schema from the file's folder.
     return Path(os.path.relpath(path.resolve(), out.resolve())).as_posix()
 

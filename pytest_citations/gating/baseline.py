@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..atomic import UnwritableFile, write_atomically
 from ..errors import CitationsError
 from ..labels import Label
 from ..verdicts import CitationVerdict
@@ -58,6 +59,58 @@ def entry(record: Entry) -> dict[str, Any]:
     }
 
 
+def _kind(value: Any) -> str:
+    """How JSON names the type of ``value``, with its article."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    kinds = {str: "a string", int: "a number", float: "a number", list: "a list"}
+    return kinds.get(type(value), "an object")
+
+
+def _not_text(
+    mapping: dict[str, Any], key: str, where: str, *, optional: bool = False
+) -> str | None:
+    """Why ``mapping[key]`` is not a string, or None; an ``optional`` key may be missing
+    or null."""
+    value = mapping.get(key)
+    if isinstance(value, str) or (optional and value is None):
+        return None
+    if key not in mapping:
+        return f"has no {where}"
+    return f"has {_kind(value)} as {where}, not a string"
+
+
+def _entry_problem(stored: Any) -> str | None:
+    """What is wrong with one stored entry (see :func:`entry`) for the readers of this
+    module, or None: an object with a ``label`` string, a ``claim`` string or null, and
+    ``citations`` (if any, null meaning none) a list of objects whose ``url``, ``label``
+    and ``reason`` are strings or null (a hand-made entry may leave them out)."""
+    if not isinstance(stored, dict):
+        return f"is {_kind(stored)}, not an object"
+    problem = _not_text(stored, "label", "its 'label'") or _not_text(
+        stored, "claim", "its 'claim'", optional=True
+    )
+    if problem is not None:
+        return problem
+    citations = stored.get("citations") or []
+    if not isinstance(citations, list):
+        return f"has {_kind(citations)} as its 'citations', not a list"
+    for number, citation in enumerate(citations, start=1):
+        where = f"citation {number}"
+        if not isinstance(citation, dict):
+            return f"has {_kind(citation)} as {where}, not an object"
+        problem = (
+            _not_text(citation, "url", f"the 'url' of {where}", optional=True)
+            or _not_text(citation, "label", f"the 'label' of {where}", optional=True)
+            or _not_text(citation, "reason", f"the 'reason' of {where}", optional=True)
+        )
+        if problem is not None:
+            return problem
+    return None
+
+
 def _rank(label: str) -> int:
     try:
         return LABEL_RANK[Label(label)]
@@ -73,16 +126,31 @@ class Baseline:
 
     @classmethod
     def load(cls, path: Path) -> Baseline:
-        """Read a baseline; a missing file is an empty baseline."""
+        """Read a baseline; a missing file is an empty baseline. A file that cannot be read,
+        is not JSON (or is nested too deeply to parse), or holds an entry of the wrong shape
+        is a :class:`~pytest_citations.errors.CitationsError` naming the file (and the
+        entry): nothing downstream meets a value it cannot use."""
         if not path.exists():
             return cls()
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
             raise CitationsError(f"cannot read the baseline {path}: {error}") from None
+        except RecursionError:
+            raise CitationsError(
+                f"cannot read the baseline {path}: it is nested too deeply to be a baseline"
+            ) from None
         claims = data.get("claims") if isinstance(data, dict) else None
         if not isinstance(claims, dict):
             raise CitationsError(f"{path} is not a pytest-citations baseline (no 'claims')")
+        for nodeid, stored in claims.items():
+            problem = _entry_problem(stored)
+            if problem is not None:
+                raise CitationsError(
+                    f"{path} is not a valid pytest-citations baseline: the entry {nodeid!r} "
+                    f"{problem} (fix it, or delete the file and write it again with "
+                    "--citations-update-baseline)"
+                )
         return cls(claims)
 
     def compare(self, record: Entry) -> Change:
@@ -126,16 +194,24 @@ class Baseline:
         syrupy's ``--snapshot-update`` does). An unused entry is stale, and so removed by an
         update, only after a full run of its file, or when its file is gone (``present``
         says whether a node id's file still exists); a claim in ``unchecked`` (not checked)
-        keeps its stored label."""
+        keeps its stored label. An update that cannot be written leaves the file as it was
+        and fails the run (:attr:`Reconciliation.unwritten`)."""
         by_kind: dict[str, list[str]] = {"regression": [], "improvement": [], "new": []}
         for nodeid, (kind, _) in changes.items():
             by_kind.setdefault(kind, []).append(nodeid)
         unused = self.unused(record.nodeid for record in records)
         ran = {record.nodeid.split("::", 1)[0] for record in records}
         stale = [n for n in unused if full_run and (n.split("::", 1)[0] in ran or not present(n))]
+        written: int | None = None
+        unwritten: str | None = None
         if update_to is not None:
             checked = [record for record in records if record.nodeid not in unchecked]
-            self.updated(checked, stale).write(update_to)
+            try:
+                self.updated(checked, stale).write(update_to)
+            except UnwritableFile as error:
+                unwritten = str(error)
+            else:
+                written = len(records)
         return Reconciliation(
             shown=shown,
             regressed=tuple(by_kind["regression"]),
@@ -143,15 +219,16 @@ class Baseline:
             new=tuple(by_kind["new"]),
             unused=tuple(unused),
             stale=tuple(stale),
-            written=len(records) if update_to is not None else None,
+            written=written,
+            unwritten=unwritten,
         )
 
     def write(self, path: Path) -> None:
-        """Key-sorted, indented JSON with a trailing newline (stable diffs)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Key-sorted, indented JSON with a trailing newline (stable diffs), written
+        atomically: a write that fails leaves the old file byte-identical."""
         data = {"version": FORMAT_VERSION, "claims": dict(sorted(self.entries.items()))}
-        path.write_text(
-            json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", "utf-8"
+        write_atomically(
+            path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         )
 
 
@@ -171,6 +248,8 @@ class Reconciliation:
     stale: tuple[str, ...] = ()
     #: Claims written by an update; None when the run did not update the baseline.
     written: int | None = None
+    #: Why an update could not be written (the file was left as it was), or None.
+    unwritten: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -178,7 +257,10 @@ class Reconciliation:
         return bool(self.regressed or self.improved or self.new or self.stale)
 
     def fails(self, fail_unused: bool) -> bool:
-        """Stale entries fail the run when asked to, unless this run removed them."""
+        """An update that could not be written fails the run; stale entries fail it when
+        asked to, unless this run removed them."""
+        if self.unwritten is not None:
+            return True
         return fail_unused and self.written is None and bool(self.stale)
 
     def lines(self, *, fail_unused: bool = False) -> list[str]:
@@ -193,6 +275,8 @@ class Reconciliation:
         lines += [f"  unused: {n}" for n in self.unused]
         if self.written is not None:
             return [*lines, self._update_line()]
+        if self.unwritten is not None:
+            return [*lines, f"FAIL baseline not updated: {self.unwritten}"]
         if self.fails(fail_unused):
             lines.append(
                 f"FAIL {_entries(len(self.stale))} unused (--citations-baseline-fail-unused)"
@@ -226,11 +310,12 @@ def side_by_side(change: Change) -> str:
     """Old and new verdicts of a claim, URL by URL."""
     old = change.old or {"label": "-", "citations": []}
     lines = [f"label: {old['label']} -> {change.new['label']}"]
-    old_by_url = {c["url"]: c for c in old.get("citations", [])}
+    old_by_url = {c.get("url"): c for c in old.get("citations") or []}
     for citation in change.new["citations"]:
         before = old_by_url.get(citation["url"])
         was = (
-            f"{before['label']}" + (f" ({before['reason']})" if before and before["reason"] else "")
+            f"{before.get('label') or '-'}"
+            + (f" ({before['reason']})" if before.get("reason") else "")
             if before
             else "-"
         )

@@ -11,14 +11,13 @@ for.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..atomic import write_atomically
 from ..cases import CaseFileError, load_cases
 from ..errors import CitationsError, ConfigurationError
 from .answers import UNMARKED_POLICIES, ImportedAnswer, Unmarked, read_answer
@@ -97,17 +96,9 @@ def _write(path: Path, text: str, overwrite: bool) -> FileStatus:
         return "unchanged"
     if existing is not None and not overwrite:
         return "kept"
-    # Atomic: an interrupted import leaves the old file or the new one, never half of one.
-    descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    # An interrupted import leaves the old file or the new one, never half of one; a new
+    # file gets the user's umask like any source file, a replaced one keeps its mode.
+    write_atomically(path, data)
     return "written"
 
 
@@ -169,8 +160,9 @@ def _build(
         claims = answer.claims()
     except CitationsError as error:
         return _skipped(item.source, item.line, str(error))
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
-        # A shape no reader foresaw must cost one record, not the import.
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError) as error:
+        # A shape no reader foresaw (or nested past what a reader can follow) must cost one
+        # record, not the import.
         reason = f"could not read the record ({type(error).__name__}: {error})"
         return _skipped(item.source, item.line, reason)
     if not claims:

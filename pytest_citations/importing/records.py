@@ -1,8 +1,9 @@
 """Answer records from files: JSONL (one record a line), or a JSON object or array.
 
 Every record keeps its file and 1-based line, so that one that cannot be read is reported
-where a person can find it, and the others are still imported. A line that is not JSON, or
-not an object, is a :class:`BadRecord`, never an exception.
+where a person can find it, and the others are still imported. A line that is not JSON,
+nested deeper than Python's parser can follow, or not an object, is a :class:`BadRecord`,
+never an exception.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 #: Files a folder given as input contributes, in name order.
 RECORD_SUFFIXES = (".jsonl", ".ndjson", ".json")
 _BOM = b"\xef\xbb\xbf"
+#: Why a value nested too deeply for the JSON parser (a RecursionError) is skipped.
+TOO_DEEP = "invalid JSON: nested too deeply to read"
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ def _json_lines(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
             yield BadRecord(source, number, f"not UTF-8 text ({error.reason})")
         except json.JSONDecodeError as error:
             yield BadRecord(source, number, f"invalid JSON: {error.msg} (column {error.colno})")
+        except RecursionError:
+            yield BadRecord(source, number, TOO_DEEP)
         else:
             yield _record(source, number, value)
 
@@ -92,12 +97,16 @@ def _json_document(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
     decoder = json.JSONDecoder()
     start = len(text) - len(text.lstrip())
     if not text[start:].startswith("["):
+        line = text.count("\n", 0, start) + 1
         try:
             value = json.loads(text)
         except json.JSONDecodeError as error:
             yield BadRecord(source, error.lineno, f"invalid JSON: {error.msg}")
             return
-        yield _record(source, text.count("\n", 0, start) + 1, value)
+        except RecursionError:
+            yield BadRecord(source, line, TOO_DEEP)
+            return
+        yield _record(source, line, value)
         return
     # Decode item by item so that each keeps its line and a broken item ends the file
     # with a line number rather than losing every record before it.
@@ -116,7 +125,15 @@ def _json_document(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
                 f"invalid JSON: {error.msg}; the rest of the file was not read",
             )
             return
-        yield _record(source, line, value)
+        except RecursionError:
+            end = _end_of_value(text, position)
+            if end is None:
+                yield BadRecord(source, line, f"{TOO_DEEP}; the rest of the file was not read")
+                return
+            yield BadRecord(source, line, TOO_DEEP)
+            position = end
+        else:
+            yield _record(source, line, value)
         position = _skip(text, position)
         if text.startswith(",", position):
             position += 1
@@ -126,6 +143,27 @@ def _json_document(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
                 source, line, "invalid JSON: expected ',' or ']'; the rest of the file was not read"
             )
             return
+
+
+def _end_of_value(text: str, position: int) -> int | None:
+    """Where the array or object at ``position`` ends, found without recursion (strings and
+    their escapes skipped), so that one item nested too deeply costs only itself; None when
+    it never closes."""
+    depth, index, size = 0, position, len(text)
+    while index < size:
+        char = text[index]
+        if char == '"':
+            index += 1
+            while index < size and text[index] != '"':
+                index += 2 if text[index] == "\\" else 1
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return None
 
 
 def _skip(text: str, position: int) -> int:

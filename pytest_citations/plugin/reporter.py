@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ..drift import DriftReport
-from ..errors import AccountError
+from ..errors import AccountError, CitationsError
 from ..gating.baseline import Baseline, Reconciliation
 from ..gating.calibration import Agreement
 from ..gating.criteria import AgreementGate, RunDecision, decide_run
@@ -57,6 +57,11 @@ class CitationsReporter:
     """One per run, where the run's reports are made."""
 
     def __init__(self, config: pytest.Config, options: Options) -> None:
+        if options.baseline is not None:
+            try:  # read before anything runs: a damaged baseline is the user's to fix
+                Baseline.load(options.baseline)
+            except CitationsError as error:
+                raise pytest.UsageError(f"citations: {error}") from None
         self.config = config
         self.options = options
         self.report = RunReport()
@@ -64,6 +69,8 @@ class CitationsReporter:
         self.agreement: Agreement | None = None
         self.baseline: Reconciliation | None = None
         self.drift: DriftReport | Exception | None = None
+        #: Why each report file that could not be written was not (each left as it was).
+        self.unwritten: list[str] = []
         self.info = RunInfo(
             plugin_version=_version(),
             judge=options.judge,
@@ -141,9 +148,12 @@ class CitationsReporter:
         self.info = self.info.with_results(self.agreement, self.options.baseline)
         self.baseline = self._baseline()
         for name, path in self.options.reports.items():
-            FORMATS[name](path, self.report, self.decision, self.info)
+            try:
+                FORMATS[name](path, self.report, self.decision, self.info)
+            except CitationsError as error:  # a full disk, a folder that cannot be made
+                self.unwritten.append(f"FAIL {name} report not written: {error}")
         # The exit status never contradicts the printed decision, whatever marks say.
-        failed = release_of(self.report, self.decision).failed
+        failed = release_of(self.report, self.decision).failed or bool(self.unwritten)
         if self.baseline is not None and self.baseline.fails(self.options.baseline_fail_unused):
             failed = True  # as syrupy fails a run that leaves unused snapshots
         if isinstance(self.drift, DriftReport):
@@ -203,6 +213,8 @@ class CitationsReporter:
             markup = {line.colour: True} if line.colour else {}
             # Records are cleaned where they are made; this also covers worker records.
             terminalreporter.write_line(strip_controls(line.text), **markup)
+        for text in self.unwritten:
+            terminalreporter.write_line(strip_controls(text), red=True)
         self._drift_summary(terminalreporter)
 
     def _drift_summary(self, terminalreporter: Any) -> None:

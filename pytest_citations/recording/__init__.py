@@ -36,11 +36,11 @@ Cassettes never lose data:
 
 from __future__ import annotations
 
+from ..atomic import sweep_temporary_files
 from .files import (
     CassetteClash,
     UnreadableCassette,
     parse_cassette,
-    sweep_temporary_files,
     write_cassette,
 )
 from .library import CassetteLibrary

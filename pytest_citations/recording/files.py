@@ -6,10 +6,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
-import os
-import re
-import stat
-import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -26,11 +22,7 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import SafeDumper as _SafeDumper  # type: ignore[assignment]
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
-try:
-    import fcntl as _fcntl
-except ImportError:  # pragma: no cover - Windows
-    _fcntl = None  # type: ignore[assignment]
-
+from ..atomic import write_atomically
 from ..errors import CitationsError
 
 
@@ -216,107 +208,12 @@ def dump_cassette(document: Mapping[str, Any], stream: IO[str] | None = None) ->
     return dumped
 
 
-#: ``.<cassette name>.<pid>.<nonce>.tmp``: beside the cassette, never a case file
-#: (``citations_files`` matches ``*.yaml``/``*.yml``) and recognisable when left behind.
-_TEMPORARY = re.compile(r"^\..+\.\d+\.[0-9a-f]{8}\.tmp$")
-#: Without ``fcntl`` a writer's lock cannot be seen: only files this old count as abandoned.
-_ABANDONED_AFTER = 3600.0
-
-
-def _temporary(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-
-
-def _lock(fd: int, *, wait: bool) -> bool:
-    """Hold an advisory lock on ``fd`` (released when the process dies, SIGKILL included)."""
-    if _fcntl is None:  # pragma: no cover - Windows
-        return True
-    try:
-        _fcntl.flock(fd, _fcntl.LOCK_EX | (0 if wait else _fcntl.LOCK_NB))
-    except OSError:
-        return False
-    return True
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make a rename durable: the folder's entry, not only the file, must reach the disk."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 def write_cassette(path: Path, interactions: Sequence[Interaction]) -> None:
-    """Write a cassette so that ``path`` only ever holds the old file or the whole new one:
-    into a locked temporary file beside it, flushed to disk, then renamed over it. An
-    interruption at any point (SIGINT, SIGKILL, a full disk) leaves the old file as it was."""
-    document = cassette_document(interactions)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode: int | None = stat.S_IMODE(path.stat().st_mode)
-    except OSError:
-        mode = None
-    for _ in range(3):
-        temporary = _temporary(path)
-        try:
-            # Created inside the try: a signal right after creation must remove it too.
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            with open(fd, "w", encoding="utf-8", newline="\n") as stream:
-                _lock(stream.fileno(), wait=True)
-                dump_cassette(document, stream)
-                stream.flush()
-                os.fsync(stream.fileno())
-                if mode is not None and hasattr(os, "fchmod"):
-                    os.fchmod(stream.fileno(), mode)  # the old file's permissions
-                try:
-                    # Renamed while still locked, so a sweep never takes it for abandoned.
-                    os.replace(temporary, path)
-                except FileNotFoundError:
-                    continue  # a sweep removed it before this writer took its lock; again
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
-        _sync_folder(path.parent)
-        return
-    raise OSError(f"could not write {path}: its temporary file kept disappearing")
-
-
-def sweep_temporary_files(folder: Path) -> list[Path]:
-    """Remove the temporary files that killed runs left in ``folder`` (a live writer's file
-    is locked and stays); returns what was removed."""
-    removed: list[Path] = []
-    try:
-        names = [entry.name for entry in os.scandir(folder) if _TEMPORARY.match(entry.name)]
-    except OSError:
-        return removed
-    for name in names:
-        candidate = folder / name
-        try:
-            fd = os.open(candidate, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            if _fcntl is None:  # pragma: no cover - Windows
-                abandoned = time.time() - os.fstat(fd).st_mtime > _ABANDONED_AFTER
-            else:
-                # Locked by the writer that renames it: the lock is free only when that
-                # writer died, and the name must still be that same file.
-                abandoned = (
-                    _lock(fd, wait=False)
-                    and os.path.exists(candidate)
-                    and os.path.samestat(os.fstat(fd), os.stat(candidate))
-                )
-            if abandoned:
-                os.unlink(candidate)
-                removed.append(candidate)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-    return removed
+    """Write a cassette so that ``path`` only ever holds the old file or the whole new one
+    (:func:`~pytest_citations.atomic.write_atomically`: a locked temporary file beside it,
+    flushed to disk, renamed over it). An interruption at any point (SIGINT, SIGKILL, a full
+    disk) leaves the old file as it was."""
+    write_atomically(path, dump_cassette(cassette_document(interactions)) or "")
 
 
 class Preloaded:

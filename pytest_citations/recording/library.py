@@ -14,6 +14,7 @@ import vcr
 from vcr.cassette import Cassette
 from vcr.request import Request as VcrRequest
 
+from ..atomic import sweep_temporary_files
 from ..paths import shown
 from .files import (
     CassetteClash,
@@ -23,7 +24,6 @@ from .files import (
     UnreadableCassette,
     parse_cassette,
     save_hooks,
-    sweep_temporary_files,
     write_cassette,
 )
 from .session import CassetteSession, RecordMode, current_session

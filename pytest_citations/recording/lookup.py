@@ -69,10 +69,9 @@ def body_key(request: VcrRequest, raw: bool = False) -> Hashable | None:
     ):
         return None
     try:
-        parsed = json.loads(data)
-    except ValueError:
+        return json.dumps(_normalised(json.loads(data)), sort_keys=True, separators=(",", ":"))
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than it can be read
         return data  # compared as bytes whatever the headers say
-    return json.dumps(_normalised(parsed), sort_keys=True, separators=(",", ":"))
 
 
 class InteractionIndex:

@@ -62,10 +62,9 @@ def _readable_json(text: str) -> str:
     """JSON bodies indented, one field a line, so a changed prompt shows as a small diff
     (vcrpy's body matcher compares JSON bodies parsed, so layout never affects matching)."""
     try:
-        data = json.loads(text)
-    except ValueError:
+        return json.dumps(json.loads(text), indent=1, sort_keys=True, ensure_ascii=False)
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than it can be read
         return text
-    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
 
 
 def scrub_request(redactor: Redactor) -> Callable[[VcrRequest], VcrRequest]:

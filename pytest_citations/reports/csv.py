@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_atomically
 from ..gating.criteria import RunDecision
 from ..sanitize import csv_cell
 from .info import RunInfo
@@ -101,9 +102,8 @@ def text(table: Iterable[dict[str, Any]], fields: Sequence[str] = CSV_FIELDS) ->
 def write_rows(
     path: Path, table: Iterable[dict[str, Any]], fields: Sequence[str] = CSV_FIELDS
 ) -> None:
-    """Write rows (see :func:`rows`) as a CSV file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text(table, fields), encoding="utf-8")
+    """Write rows (see :func:`rows`) as a CSV file, atomically."""
+    write_atomically(path, text(table, fields))
 
 
 def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:

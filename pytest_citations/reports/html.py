@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from ..atomic import write_atomically
 from ..gating.calibration import as_judge_label
 from ..gating.criteria import RunDecision
 from ..labels import Label
@@ -111,9 +112,8 @@ def render_html(
 
 
 def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
-    """Write the self-contained HTML report to ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(report, decision, info), encoding="utf-8")
+    """Write the self-contained HTML report to ``path``, atomically."""
+    write_atomically(path, render_html(report, decision, info))
 
 
 __all__ = ["TITLE", "highlight", "render_html", "write"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..aggregate import Precision
+from ..atomic import write_atomically
 from ..gating.calibration import Agreement
 from ..gating.criteria import RunDecision
 from .info import RunInfo
@@ -108,7 +109,6 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
 
 
 def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
-    """Write the report as indented JSON with a trailing newline."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the report as indented JSON with a trailing newline, atomically."""
     text = json.dumps(document(report, decision, info), indent=2, ensure_ascii=False)
-    path.write_text(text + "\n", encoding="utf-8")
+    write_atomically(path, text + "\n")
