@@ -19,9 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_citations.lexical import BM25
-from pytest_citations.retrieval import Retriever, _order
-from pytest_citations.settings import DEFAULT_EMBEDDING_MODEL
+from pytest_citations.retrieval.bm25 import BM25
+from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
+from pytest_citations.retrieval.ranking import order
+from pytest_citations.retrieval.retriever import Retriever
 
 
 @functools.lru_cache(maxsize=1)
@@ -39,4 +40,4 @@ def hybrid(claim: str, passages: list[str]) -> list[int]:
 
 def bm25(claim: str, passages: list[str]) -> list[int]:
     """The engine's BM25 alone."""
-    return _order(BM25(passages).scores(claim))
+    return order(BM25(passages).scores(claim))

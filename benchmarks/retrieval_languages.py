@@ -31,8 +31,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from benchmarks import load_script  # noqa: E402
 from pytest_citations import retrieval  # noqa: E402
-from pytest_citations.embeddings import DEFAULT_EMBEDDING_MODEL  # noqa: E402
-from pytest_citations.passages import split_passages  # noqa: E402
+from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL  # noqa: E402
+from pytest_citations.retrieval.passages import split_passages  # noqa: E402
 
 DATA_DIR = HERE.parent.parent / "shared" / "data" / "xquad-dev"
 LANGUAGES = "en,de,es,ru,zh,ar,tr,el,hi,vi,th,ro"
@@ -61,7 +61,10 @@ def load(folder: Path) -> tuple[dict[tuple[str, str], dict[str, Any]], list[dict
 
 def minilm_tokens(texts: list[str]) -> list[int]:
     """Word pieces all-MiniLM-L6-v2 would read for each text (with its two special tokens)."""
-    from pytest_citations.embeddings import _load_sentence_transformer, resolve_model_path
+    from pytest_citations.retrieval.embedders.minilm import (
+        _load_sentence_transformer,
+        resolve_model_path,
+    )
 
     tokenizer = _load_sentence_transformer(resolve_model_path(DEFAULT_EMBEDDING_MODEL)).tokenizer
     return [len(ids) for ids in tokenizer(texts, add_special_tokens=True)["input_ids"]]
@@ -161,8 +164,8 @@ def main() -> None:
                 index = retriever.for_claim(question["question"], index)
                 vector = retriever.claim_vector(question["question"], index)
                 hybrid = retriever.rank(question["question"], index)
-                dense = retrieval._order(retrieval.dense_scores(vector, index))
-                lexical = retrieval._order(index.lexical.scores(question["question"]))
+                dense = retrieval.order(retrieval.dense_scores(vector, index))
+                lexical = retrieval.order(index.lexical.scores(question["question"]))
                 if args.dump:
                     dumped.append(
                         {

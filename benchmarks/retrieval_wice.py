@@ -29,7 +29,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from benchmarks import load_script  # noqa: E402
 from pytest_citations import retrieval  # noqa: E402
-from pytest_citations.embeddings import EmbeddingCache, make_embedder  # noqa: E402
+from pytest_citations.retrieval.embedders import make_embedder  # noqa: E402
+from pytest_citations.retrieval.embedders.cache import EmbeddingCache  # noqa: E402
 
 DATA_DIR = HERE.parent.parent / "shared" / "data" / "wice-dev"
 KS = (1, 3, 5)
@@ -101,9 +102,9 @@ def main() -> None:
         if neighbour is not None and neighbour not in chosen:
             chosen = [chosen[0], neighbour, *chosen[1:]]
         judged[ids] = chosen
-        orders["bm25"][ids] = retrieval._order(lexical)
-        orders[f"{cache.name} whole passage"][ids] = retrieval._order(whole)
-        orders[f"{cache.name} best window"][ids] = retrieval._order(dense)
+        orders["bm25"][ids] = retrieval.order(lexical)
+        orders[f"{cache.name} whole passage"][ids] = retrieval.order(whole)
+        orders[f"{cache.name} best window"][ids] = retrieval.order(dense)
         if reference is not None:
             orders["bm25 (rank_bm25, the scorer's)"][ids] = reference(claim["claim"], passages)
         signals[ids] = {

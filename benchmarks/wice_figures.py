@@ -27,7 +27,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from pytest_citations import figures as project_figures  # noqa: E402
+from pytest_citations.gating import figures as project_figures  # noqa: E402
 
 DATA = HERE.parent.parent / "shared" / "data" / "wice-dev" / "wice_dev.jsonl.gz"
 

@@ -33,8 +33,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks import load_script  # noqa: E402
-from pytest_citations.lexical import terms  # noqa: E402
-from pytest_citations.retrieval import LEXICAL_FLOOR, _order, _standardised  # noqa: E402
+from pytest_citations.retrieval.bm25 import terms  # noqa: E402
+from pytest_citations.retrieval.index import LEXICAL_FLOOR  # noqa: E402
+from pytest_citations.retrieval.ranking import _order, _standardised  # noqa: E402
 
 DATA_DIR = HERE.parent.parent / "shared" / "data" / "wice-dev"
 NUMBER = re.compile(r"\d+")

@@ -8,21 +8,17 @@ other module is internal and may change. The engine (everything but ``plugin``, 
 
 from __future__ import annotations
 
-from .aggregate import Precision
-from .assertions import (
-    assert_answer,
-    assert_not_contradicted,
-    assert_precision,
-    assert_supported,
-)
+from .assertions import assert_answer, assert_not_contradicted, assert_precision, assert_supported
 from .errors import AuthenticationError, CitationsError, ConfigurationError, MissingTokenError
 from .fetchers import Crawler, PageResponse
 from .judges import Judge, Judgement
 from .labels import Label, Reason
-from .settings import Settings
-from .sync import SyncVerifier
-from .verdicts import CitationVerdict, ClaimVerdict, Usage
-from .verifier import ClaimRequest, Verifier
+from .pipeline.settings import Settings
+from .pipeline.sync import SyncVerifier
+from .pipeline.verifier import ClaimRequest, Verifier
+from .precision import Precision
+from .usage import Usage
+from .verdicts import CitationVerdict, ClaimVerdict
 
 __all__ = [
     "AuthenticationError",

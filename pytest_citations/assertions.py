@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from typing import Protocol
 
-from .aggregate import Precision
 from .labels import Label
+from .precision import Precision
 from .sanitize import strip_controls
 from .verdicts import CitationVerdict, ClaimVerdict
 

@@ -8,9 +8,13 @@ spreadsheet. Every output of the project passes its text through this module. No
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 # ESC-introduced sequences first (so that their parameters go with them), then any single
 # C0 control but tab and newline, DEL, and the C1 controls (0x80-0x9F; 0x9B is an 8-bit
@@ -37,16 +41,26 @@ def strip_controls(text: str) -> str:
     return _SEQUENCES.sub("", text)
 
 
-def clean(value: Any) -> Any:
-    """``value`` with every string inside it (mapping keys and values, list items) passed
-    through :func:`strip_controls`; anything else unchanged."""
+def clean(value: T) -> T:
+    """``value`` with every string inside it (mapping keys and values, list and tuple items,
+    the fields of a dataclass) passed through :func:`strip_controls`; anything else (an
+    enum member included) unchanged, and of the same type."""
+    found: Any = value
+    if isinstance(value, Enum):
+        return value
     if isinstance(value, str):
-        return strip_controls(value)
-    if isinstance(value, Mapping):
-        return {clean(key): clean(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [clean(item) for item in value]
-    return value
+        found = strip_controls(value)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: clean(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        found = dataclasses.replace(value, **changes)
+    elif isinstance(value, Mapping):
+        found = {clean(key): clean(item) for key, item in value.items()}
+    elif isinstance(value, tuple):
+        found = tuple(clean(item) for item in value)
+    elif isinstance(value, list):
+        found = [clean(item) for item in value]
+    result: T = found
+    return result
 
 
 def csv_cell(value: Any) -> Any:

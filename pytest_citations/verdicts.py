@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from .labels import Label, Reason, is_unchecked
@@ -120,95 +119,3 @@ class ClaimVerdict:
         if self.misattributed_to:
             data["misattributed_to"] = list(self.misattributed_to)
         return data
-
-
-#: Crawlbase credits per request kind (F6, F8): a normal crawl 1, a JavaScript crawl 2, and
-#: storing the page half a credit more; a failed crawl costs nothing.
-CREDITS = {"normal": 1.0, "javascript": 2.0, "storage": 0.5}
-
-
-@dataclass
-class Usage:
-    """What a run spent: Crawlbase requests and credits, judge calls and tokens."""
-
-    crawl_requests: int = 0
-    normal_crawls: int = 0
-    javascript_crawls: int = 0
-    stored_pages: int = 0
-    failed_crawls: int = 0
-    storage_reads: int = 0
-    judge_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    judge_calls_by_provider: dict[str, int] = field(default_factory=dict)
-    #: Answered by recordings: what the same run would have cost live.
-    replayed_crawls: int = 0
-    replayed_credits: float = 0.0
-    replayed_judge_calls: int = 0
-    replayed_judge_tokens: int = 0
-
-    def credits_by_kind(self) -> dict[str, float]:
-        """Crawlbase credits spent per kind (see :data:`CREDITS`)."""
-        return {
-            "normal": CREDITS["normal"] * self.normal_crawls,
-            "javascript": CREDITS["javascript"] * self.javascript_crawls,
-            "storage": CREDITS["storage"] * self.stored_pages,
-        }
-
-    @property
-    def credits(self) -> float:
-        """Crawlbase credits spent: normal, JavaScript and storage together."""
-        return sum(self.credits_by_kind().values())
-
-    @property
-    def judge_tokens(self) -> int:
-        """Prompt plus completion tokens the judge reported."""
-        return self.prompt_tokens + self.completion_tokens
-
-    def count_judge_call(
-        self, provider: str, prompt_tokens: int, completion_tokens: int, replayed: bool
-    ) -> None:
-        """Add one judge call: spent when live, saved when a recording answered it."""
-        if replayed:
-            self.replayed_judge_calls += 1
-            self.replayed_judge_tokens += prompt_tokens + completion_tokens
-            return
-        self.judge_calls += 1
-        self.judge_calls_by_provider[provider] = self.judge_calls_by_provider.get(provider, 0) + 1
-        self.prompt_tokens += prompt_tokens
-        self.completion_tokens += completion_tokens
-
-    def add(self, other: Usage) -> None:
-        """Accumulate another run's usage into this one."""
-        for name in (
-            "crawl_requests",
-            "normal_crawls",
-            "javascript_crawls",
-            "stored_pages",
-            "failed_crawls",
-            "storage_reads",
-            "judge_calls",
-            "prompt_tokens",
-            "completion_tokens",
-            "replayed_crawls",
-            "replayed_credits",
-            "replayed_judge_calls",
-            "replayed_judge_tokens",
-        ):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for provider, count in other.judge_calls_by_provider.items():
-            self.judge_calls_by_provider[provider] = (
-                self.judge_calls_by_provider.get(provider, 0) + count
-            )
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping, derived figures included."""
-        data = asdict(self)
-        data["credits"] = self.credits
-        data["judge_tokens"] = self.judge_tokens
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Usage:
-        """Inverse of :meth:`to_dict` (derived figures are ignored)."""
-        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})

@@ -2,8 +2,9 @@
 them, and verifiers built from those settings.
 
 Every engine test reaches the emulators through real httpx; nothing in the engine is
-monkeypatched. Retrieval uses :class:`~pytest_citations.embeddings.LexicalEmbedder` so that
-no model is loaded (the one MiniLM test builds its own embedder).
+monkeypatched. Retrieval uses the hashed bag of words
+(:class:`~pytest_citations.retrieval.embedders.hashed.LexicalEmbedder`) so that no model
+is loaded (the one MiniLM test builds its own embedder).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from ops_support import Web, emulators
 from plugin_helpers import STEERING_VARIABLES, Citations
 
 from pytest_citations import ClaimVerdict, Settings, Verifier
-from pytest_citations.embeddings import Embedder, LexicalEmbedder
 from pytest_citations.redact import Secret
+from pytest_citations.retrieval.embedders.base import Embedder
+from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
 
 #: Credentials the emulators accept. Distinctive, so that a leak is easy to grep for.
 CRAWLBASE_TOKEN = "cb-normal-token-0a1b2c3d"

@@ -14,26 +14,28 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pytest_citations"
 
-#: The layers, lowest first; a module may import from its own layer and the ones below.
+#: The layers, lowest first; a module may import from its own layer and the ones below. The
+#: stages of the pipeline may name the pipeline's ``Settings`` in annotations (under
+#: ``TYPE_CHECKING``), never at run time.
 LAYERS = {
     "core": {
-        "labels", "verdicts", "errors", "settings", "redact", "sanitize", "paths", "urls",
-        "aggregate", "atomic",
+        "labels", "verdicts", "usage", "precision", "errors", "redact", "sanitize", "paths",
+        "atomic",
     },
-    "engine": {
-        "network", "sharing", "queues", "claimwork", "backends", "fetchers", "judges",
-        "verifier", "sync", "passages", "retrieval", "embeddings", "embedding_store", "scripts",
-        "languages",
-        "lexical", "guard", "audit", "answers", "assertions",
-    },
-    "gating": {"gating", "figures"},
-    "inputs": {"cases", "recording", "reports", "importing", "drift"},
+    "network": {"network"},
+    "stages": {"fetchers", "retrieval", "judges"},
+    "pipeline": {"pipeline", "assertions"},
+    "cases": {"cases"},
+    "gating": {"gating"},
+    "inputs": {"recording", "reports", "importing", "drift"},
     "shells": {"plugin", "cli", "service", "__init__", "__main__"},
 }  # fmt: skip
 RANK = {name: rank for rank, names in enumerate(LAYERS.values()) for name in names}
 #: The engine: everything the plugin, the command and the service are shells over.
-ENGINE = LAYERS["core"] | LAYERS["engine"] | LAYERS["gating"]
-ENGINE |= {"cases", "reports", "importing", "drift"}
+ENGINE = {name for layer in list(LAYERS)[:-1] for name in LAYERS[layer]}
+#: The top level holds the public API and what every stage shares; a module of one stage
+#: lives in that stage's folder.
+TOP_LEVEL = LAYERS["core"] | {"assertions", "__init__"}
 
 
 def modules() -> dict[str, Path]:
@@ -47,40 +49,42 @@ def modules() -> dict[str, Path]:
     return found
 
 
-def top_level_imports(name: str, path: Path) -> set[str]:
-    """The package modules imported at module level (not inside functions, not only for
-    type checking), as dotted names."""
+def imports_of(name: str, path: Path) -> set[str]:
+    """The package modules a module imports when it runs: at module level and inside
+    functions alike (an import inside a function is still an edge of the graph), not those
+    imported only for type checking. As dotted names."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found: set[str] = set()
 
-    def visit(body: list[ast.stmt]) -> None:
-        for node in body:
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-                continue
-            if isinstance(node, ast.Try):
-                visit(node.body)
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = package[: len(package) - node.level + 1]
-                target = ".".join([*base, *(node.module.split(".") if node.module else [])])
-                names = [f"{target}.{alias.name}" if target else alias.name for alias in node.names]
-                found.update(n for n in [target, *names] if n in MODULES)
-            elif isinstance(node, ast.ImportFrom | ast.Import):
-                absolute = [node.module] if isinstance(node, ast.ImportFrom) else [
-                    alias.name for alias in node.names]  # fmt: skip
-                for module in absolute:
-                    if module and module.startswith("pytest_citations."):
-                        dotted = module.removeprefix("pytest_citations.")
-                        if dotted in MODULES:
-                            found.add(dotted)
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - node.level + 1]
+            target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            names = [f"{target}.{alias.name}" if target else alias.name for alias in node.names]
+            found.update(n for n in [target, *names] if n in MODULES)
+        elif isinstance(node, ast.ImportFrom | ast.Import):
+            absolute = [node.module] if isinstance(node, ast.ImportFrom) else [
+                alias.name for alias in node.names]  # fmt: skip
+            for module in absolute:
+                if module and module.startswith("pytest_citations."):
+                    dotted = module.removeprefix("pytest_citations.")
+                    if dotted in MODULES:
+                        found.add(dotted)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
 
-    visit(tree.body)
+    visit(tree)
     found.discard(name)
     return found
 
 
 MODULES = modules()
-GRAPH = {name: top_level_imports(name, path) for name, path in MODULES.items()}
+GRAPH = {name: imports_of(name, path) for name, path in MODULES.items()}
 
 
 def layer(name: str) -> str:
@@ -106,6 +110,12 @@ def test_the_engine_never_imports_pytest() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 40
+
+
+def test_no_top_level_module_belongs_to_a_stage() -> None:
+    assert {name for name in MODULES if "." not in name} - set(RANK) == set()
+    assert {name for name in MODULES if "." not in name and name not in LAYERS["network"]
+            and MODULES[name].name != "__init__.py"} <= TOP_LEVEL  # fmt: skip
 
 
 def test_no_module_imports_from_a_layer_above_its_own() -> None:

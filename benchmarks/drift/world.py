@@ -16,7 +16,8 @@ from fakes import parse_user_message
 
 from pytest_citations import Settings, Verifier
 from pytest_citations.drift import DriftSource
-from pytest_citations.network import make_http_client, network_transport
+from pytest_citations.network.client import make_http_client
+from pytest_citations.network.transport import network_transport
 from pytest_citations.recording import CassetteLibrary, CassetteTransport, RecordMode, build_vcr
 
 from ..engine.scenario import Scenario

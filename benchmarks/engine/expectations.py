@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from pytest_citations import Reason
-from pytest_citations.passages import split_passages
+from pytest_citations.retrieval.passages import split_passages
 
 from .scenario import PageSpec, Scenario
 

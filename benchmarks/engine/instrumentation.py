@@ -20,14 +20,10 @@ from typing import Any
 import httpx
 
 from pytest_citations import ClaimRequest, ClaimVerdict, Settings, Verifier
-from pytest_citations.embeddings import (
-    DEFAULT_EMBEDDING_MODEL,
-    Embedder,
-    Vectors,
-    make_embedder,
-)
-from pytest_citations.network import make_http_client
-from pytest_citations.verdicts import Usage
+from pytest_citations.network.client import make_http_client
+from pytest_citations.retrieval.embedders import make_embedder
+from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL, Embedder, Vectors
+from pytest_citations.usage import Usage
 
 from .emulators import Emulators, settings_for
 from .prose import VOCABULARY

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citations import CitationVerdict, ClaimVerdict, Label
-from pytest_citations.aggregate import aggregate_verdicts
+from pytest_citations.pipeline.aggregate import aggregate_verdicts
 
 from .expectations import NOT_JUDGED_REASONS, Predicted
 from .instrumentation import RunResult

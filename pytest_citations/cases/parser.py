@@ -11,13 +11,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..answers import extract_claims
+from ..fetchers.urls import is_supported_url
 from ..labels import Label
-from ..urls import is_supported_url
 from . import fields
+from .claims import extract_claims
+from .loader import line_of
 from .model import Claim
 from .tags import refused_tag
-from .yaml import line_of
 
 _ID = re.compile(r"[^A-Za-z0-9_.-]+")
 

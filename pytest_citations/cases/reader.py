@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import fields
+from .loader import line_of, load_document
 from .model import Case, CaseFileError, Claim
 from .parser import Parser, _Skip, slug
-from .yaml import line_of, load_document
 
 _KEY = r"['\"]?(?:" + "|".join(fields.SIGNATURE_KEYS) + r")['\"]?[ \t]*:"
 _BLOCK_SIGNATURE = re.compile(r"^" + _KEY, re.MULTILINE)

@@ -6,17 +6,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..aggregate import Precision
-from ..audit import AuditLog
-from ..gating.criteria import ClaimFacts, Criteria, assess_claim
-from ..reports import ClaimRecord, csv
-from ..settings import Settings
+from ..cases import Case, Claim
+from ..gating.assessment import assess_file
+from ..gating.criteria import Criteria
+from ..pipeline.audit import AuditLog
+from ..pipeline.settings import Settings
+from ..pipeline.verifier import ClaimRequest, Verifier
+from ..precision import Precision
+from ..reports import csv_report
 from ..verdicts import ClaimVerdict
-from ..verifier import ClaimRequest, Verifier
 from .common import EXIT_CODES, EXIT_FAILED, Subcommands, run_engine
 from .progress import Progress
 from .verify import add_allow_unchecked, unchecked_exit
@@ -103,27 +105,31 @@ def read_batch(path: Path, errors: TextIO) -> tuple[list[BatchRecord], int]:
 def _write_csv(
     path: Path, source: str, records: list[BatchRecord], verdicts: list[ClaimVerdict]
 ) -> None:
-    """One row per citation, each named by its record's id."""
+    """One row per citation, each named by its record's id and line, assessed as the
+    plugin assesses a claim under its default criteria (contradicted fails, unchecked is
+    incomplete): 000's columns stay as they were, the decision is one of the added ones."""
+    cases = [_case(source, record) for record in records]
+    assessed = assess_file(source, cases, verdicts, Criteria())
     claims = [
-        ClaimRecord(
-            nodeid=f"{source}:{record.line}",
-            file=source,
-            case=record.id,
-            index=record.line,
-            line=record.line,
-            claim=verdict.claim,
-            label=verdict.label.value,
-            citations=verdict.citations,
-            # The plugin's default acceptance criteria: contradicted fails, unchecked is
-            # incomplete (000's columns stay as they were; this is one of the added ones).
-            failures=tuple(str(f) for f in assessment.failures),
-            decision=assessment.decision,
-            unchecked=assessment.unchecked,
-        )
-        for record, verdict in zip(records, verdicts, strict=True)
-        for assessment in [assess_claim(verdict, ClaimFacts(), Criteria())]
+        replace(assessed.claims[(case.id, 1)].record, nodeid=f"{source}:{record.line}")
+        for case, record in zip(cases, records, strict=True)
     ]
-    csv.write_rows(path, csv.rows(claims, {c.nodeid: c.case for c in claims}))
+    csv_report.write_rows(path, csv_report.rows(claims, {c.nodeid: c.case for c in claims}))
+
+
+def _case(source: str, record: BatchRecord) -> Case:
+    """A batch record as a case of one claim citing its URLs."""
+    markers = tuple(str(n) for n in range(1, len(record.urls) + 1))
+    claim = Claim(1, record.claim, record.urls, markers, record.line)
+    return Case(
+        id=record.id,
+        path=Path(source),
+        line=record.line,
+        question=None,
+        answer=None,
+        citations=dict(zip(markers, record.urls, strict=True)),
+        claims=(claim,),
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,11 +11,11 @@ from collections.abc import Callable, Coroutine
 from importlib import metadata
 from typing import Any, TypeAlias
 
-from ..backends import Backends
 from ..errors import AccountError, CitationsError, ConfigurationError, MissingTokenError
-from ..network import TransientError
+from ..network.requester import TransientError
+from ..pipeline.backends import Backends
+from ..pipeline.settings import LIMITS, Settings
 from ..redact import LogRedaction
-from ..settings import LIMITS, Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH = 0, 1, 2, 3
 PROG = "pytest-citations"

@@ -21,7 +21,7 @@ from ..drift import (
     check_drift,
 )
 from ..errors import ConfigurationError
-from ..settings import Settings
+from ..pipeline.settings import Settings
 from .common import EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, Subcommands, run_engine, say
 from .verify import add_allow_unchecked
 

@@ -8,8 +8,8 @@ import argparse
 import sys
 
 from ..fetchers import StoredPageNotFound
-from ..settings import Settings
-from ..verifier import Verifier
+from ..pipeline.settings import Settings
+from ..pipeline.verifier import Verifier
 from .common import EXIT_CODES, EXIT_FAILED, EXIT_OK, Subcommands, run_engine, say
 
 NAME = "stored-page"

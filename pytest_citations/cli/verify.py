@@ -7,12 +7,12 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..audit import AuditLog
 from ..labels import Label
+from ..pipeline.audit import AuditLog
+from ..pipeline.settings import Settings
+from ..pipeline.verifier import Verifier
 from ..sanitize import clean
-from ..settings import Settings
 from ..verdicts import ClaimVerdict
-from ..verifier import Verifier
 from .common import EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, Subcommands, run_engine, say
 
 

@@ -1,10 +1,10 @@
 """A recorded page against the live one, on passages, not bytes (issue 12). Pure: no I/O.
 
 **The comparison rule.** Both pages go through the fetch rules and are split into passages
-(:func:`~pytest_citations.passages.split_passages`, R1); a passage is a run of paragraphs
+(:func:`~pytest_citations.retrieval.passages.split_passages`, R1); a passage is a run of paragraphs
 (and of the pieces R1 cuts a long paragraph into), so the unit compared is that paragraph,
 with its whitespace collapsed, typographic quotes straightened and fence-like text made
-inert, exactly as the quote guard compares text (:func:`~pytest_citations.guard.normalize`).
+inert, exactly as the quote guard compares text (:func:`~pytest_citations.judges.guard.normalize`).
 Paragraphs, not whole passages: a paragraph added near the top repacks every passage after
 it, but leaves the paragraphs as they were.
 
@@ -50,10 +50,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ..fetchers import FetchResult
-from ..guard import content_words, normalize
+from ..fetchers.urls import is_pdf
+from ..judges.guard import content_words, normalize
 from ..labels import Label, Reason
-from ..passages import split_passages
-from ..urls import is_pdf
+from ..retrieval.passages import split_passages
 from ..verdicts import CitationVerdict
 from .statuses import DriftStatus, counted
 

@@ -17,17 +17,20 @@ from pathlib import Path
 import httpx
 import vcr
 
-from ..backends import Backends
 from ..errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
 from ..fetchers import CrawlerFactory, FetchResult, fetch_citation
-from ..network import Requester, TransientError, make_http_client, network_transport
+from ..fetchers.urls import request_url
+from ..network.client import make_http_client
+from ..network.requester import Requester, TransientError
+from ..network.transport import network_transport
+from ..pipeline.backends import Backends
+from ..pipeline.settings import Settings
+from ..pipeline.verifier import ClaimRequest, Verifier
 from ..recording import CassetteLibrary, CassetteTransport, RecordMode, write_cassette
 from ..recording.files import Interaction
 from ..recording.pages import crawl_target
-from ..settings import Settings
-from ..urls import request_url
-from ..verdicts import CitationVerdict, Usage
-from ..verifier import ClaimRequest, Verifier
+from ..usage import Usage
+from ..verdicts import CitationVerdict
 
 #: Errors that stop the run rather than one citation's check: a refused or exhausted
 #: account, a missing secret, an unusable setting.

@@ -18,17 +18,18 @@ from types import TracebackType
 import httpx
 import vcr
 
-from ..backends import Backends
 from ..errors import CitationsError, RequestRefused
 from ..fetchers import FetchResult, fetch_citation
 from ..labels import Label, Reason
-from ..network import make_http_client
+from ..network.client import make_http_client
+from ..pipeline.backends import Backends
+from ..pipeline.settings import Settings
+from ..pipeline.verifier import ClaimRequest, Verifier
 from ..recording import CassetteLibrary, CassetteTransport, RecordMode, UnreadableCassette
 from ..recording.files import CassetteContentError, Interaction
 from ..recording.pages import read_interactions
-from ..settings import Settings
-from ..verdicts import CitationVerdict, ClaimVerdict, Usage
-from ..verifier import ClaimRequest, Verifier
+from ..usage import Usage
+from ..verdicts import CitationVerdict, ClaimVerdict
 from .sources import DriftCheck, DriftSource
 from .statuses import CitationDrift, DriftStatus, Skipped
 

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..sanitize import clean
-from ..verdicts import Usage
+from ..usage import Usage
 from .statuses import FLIPPED, CitationDrift, DriftPolicy, DriftStatus, Skipped, counted
 
 #: Diff lines shown per citation in the terminal, and characters per line.

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import vcr
 
-from ..backends import Backends
 from ..labels import Label, Reason
+from ..pipeline.backends import Backends
+from ..pipeline.settings import Settings
 from ..recording import build_vcr
 from ..recording.pages import judge_bodies
-from ..settings import Settings
-from ..verdicts import CitationVerdict, Usage
+from ..usage import Usage
+from ..verdicts import CitationVerdict
 from .compare import classify
 from .live import LivePage, Rechecked, fetch_live, recheck
 from .replay import RecordedCitation, RecordedSource, Replayer, replay_sources

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..cases import Case, iter_claims, load_cases
 from ..paths import shown
-from ..recording.pages import mirrored_cassette
-from ..verifier import ClaimRequest
+from ..pipeline.verifier import ClaimRequest
+from ..recording.layout import mirrored_cassette
 
 
 @dataclass(frozen=True)

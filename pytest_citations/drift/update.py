@@ -28,13 +28,13 @@ from pathlib import Path
 
 import vcr
 
-from ..backends import Backends
+from ..fetchers.urls import request_url
+from ..pipeline.backends import Backends
+from ..pipeline.settings import Settings
 from ..recording import write_cassette
 from ..recording.files import Interaction
 from ..recording.pages import crawl_target
-from ..settings import Settings
-from ..urls import request_url
-from ..verdicts import Usage
+from ..usage import Usage
 from .live import LivePage, Rechecked, verify_recorded
 from .replay import RecordedSource, Replayer
 from .statuses import CitationDrift

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from ..labels import Label
 
 if TYPE_CHECKING:
-    from ..network import Requester
-    from ..settings import Settings
-    from ..verdicts import Usage
+    from ..network.requester import Requester
+    from ..pipeline.settings import Settings
+    from ..usage import Usage
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,8 @@ class Crawler(Protocol):
     """What the fetch rules need from a crawl client."""
 
     async def crawl(self, url: str, *, readability: bool, javascript: bool) -> PageResponse:
-        """One crawl of ``url`` (already in the form :func:`~pytest_citations.urls.request_url`
-        gives)."""
+        """One crawl of ``url`` (already in the form
+        :func:`~pytest_citations.fetchers.urls.request_url` gives)."""
         ...
 
 

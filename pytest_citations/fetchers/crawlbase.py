@@ -6,16 +6,21 @@ Not through the ``crawlbase`` SDK: it disables certificate verification, drops t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
 from ..errors import AuthenticationError, CitationsError, CreditsExhaustedError
-from ..network import RETRYABLE_STATUSES, Requester, is_replayed, placeholder
-from ..queues import FETCH
-from ..settings import Settings
-from ..verdicts import CREDITS, Usage
+from ..network import is_replayed
+from ..network.limits import FETCH
+from ..network.requester import RETRYABLE_STATUSES, Requester
+from ..network.transport import placeholder
+from ..usage import CREDITS, Usage
 from .base import PageResponse
+
+if TYPE_CHECKING:
+    from ..pipeline.settings import Settings
 
 #: The environment variables of the Crawling API: the normal and the JavaScript token, and
 #: the API's base URL (point it at an emulator or a proxy).
@@ -68,7 +73,7 @@ def _int_header(response: httpx.Response, *names: str) -> int | None:
 class CrawlbaseClient:
     """Crawls pages as markdown (F1) and reads stored pages back by rid (S1)."""
 
-    #: The environment variables it reads (see :mod:`pytest_citations.backends`).
+    #: The environment variables it reads (see :mod:`pytest_citations.pipeline.backends`).
     secret_variables = (TOKEN, JS_TOKEN)
     required_variables = (TOKEN,)
     endpoint_variables = (API_URL,)

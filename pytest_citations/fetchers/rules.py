@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from ..labels import Label, Reason
-from ..urls import is_pdf, request_url
 from .base import Crawler, FetchResult, PageResponse
+from .urls import is_pdf, request_url
 
 #: Fewer non-whitespace characters than this after readability means a thin page (F2).
 THIN_CHARS = 200

@@ -3,15 +3,25 @@ per claim and per case, summed up as pass/fail with the criterion that failed.""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
-from ..aggregate import Precision, Share
 from ..labels import CRAWL_STATUS_PREFIX, Label, Reason
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .figures import Figure
 from .numbers import has_figures, missing_figures
+
+
+class Decision(StrEnum):
+    """Whether a claim, a case or a run may ship: a failure wins over ``incomplete``
+    (something could not be checked, or did not run), which wins over ``pass``."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    INCOMPLETE = "incomplete"
+
 
 #: Reason of a claim whose figure is in no evidence the judge saw.
 NUMBER_NOT_IN_EVIDENCE = "number_not_in_evidence"
@@ -133,16 +143,11 @@ class ClaimAssessment:
         return self.decision == "incomplete"
 
     @property
-    def decision(self) -> str:
+    def decision(self) -> Decision:
         """``fail`` (a real failure wins), ``incomplete`` or ``pass``."""
         if self.failures:
-            return "fail"
-        return "incomplete" if self.unchecked else "pass"
-
-    @property
-    def fully_supported(self) -> bool:
-        """Supported by its own citations (alone or jointly)."""
-        return self.verdict.label is Label.SUPPORTED
+            return Decision.FAIL
+        return Decision.INCOMPLETE if self.unchecked else Decision.PASS
 
 
 def evidence_texts(verdict: ClaimVerdict) -> list[str]:
@@ -206,206 +211,3 @@ def _stands_unchecked(failure: Failure, verdict: ClaimVerdict) -> bool:
         and verdict.label is Label.CONTRADICTED
         and any(c.checked and c.label is Label.CONTRADICTED for c in verdict.citations)
     )
-
-
-def supported_share(assessments: Iterable[ClaimAssessment], general: Sequence[bool]) -> Share:
-    """Fully supported claims over all claims except uncited general phrasing."""
-    return Share.of(
-        (assessment.verdict.label, is_general)
-        for assessment, is_general in zip(assessments, general, strict=True)
-    )
-
-
-@dataclass(frozen=True)
-class CaseDecision:
-    """Whether a case may ship, every criterion it missed, and what could not be decided."""
-
-    share: Share
-    precision: Precision
-    failures: tuple[Failure, ...] = field(default_factory=tuple)
-    #: Names of the claims that could not be checked (and did not fail anyway).
-    incomplete: tuple[str, ...] = ()
-    #: Case criteria missed with the figures at hand that unchecked citations could
-    #: still meet: neither a pass nor a fail.
-    undecided: tuple[Failure, ...] = ()
-
-    @property
-    def passed(self) -> bool:
-        """True when nothing failed and everything was checked."""
-        return self.decision == "pass"
-
-    @property
-    def decision(self) -> str:
-        """``fail`` (a real failure wins), ``incomplete`` or ``pass``."""
-        if self.failures:
-            return "fail"
-        return "incomplete" if self.incomplete or self.undecided else "pass"
-
-    def incomplete_reasons(self) -> list[str]:
-        """Why the case is incomplete: the claims not checked, the criteria not decided."""
-        reasons = [f"{', '.join(self.incomplete)} could not be checked"] if self.incomplete else []
-        return reasons + [str(failure) for failure in self.undecided]
-
-    def line(self) -> str:
-        """``pass``, ``fail (criterion: why)`` as 004's worked example states it, or
-        ``incomplete (why)``."""
-        if self.failures:
-            return f"fail ({self.failures[0]})"
-        if self.decision == "incomplete":
-            return f"incomplete ({self.incomplete_reasons()[0]})"
-        return "pass"
-
-
-@dataclass(frozen=True)
-class Gate:
-    """One threshold and what stands against it: a missed threshold fails, unless the
-    citations (or claims) that could not be checked could still lift it over."""
-
-    criterion: str
-    minimum: float | None
-    value: float | None
-    #: The value if every unchecked citation (or claim) had been supported.
-    best: float | None
-    unchecked: int
-    unit: str
-    message: str
-
-    def judge(self, failures: list[Failure], undecided: list[Failure]) -> None:
-        """Append this gate's failure to ``failures`` or ``undecided``, if it missed."""
-        if self.minimum is None or (self.value is not None and self.value >= self.minimum):
-            return
-        missed = Failure(self.criterion, self.message)
-        if self.unchecked and self.best is not None and self.best >= self.minimum:
-            plural = "" if self.unchecked == 1 else "s"
-            text = f"{missed.message}, with {self.unchecked} {self.unit}{plural} unchecked"
-            undecided.append(Failure(missed.criterion, text))
-        else:
-            failures.append(missed)
-
-
-def thresholds(
-    precision: Precision,
-    share: Share,
-    open_citations: int,
-    open_claims: int,
-    criteria: Criteria,
-    scope: str = "",
-) -> list[Gate]:
-    """The two thresholds of a case (``scope`` empty) or of the run (``"suite"``):
-    citation precision and supported share."""
-    lifted_share = Share(share.supported + open_claims, share.total).value
-    lifted = Precision(precision.supported + open_citations, precision.total, 0).citation
-    # The words each scope has always used in its messages.
-    shown_share = f"suite share {share}" if scope else f"fully supported claims {share}"
-    shown_precision = (
-        f"suite citation_precision={precision.fraction()}"
-        if scope
-        else f"citation precision {precision.fraction()}"
-    )
-    share_minimum, precision_minimum = criteria.min_supported_share, criteria.min_precision
-    return [
-        Gate(
-            "min_supported_share",
-            share_minimum,
-            share.value,
-            lifted_share,
-            open_claims,
-            "claim",
-            f"{shown_share} below {share_minimum:g}" if share_minimum is not None else "",
-        ),
-        Gate(
-            "min_precision",
-            precision_minimum,
-            precision.citation,
-            lifted,
-            open_citations,
-            "citation",
-            f"{shown_precision} below {precision_minimum:g}"
-            if precision_minimum is not None
-            else "",
-        ),
-    ]
-
-
-def decide_case(
-    assessments: Sequence[ClaimAssessment],
-    names: Sequence[str],
-    general: Sequence[bool],
-    criteria: Criteria,
-) -> CaseDecision:
-    """The case's decision: its claims' failures, supported share and precision."""
-    failures: list[Failure] = [
-        Failure(failure.criterion, f"{name} {failure.message}")
-        for assessment, name in zip(assessments, names, strict=True)
-        for failure in assessment.failures
-    ]
-    incomplete = tuple(name for a, name in zip(assessments, names, strict=True) if a.incomplete)
-    undecided: list[Failure] = []
-    share = supported_share(assessments, general)
-    precision = Precision.of(c.label for a in assessments for c in a.verdict.citations)
-    # What unchecked citations could still change: each might have supported its claim.
-    open_citations = sum(len(a.verdict.unchecked) for a in assessments if a.unchecked)
-    open_claims = sum(
-        1
-        for a in assessments
-        if a.unchecked and not a.failures and a.verdict.label is not Label.SUPPORTED
-    )
-    for gate in thresholds(precision, share, open_citations, open_claims, criteria):
-        gate.judge(failures, undecided)
-    return CaseDecision(share, precision, tuple(failures), incomplete, tuple(undecided))
-
-
-@dataclass(frozen=True)
-class RunDecision:
-    """The suite's own gates, decided once for the terminal, the reports and the exit
-    status: thresholds missed (``failures``) and thresholds unchecked citations could still
-    meet (``undecided``)."""
-
-    failures: tuple[Failure, ...] = ()
-    undecided: tuple[Failure, ...] = ()
-
-
-@dataclass(frozen=True)
-class AgreementGate:
-    """The calibration gate (004, C5): the judge's agreement with the human ``expect:``
-    labels of ``labelled`` claims, as ``metric`` (None when it is undefined), against
-    ``minimum``."""
-
-    metric: str
-    minimum: float
-    value: float | None
-    labelled: int
-
-    def judge(self, failures: list[Failure], undecided: list[Failure]) -> None:
-        """A gate with nothing to measure is undecided, never a pass; one below its minimum
-        (or undefined over the labels there are) fails."""
-        if not self.labelled:
-            undecided.append(Failure("min_agreement", (
-                f"no claim in this run carries an 'expect:' label, so the judge's {self.metric} "
-                f"cannot be measured against {self.minimum:g}"
-            )))  # fmt: skip
-        elif self.value is None or self.value < self.minimum:
-            shown = "n/a" if self.value is None else f"{self.value:.4f}"
-            failures.append(
-                Failure("min_agreement", f"judge {self.metric} {shown} below {self.minimum:g}")
-            )
-
-
-def decide_run(
-    precision: Precision,
-    share: Share,
-    open_citations: int,
-    open_claims: int,
-    criteria: Criteria,
-    agreement: AgreementGate | None = None,
-) -> RunDecision:
-    """The run's gates: the suite's precision and supported share (like ``--cov-fail-under``)
-    and, when asked, the judge's agreement with human labels (004, C5)."""
-    failures: list[Failure] = []
-    undecided: list[Failure] = []
-    gates = thresholds(precision, share, open_citations, open_claims, criteria, scope="suite")
-    for gate in reversed(gates):  # the suite's precision first, as --cov-fail-under reads
-        gate.judge(failures, undecided)
-    if agreement is not None:
-        agreement.judge(failures, undecided)
-    return RunDecision(tuple(failures), tuple(undecided))

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..answers import extract_claims
-from ..verifier import ClaimRequest
+from ..cases.claims import extract_claims
+from ..pipeline.verifier import ClaimRequest
 from .formats import AUTO, RawAnswer, ReadRecord, Source, read_record
 from .spans import Marked, place_markers
 
@@ -69,7 +69,7 @@ class ImportedAnswer:
     warnings: tuple[str, ...] = ()
 
     def claims(self) -> list[AnswerClaim]:
-        """One claim per sentence, split by :func:`pytest_citations.answers.extract_claims`."""
+        """One claim per sentence, split by :func:`pytest_citations.cases.claims.extract_claims`."""
         claims = []
         for extracted in extract_claims(self.text):
             if self.whole_answer:

@@ -2,7 +2,7 @@
 
 Offset-based formats say "``text[start:end]`` is supported by this URL". The case file says
 the same thing with a ``[n]`` marker at the end of each sentence the span touches, so that
-the answer splitter (:func:`pytest_citations.answers.extract_claims`) gives each sentence its
+the answer splitter (:func:`pytest_citations.cases.claims.extract_claims`) gives each sentence its
 citations. A span that is itself a markdown link (OpenAI's web search writes
 ``([site](https://…))`` after the sentence and points the annotation at it) is a rendering of
 the citation, not a claim: the link is removed and its marker goes to the sentence before it.
@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..answers import split_sentences
+from ..cases.claims import split_sentences
 
 #: A markdown link, optionally in parentheses, and nothing else.
 _LINK = re.compile(r"\(?\s*\[[^\]\n]*\]\([^)\s]*\)\s*\)?")

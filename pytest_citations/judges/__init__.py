@@ -4,15 +4,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ..network import Requester
-from ..settings import Settings
+from ..network.requester import Requester
 from .anthropic import AnthropicJudge
 from .base import HttpJudge, Judge, Judgement, parse_verdict
 from .ollama import OllamaJudge
 from .openai import OpenAIJudge
 
-JudgeFactory = Callable[[Settings, Requester], Judge]
+if TYPE_CHECKING:
+    from ..pipeline.settings import Settings
+
+JudgeFactory = Callable[["Settings", Requester], Judge]
 
 #: Judge providers by name (``JUDGE_PROVIDER``, ``--citations-judge``).
 JUDGES: dict[str, JudgeFactory] = {

@@ -6,14 +6,15 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
 from ..errors import AuthenticationError
 from ..labels import Label, Reason
-from ..network import Requester, TransientError, is_replayed, placeholder
-from ..settings import Settings
+from ..network import is_replayed
+from ..network.requester import Requester, TransientError
+from ..network.transport import placeholder
 from .prompt import (
     JOINT_SCHEMA,
     JOINT_SYSTEM_PROMPT,
@@ -23,6 +24,9 @@ from .prompt import (
     joint_user_message,
     user_message,
 )
+
+if TYPE_CHECKING:
+    from ..pipeline.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -19,16 +19,18 @@ from typing import Any
 
 import pytest
 
-from ..audit import new_run_id
-from ..backends import Backends
-from ..settings import LIMITS
+from ..gating.run_report import UNVERIFIED
+from ..pipeline.audit import new_run_id
+from ..pipeline.backends import Backends
+from ..pipeline.settings import LIMITS
 from . import hookspecs
 from .drift import check as check_drift
 from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
-from .items import CASE_MARKER, CaseFile, attach_result, note_declared_marks, result_of
+from .items import CASE_MARKER, CaseFile, note_declared_marks
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
+from .results import attach_result, result_of
 from .scheduling import (
     CASE_FILE_SCHEDULING,
     CollectionErrors,
@@ -161,7 +163,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     except pytest.UsageError as error:  # recording without its token: one usage error
         pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
     for path in case_files:
-        citations.cassette_path(path)
+        citations.layout.case_file(path)
     for test in tests:
         citations.test_cassette_path(test)
     if not hasattr(session.config, "workerinput"):
@@ -239,15 +241,16 @@ def pytest_report_teststatus(
     """Verbose output shows each claim's label, and unverified citations even on a pass."""
     if report.when != "call" or not report.passed:
         return None
-    record = result_of(report).get("claim")
+    found = result_of(report, config)
+    record = found.claim if found is not None else None
     if record is None:
         return None
-    unverified = [c for c in record["citations"] if c["label"] in ("not_found", "unreachable")]
-    word = f"PASSED [{record['label']}]"
+    unverified = [c for c in record.citations if c.label.value in UNVERIFIED]
+    word = f"PASSED [{record.label}]"
     if not unverified:
         return "passed", ".", (word, {"green": True})
     word += " " + ", ".join(
-        f"{c['label']}:{c['reason']}" if c["reason"] else c["label"] for c in unverified
+        f"{c.label.value}:{c.reason}" if c.reason else c.label.value for c in unverified
     )
     return "passed", ".", (word, {"yellow": True})
 

@@ -34,7 +34,7 @@ def check(
     options = citations.options
     root = citations.root
     sources = [
-        DriftSource.from_cases(shown(path, root), citations.cassette_path(path), cases)
+        DriftSource.from_cases(shown(path, root), citations.layout.case_file(path), cases)
         for path, cases in citations.planned_files
     ]
 

@@ -12,13 +12,13 @@ import pytest
 from ..assertions import active_verifier, assert_not_contradicted, assert_supported, explain
 from ..errors import CitationsError
 from ..gating.criteria import describe_unchecked
+from ..gating.messages import unchecked_message
 from ..importing import AUTO, AnswerFormatError, claim_requests
 from ..labels import Label
+from ..pipeline.verifier import ClaimRequest
 from ..recording import CassetteSession
 from ..sanitize import strip_controls
 from ..verdicts import ClaimVerdict
-from ..verifier import ClaimRequest
-from .outcomes import unchecked_message
 from .session import CitationsSession, session_of
 
 #: Set on a test item once its call phase has a report: the test ran to its end (passed or

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from ..backends import Backends
+    from ..pipeline.backends import Backends
 
 
 @pytest.hookspec(firstresult=False)

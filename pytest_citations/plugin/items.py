@@ -12,8 +12,10 @@ import pytest
 
 from ..cases import Case, CaseFileError, Claim, load_cases
 from ..cases.tags import refused_tag
+from ..gating.assessment import FileAssessment, while_updating
+from ..reports.junit import case_properties, claim_properties
 from ..sanitize import strip_controls
-from .outcomes import CaseResult, ClaimOutcome, junit_properties, while_updating
+from .results import ItemResult, publish
 from .session import FileNotVerified, session_of
 
 #: The marker of every case-file item (``-m citations`` / ``-m "not citations"``).
@@ -33,29 +35,6 @@ def registered_marks(config: pytest.Config) -> frozenset[str]:
     lines = config.getini("markers")[config.stash.get(DECLARED_MARKS_KEY, 0) :]
     names = {str(line).split(":", 1)[0].split("(", 1)[0].strip() for line in lines}
     return frozenset(names - {CASE_MARKER})
-
-
-#: What an item hands to its reports, and through them to the reporter (also from an xdist
-#: worker, which serialises a report's extra attributes): ``{"claim": record}``,
-#: ``{"case": outcome}`` or ``{"file_error": {"file", "why"}}``. Kept out of
-#: ``user_properties``, which junitxml prints: those carry flat, readable properties only.
-REPORT_ATTRIBUTE = "citations"
-RESULT_KEY = pytest.StashKey[dict[str, Any]]()
-
-
-def attach_result(item: pytest.Item, report: pytest.TestReport) -> None:
-    """Put what ``item`` found on its report, as :data:`REPORT_ATTRIBUTE`."""
-    found = item.stash.get(RESULT_KEY, None)
-    # Found in setup; told by the call's report, or by setup's when it is an error there
-    # (teardown does not fail these items).
-    if found is not None and (report.when == "call" or report.failed):
-        setattr(report, REPORT_ATTRIBUTE, found)
-
-
-def result_of(report: pytest.TestReport) -> dict[str, Any]:
-    """What a case-file item put on its report (empty for other tests)."""
-    found = getattr(report, REPORT_ATTRIBUTE, None)
-    return found if isinstance(found, dict) else {}
 
 
 class CitationCheckFailure(Exception):
@@ -132,17 +111,17 @@ class _CaseItem(pytest.Item):
         assert node is not None
         return node
 
-    def _outcome_or_failure(self) -> Any:
-        """This file's outcome; a file that could not be verified fails the item (and a
+    def _assessment(self) -> FileAssessment | None:
+        """This file's assessment; a file that could not be verified fails the item (and a
         refused account stops the run)."""
         file = self.case_file
         try:
-            return session_of(self.config).outcome(file.path, file.nodeid, file.cases)
+            return session_of(self.config).assessment(file.path, file.nodeid, file.cases)
         except FileNotVerified as error:
             if error.stop:
                 self.session.shouldstop = str(error)
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            self.stash[RESULT_KEY] = {"file_error": {"file": file.nodeid, "why": first}}
+            publish(self, ItemResult(file_error=(file.nodeid, first)))
             self._failure = str(error)
             return None
 
@@ -173,14 +152,14 @@ class ClaimItem(_CaseItem):
     def setup(self) -> None:
         """Verify the file (once) and report this claim; a claim that could not be checked
         is an error here, in setup, so that pytest reports ERROR rather than FAILED."""
-        outcome = self._outcome_or_failure()
-        if outcome is None:
+        assessed = self._assessment()
+        if assessed is None:
             return
-        claim: ClaimOutcome = outcome.claims[(self.case.id, self.claim.index)]
+        claim = assessed.claims[(self.case.id, self.claim.index)]
         if session_of(self.config).options.update_baseline:
             claim = while_updating(claim)
-        self.stash[RESULT_KEY] = {"claim": claim.record.to_dict()}
-        self.user_properties += junit_properties(claim.record)
+        publish(self, ItemResult(claim=claim.record))
+        self.user_properties += claim_properties(claim.record)
         if claim.error is not None:
             pytest.fail(strip_controls(claim.error), pytrace=False)
         self._failure = claim.failure
@@ -196,12 +175,12 @@ class PrecisionItem(_CaseItem):
 
     def setup(self) -> None:
         """Report the case's decision; an undecided threshold is an error here, in setup."""
-        outcome = self._outcome_or_failure()
-        if outcome is None:
+        assessed = self._assessment()
+        if assessed is None:
             return
-        case: CaseResult = outcome.cases[self.case.id]
-        self.stash[RESULT_KEY] = {"case": case.outcome.to_dict()}
-        self.user_properties += [("precision", case.precision), ("decision", case.outcome.decision)]
+        case = assessed.cases[self.case.id]
+        publish(self, ItemResult(case=case.outcome))
+        self.user_properties += case_properties(case.outcome)
         if case.error is not None:
             pytest.fail(strip_controls(case.error), pytrace=False)
         self._failure = case.failure

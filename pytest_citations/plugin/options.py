@@ -15,14 +15,15 @@ from typing import Any, Literal
 
 import pytest
 
-from ..backends import Backends
 from ..drift import DEFAULT_FAIL_ON, FAIL_ON_CHOICES, DriftPolicy
 from ..errors import ConfigurationError
 from ..gating.criteria import Criteria
 from ..labels import Label
+from ..pipeline.backends import Backends
+from ..pipeline.settings import LIMITS, Limit
 from ..recording import RecordMode
-from ..reports import FORMATS
-from ..settings import DEFAULT_EMBEDDING_MODEL, LIMITS, Limit
+from ..reports import WRITERS
+from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 
 #: Where pytest_configure keeps the session's options.
 OPTIONS_KEY = pytest.StashKey["Options"]()
@@ -372,7 +373,7 @@ class Options:
             model = os.environ[model_variable].strip()
         cassettes = Path(values["cassette_dir"])
         # Each report format's option has the format's name (the JSON report's is "report").
-        formats = {name: values.get("report" if name == "json" else name) for name in FORMATS}
+        formats = {name: values.get("report" if name == "json" else name) for name in WRITERS}
         return cls(
             enabled=bool(config.getoption("citations", False)),
             root=root,

@@ -17,15 +17,17 @@ from ..drift import DriftReport
 from ..errors import AccountError, CitationsError
 from ..gating.baseline import Baseline, Reconciliation
 from ..gating.calibration import Agreement
-from ..gating.criteria import AgreementGate, RunDecision, decide_run
+from ..gating.decisions import AgreementGate, RunDecision, decide_run
+from ..gating.release import release_of
+from ..gating.run_report import RunReport
 from ..paths import shown
-from ..reports import FORMATS, CaseOutcome, ClaimRecord, RunInfo, RunReport
-from ..reports.release import release_of
+from ..reports import WRITERS, RunInfo
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
-from ..verdicts import Usage
-from .items import CASE_MARKER, result_of
+from ..usage import Usage
+from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
+from .results import result_of
 from .scheduling import matches_any
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
@@ -115,14 +117,15 @@ class CitationsReporter:
         # A claim that could not be checked is an error in setup; its record is there.
         if report.when != "call" and not (report.when == "setup" and report.failed):
             return
-        found = result_of(report)
-        if "claim" in found:
-            self.report.add_claim(ClaimRecord.from_dict(found["claim"]))
-        if "case" in found:
-            self.report.add_case(CaseOutcome.from_dict(found["case"]))
-        if "file_error" in found:
-            failed = found["file_error"]
-            self.report.add_file_error(str(failed["file"]), str(failed.get("why") or ""))
+        found = result_of(report, self.config)
+        if found is None:
+            return
+        if found.claim is not None:
+            self.report.add_claim(found.claim)
+        if found.case is not None:
+            self.report.add_case(found.case)
+        if found.file_error is not None:
+            self.report.add_file_error(*found.file_error)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -149,7 +152,7 @@ class CitationsReporter:
         self.baseline = self._baseline()
         for name, path in self.options.reports.items():
             try:
-                FORMATS[name](path, self.report, self.decision, self.info)
+                WRITERS[name](path, self.report, self.decision, self.info)
             except CitationsError as error:  # a full disk, a folder that cannot be made
                 self.unwritten.append(f"FAIL {name} report not written: {error}")
         # The exit status never contradicts the printed decision, whatever marks say.

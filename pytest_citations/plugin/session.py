@@ -1,53 +1,39 @@
 """The one object a pytest process shares between case-file items and the fixture: the
-settings, the cassettes, the verifier, and each case file's outcome. Built by one factory
-(:func:`session_of`) because custom items cannot request fixtures.
-
-A case file is verified once, on its first item; every claim is then assessed against its
-case's criteria once, here, into a typed record and the text its item reports.
+settings, the cassettes, the verifier, and each case file's assessment. Built by one factory
+(:func:`session_of`) because custom items cannot request fixtures. It only wires the engine
+together: where cassettes live is :mod:`pytest_citations.recording.layout`'s to say, and what
+a claim's verdict means is :func:`pytest_citations.gating.assessment.assess_file`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from ..assertions import explain
-from ..audit import AuditLog
-from ..backends import Backends
-from ..cases import Case, Claim
+from ..cases import Case
 from ..errors import AccountError, CitationsError, ConfigurationError
-from ..gating.baseline import Baseline, side_by_side
-from ..gating.criteria import ClaimAssessment, ClaimFacts, Criteria, assess_claim
-from ..network import make_http_client, network_transport
+from ..gating.assessment import BaselineRef, FileAssessment, assess_file
+from ..gating.baseline import Baseline
 from ..paths import shown
+from ..pipeline.audit import AuditLog
+from ..pipeline.backends import Backends
+from ..pipeline.settings import Settings
+from ..pipeline.sync import SyncVerifier
+from ..pipeline.verifier import ClaimRequest, Verifier
 from ..recording import (
     CassetteLibrary,
     CassetteSession,
-    CassetteTransport,
     build_vcr,
     keep_builtin_scrubbing,
 )
-from ..recording.pages import mirrored_cassette
-from ..redact import LogRedaction
-from ..reports import BaselineChange
-from ..settings import Settings
-from ..sync import SyncVerifier
-from ..verdicts import ClaimVerdict, Usage
-from ..verifier import ClaimRequest, Verifier
+from ..recording.client import recorded_client
+from ..recording.layout import CassetteLayout
+from ..usage import Usage
+from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
-from .outcomes import (
-    CaseResult,
-    ClaimOutcome,
-    case_result,
-    claim_record,
-    notes,
-    unchecked_message,
-    with_baseline,
-)
 
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
 
@@ -58,14 +44,6 @@ class FileNotVerified(Exception):
     def __init__(self, message: str, *, stop: bool) -> None:
         super().__init__(message)
         self.stop = stop
-
-
-@dataclass(frozen=True)
-class FileOutcome:
-    """Every claim and case of a case file."""
-
-    claims: dict[tuple[str, int], ClaimOutcome]
-    cases: dict[str, CaseResult]
 
 
 def build_settings(options: Options, embedding_cache: Path | None, backends: Backends) -> Settings:
@@ -112,7 +90,7 @@ def check_recording_secrets(options: Options, settings: Settings, backends: Back
 
 
 class CitationsSession:
-    """Settings, cassettes, the verifier and per-file outcomes for one pytest process."""
+    """Settings, cassettes, the verifier and per-file assessments for one pytest process."""
 
     def __init__(self, config: pytest.Config, options: Options) -> None:
         self.config = config
@@ -123,7 +101,6 @@ class CitationsSession:
         self.backends = config.stash[BACKENDS_KEY]
         self.settings = build_settings(options, folder, self.backends)
         check_recording_secrets(options, self.settings, self.backends)
-        self.redaction = LogRedaction(self.settings.redactor()).install()
         #: The VCR configuration after the ``pytest_citations_vcr`` hooks (drift uses it too).
         self.vcr_config = build_vcr(self.settings.redactor())
         config.hook.pytest_citations_vcr(config=config, vcr=self.vcr_config)
@@ -131,89 +108,44 @@ class CitationsSession:
         self.library = CassetteLibrary(
             self.vcr_config, options.record_mode, self.record_command, root=self.root
         )
+        self.layout = CassetteLayout(
+            self.library,
+            options.cassette_dir,
+            self.root,
+            required=self.backends.required(self.settings),
+            records=options.record_mode.records,
+        )
         self.audit = (
             AuditLog(options.audit, run_id=config.stash[RUN_ID_KEY]) if options.audit else None
         )
-        self.baseline = Baseline.load(options.baseline) if options.baseline else None
+        self.baseline = (
+            BaselineRef(Baseline.load(options.baseline), shown(options.baseline, self.root))
+            if options.baseline
+            else None
+        )
         self._verifier: SyncVerifier | None = None
         self._plan: list[tuple[Path, Sequence[Case]]] = []
         self._ahead: VerifyAhead | None = None
-        self._outcomes: dict[Path, FileOutcome | FileNotVerified] = {}
-        #: Each cassette's source, for the command that records it.
-        self._sources: dict[Path, str] = {}
-
-    # Cassettes ------------------------------------------------------------------------
-    def cassette_path(self, source: Path) -> Path:
-        """The cassette of a case file: its path mirrored under the cassette folder, its
-        suffix kept (``a.yaml`` and ``a.yml`` are two files, so two cassettes)."""
-        path = mirrored_cassette(source, self.options.cassette_dir, self.root)
-        self._sources.setdefault(path, shown(source, self.root))
-        return self.library.assign(
-            path, source.resolve(), f"the case file {shown(source, self.root)}"
-        )
-
-    def test_cassette_path(self, item: pytest.Item, *, opening: bool = False) -> Path:
-        """A test's cassette in pytest-recording's layout,
-        ``<cassettes>/<test dir>/<module>/<Class>.<test>.yaml`` (the module's path relative to
-        the rootdir, so two tests of one name in two folders never share a file).
-
-        A cassette of the older layout, ``<cassettes>/<module stem>/<test>.yaml``, is still
-        read while the new one does not exist (unless it is another source's cassette now):
-        a replay reads it as it is, and a recording run (``opening``: the fixture is about to
-        open it) first copies it to the new path, so that nothing recorded is sent again and
-        new recordings go only to the new path."""
-        # Imported here: this method is the only user (the module's imports stay as they are).
-        import contextlib
-        import hashlib
-
-        from ..recording import parse_cassette, write_cassette
-        from ..recording.files import CassetteContentError
-
-        def kept(name: str) -> str:
-            return "".join(ch if ch.isalnum() or ch in "-_.[]" else "-" for ch in name)
-
-        def safe(name: str) -> str:
-            if len(kept(name).encode("utf-8")) <= 120:
-                return kept(name)
-            # A long parametrised id: a readable start and a digest of the whole.
-            return f"{kept(name)[:60]}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:12]}"
-
-        module, nodeid, cassettes = item.path, item.nodeid, self.options.cassette_dir
-        relative = Path(shown(module, self.root))
-        folder = relative.with_suffix("") if not relative.is_absolute() else Path(module.stem)
-        classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
-        path = cassettes / folder / f"{safe('.'.join([*classes, item.name]))}.yaml"
-        self._sources.setdefault(path, nodeid)
-        self.library.assign(path, ("test", nodeid), f"the test {nodeid}")
-        older = cassettes / module.stem / f"{kept(item.name)}.yaml"
-        # Every test was assigned its path at collection; the fixture's call decides.
-        if not opening or older == path or path.exists() or not older.is_file():
-            return path
-        if self._sources.setdefault(older, nodeid) != nodeid:
-            return path  # the older file is another case file's or test's cassette now
-        if not self.options.record_mode.records:
-            return older
-        with contextlib.suppress(CassetteContentError, OSError):
-            write_cassette(path, parse_cassette(older.read_bytes()))
-        return path
+        self._assessed: dict[Path, FileAssessment | FileNotVerified] = {}
 
     def record_command(self, cassette: Path) -> str:
         """The command that records what a cassette lacks."""
-        variables = [f"{name}=…" for name in self.backends.required(self.settings)]
-        target = self._sources.get(cassette, str(cassette))
-        parts = [*variables, "pytest"]
-        parts += ["--citations", target] if target.endswith((".yaml", ".yml")) else [target]
-        return " ".join([*parts, "--citations-record=new_episodes"])
+        return self.layout.record_command(cassette)
+
+    def test_cassette_path(self, item: pytest.Item, *, opening: bool = False) -> Path:
+        """A test's cassette (see :meth:`CassetteLayout.test
+        <pytest_citations.recording.layout.CassetteLayout.test>`)."""
+        classes = [node.name for node in item.listchain() if isinstance(node, pytest.Class)]
+        return self.layout.test(item.path, item.nodeid, item.name, classes, opening=opening)
 
     # Verifying -----------------------------------------------------------------------
     @property
     def verifier(self) -> SyncVerifier:
         """The session's verifier, started on first use."""
         if self._verifier is None:
-            transport = CassetteTransport(self.library, network_transport(self.settings))
             verifier = Verifier(
                 self.settings,
-                http=make_http_client(self.settings, transport),
+                http=recorded_client(self.settings, self.library),
                 audit=self.audit,
                 backends=self.backends,
                 observer=self.library,
@@ -244,23 +176,24 @@ class CitationsSession:
         which does not know which files it will be given."""
         self._plan = list(files)
 
-    def outcome(self, path: Path, nodeid: str, cases: Sequence[Case]) -> FileOutcome:
+    def assessment(self, path: Path, nodeid: str, cases: Sequence[Case]) -> FileAssessment:
         """Every claim and case of a case file, verified and assessed on first request.
         Raises :class:`FileNotVerified` (for every item of the file) when it could not be."""
-        known = self._outcomes.get(path)
+        known = self._assessed.get(path)
         if known is None:
             try:
                 ahead = self._verifying_ahead()
                 if not ahead.planned(path):
                     self._plan_file(ahead, path, cases)
-                known = self._assess_file(nodeid, cases, ahead.result(path))
+                verdicts = ahead.result(path)
+                known = assess_file(nodeid, cases, verdicts, self.options.criteria, self.baseline)
             except AccountError as error:
                 if self._ahead is not None:
                     self._ahead.stop()
                 known = FileNotVerified(str(error), stop=True)
             except CitationsError as error:
                 known = FileNotVerified(str(error), stop=False)
-            self._outcomes[path] = known
+            self._assessed[path] = known
         if isinstance(known, FileNotVerified):
             raise known
         return known
@@ -292,7 +225,7 @@ class CitationsSession:
             for case in cases
             for claim in case.claims
         ]
-        cassette_path = self.cassette_path(path)
+        cassette_path = self.layout.case_file(path)
         verifier = self.verifier.verifier
 
         async def verify() -> list[ClaimVerdict]:
@@ -305,68 +238,6 @@ class CitationsSession:
 
         ahead.plan(path, len(requests), verify)
 
-    def _assess_file(
-        self, nodeid: str, cases: Sequence[Case], verdicts: Sequence[ClaimVerdict]
-    ) -> FileOutcome:
-        pairs = [(case, claim) for case in cases for claim in case.claims]
-        by_claim = dict(zip(((c.id, claim.index) for c, claim in pairs), verdicts, strict=True))
-        claims: dict[tuple[str, int], ClaimOutcome] = {}
-        decided: dict[str, CaseResult] = {}
-        for case in cases:
-            criteria = self.criteria_for(case)
-            assessed = [(claim, self._assess(case, claim, by_claim[(case.id, claim.index)]))
-                        for claim in case.claims]  # fmt: skip
-            for claim, assessment in assessed:
-                claims[(case.id, claim.index)] = self._claim_outcome(
-                    nodeid, case, claim, assessment, criteria
-                )
-            decided[case.id] = case_result(nodeid, case, assessed, criteria)
-        return FileOutcome(claims, decided)
-
-    def criteria_for(self, case: Case) -> Criteria:
-        """The ini criteria with the case's ``criteria:`` and ``min_precision:`` applied."""
-        overrides = dict(case.criteria)
-        if case.min_precision is not None:
-            overrides["min_precision"] = case.min_precision
-        return self.options.criteria.merged(overrides)
-
-    def _assess(self, case: Case, claim: Claim, verdict: ClaimVerdict) -> ClaimAssessment:
-        markers = {case.citations[m]: m for m in reversed(claim.markers) if m in case.citations}
-        facts = ClaimFacts(topic=claim.topic, general=claim.general, markers=tuple(markers.items()))
-        return assess_claim(verdict, facts, self.criteria_for(case))
-
-    def _claim_outcome(
-        self, file: str, case: Case, claim: Claim, assessment: ClaimAssessment, criteria: Criteria
-    ) -> ClaimOutcome:
-        verdict = assessment.verdict
-        record = claim_record(file, case, claim, assessment)
-        change = None
-        if self.baseline is not None and not assessment.incomplete:
-            change = self.baseline.compare(record)
-            record = with_baseline(record, BaselineChange(change.kind, change.old_label))
-        explanation = explain(verdict, claim.markers) + notes(case, verdict)
-        if assessment.incomplete:
-            message = unchecked_message(verdict, assessment.unchecked, explanation)
-            return ClaimOutcome(record, error=message)
-        messages = []
-        for failure in assessment.failures:
-            if failure.criterion == "fail_on":
-                failing = ", ".join(criteria.fail_on)
-                messages.append(f"claim is {verdict.label.value} (failing labels: {failing})")
-            else:
-                messages.append(f"claim fails {failure}")
-        if change is not None and change.kind == "regression":
-            where = shown(self.options.baseline, self.root) if self.options.baseline else ""
-            messages.append(f"claim regressed against the baseline {where}\n{side_by_side(change)}")
-        if not messages:
-            return ClaimOutcome(record)
-        if assessment.unchecked:
-            messages.append(
-                f"also not checked: {len(assessment.unchecked)} of {len(verdict.citations)} "
-                "citations\n" + "\n".join(f"  {line}" for line in assessment.unchecked)
-            )
-        return ClaimOutcome(record, failure="\n".join([*messages, explanation]))
-
     # Lifecycle -----------------------------------------------------------------------
     @property
     def usage(self) -> Usage:
@@ -374,7 +245,7 @@ class CitationsSession:
         return self._verifier.usage if self._verifier is not None else Usage()
 
     def close(self) -> None:
-        """Stop the verifier, close the audit index and undo the log redaction."""
+        """Stop the verifier (which undoes its log redaction) and close the audit index."""
         if self._verifier is not None:
             if self._ahead is not None:  # files verified ahead and never asked for
                 self._verifier.run(self._ahead.aclose())
@@ -383,7 +254,6 @@ class CitationsSession:
             self._verifier = None
         if self.audit is not None:
             self.audit.close()
-        self.redaction.uninstall()
 
 
 def session_of(config: pytest.Config) -> CitationsSession:

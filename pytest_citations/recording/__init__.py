@@ -37,12 +37,7 @@ Cassettes never lose data:
 from __future__ import annotations
 
 from ..atomic import sweep_temporary_files
-from .files import (
-    CassetteClash,
-    UnreadableCassette,
-    parse_cassette,
-    write_cassette,
-)
+from .files import CassetteClash, UnreadableCassette, parse_cassette, write_cassette
 from .library import CassetteLibrary
 from .scrub import build_vcr, keep_builtin_scrubbing
 from .session import CassetteSession, RecordMode

@@ -13,7 +13,6 @@ from urllib.parse import parse_qsl, urlsplit
 
 from vcr.request import Request as VcrRequest
 
-from ..paths import shown
 from .files import Interaction, parse_cassette
 
 
@@ -23,7 +22,7 @@ def _query(request: VcrRequest) -> dict[str, str]:
 
 def crawl_target(request: VcrRequest) -> str | None:
     """The page a Crawling API request asked for (its ``url`` parameter, in the form
-    :func:`~pytest_citations.urls.request_url` gives), or None for a storage read or a
+    :func:`~pytest_citations.fetchers.urls.request_url` gives), or None for a storage read or a
     judge call."""
     if request.method != "GET":
         return None
@@ -64,15 +63,3 @@ def judge_bodies(interactions: Sequence[Interaction]) -> list[str]:
                 body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
             )
     return bodies
-
-
-def mirrored_cassette(source: Path, cassette_dir: Path, root: Path | None = None) -> Path:
-    """The cassette of a case file: its path (relative to ``root`` when inside it) mirrored
-    under ``cassette_dir``, its suffix kept (``a.yaml`` and ``a.yml`` are two cassettes), the
-    rule the plugin records by."""
-    relative = Path(shown(source, root)) if source.is_absolute() else source
-    if relative.is_absolute():
-        relative = Path(source.name)
-    if relative.suffix not in (".yaml", ".yml"):
-        relative = relative.with_suffix(".yaml")
-    return cassette_dir / relative

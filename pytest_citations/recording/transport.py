@@ -10,7 +10,7 @@ from vcr.request import Request as VcrRequest
 
 from ..errors import RequestRefused
 from ..network import REPLAYED
-from ..sharing import current_work
+from ..pipeline.sharing import current_work
 from .library import CassetteLibrary
 from .scrub import _WIRE_HEADERS, _what_failed, describe, unrecordable
 from .session import current_session

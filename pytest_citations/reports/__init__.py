@@ -1,8 +1,9 @@
-"""Reports: the run's typed results (:mod:`.record`), the terminal summary as lines
-(:mod:`.terminal`), and one module per file format, each written from the same input.
+"""Reports: each renders the run's typed results (:mod:`pytest_citations.gating`) and never
+decides anything itself. The terminal summary as lines (:mod:`.terminal`), and one module
+per file format, each written from the same input.
 
 A new format is one module with ``write(path, report, decision, info)`` plus one line in
-:data:`FORMATS` (and, in the plugin, one row in the option table naming its flag).
+:data:`WRITERS` (and, in the plugin, one row in the option table naming its flag).
 """
 
 from __future__ import annotations
@@ -10,28 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..gating.criteria import RunDecision
-from . import csv, html, json
+from ..gating.decisions import RunDecision
+from ..gating.run_report import RunReport
+from . import csv_report, html_report, json_report
 from .info import RunInfo
-from .record import BaselineChange, CaseOutcome, CaseRecord, ClaimRecord, RunReport
 
 Writer = Callable[[Path, RunReport, RunDecision, RunInfo], None]
 
-#: Report formats by name: ``--citations-report`` (json), ``--citations-html``,
+#: Report writers by format: ``--citations-report`` (json), ``--citations-html``,
 #: ``--citations-csv``.
-FORMATS: dict[str, Writer] = {
-    "json": json.write,
-    "html": html.write,
-    "csv": csv.write,
+WRITERS: dict[str, Writer] = {
+    "json": json_report.write,
+    "html": html_report.write,
+    "csv": csv_report.write,
 }
 
-__all__ = [
-    "FORMATS",
-    "BaselineChange",
-    "CaseOutcome",
-    "CaseRecord",
-    "ClaimRecord",
-    "RunInfo",
-    "RunReport",
-    "Writer",
-]
+__all__ = ["WRITERS", "RunInfo", "Writer"]

@@ -10,7 +10,7 @@ import html
 from collections.abc import Mapping
 
 from ..gating.calibration import Agreement
-from .record import LABEL_ORDER
+from ..gating.run_report import LABEL_ORDER
 
 #: One colour per label, shared by the bars, the legend and the badges.
 COLOURS = {

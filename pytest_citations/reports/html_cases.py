@@ -9,11 +9,12 @@ import re
 
 from ..gating.calibration import as_judge_label
 from ..gating.criteria import LABEL_RANK
+from ..gating.records import ClaimRecord
+from ..gating.run_report import CaseRecord
 from ..labels import Label
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix
-from .record import CaseRecord, ClaimRecord
 
 _QUOTE_CHARS = {
     "'": "['\u2018\u2019\u201a\u201b\u2032]",

@@ -7,12 +7,13 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable
 
-from ..aggregate import Precision
 from ..gating.calibration import Agreement
+from ..gating.records import ClaimRecord
+from ..gating.run_report import LABEL_ORDER, CaseRecord, RunReport
+from ..precision import Precision
 from .charts import colour, heatmap, label_mix, legend
 from .html_cases import anchor, failed
 from .info import RunInfo
-from .record import LABEL_ORDER, CaseRecord, ClaimRecord, RunReport
 from .terminal import usage_line
 
 _ARROWS = {"up": "▲", "down": "▼"}

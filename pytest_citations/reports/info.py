@@ -9,11 +9,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..aggregate import Precision
-from ..embeddings import ALIASES, embedder_names
 from ..gating.baseline import Baseline
 from ..gating.calibration import Agreement
 from ..labels import Label
+from ..precision import Precision
+from ..retrieval.embedders import ALIASES, embedder_names
 
 _CANONICAL = {alias.lower(): name for alias, name in ALIASES.items()}
 
@@ -35,7 +35,8 @@ class Embedders:
 
     @classmethod
     def of(cls, setting: str) -> Embedders:
-        """What :func:`~pytest_citations.embeddings.embedder_names` makes of ``setting``."""
+        """What :func:`~pytest_citations.retrieval.embedders.embedder_names` makes of
+        ``setting``."""
         english, other = embedder_names(setting)
         return cls(setting, canonical_embedder(english), canonical_embedder(other or english))
 

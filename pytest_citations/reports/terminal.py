@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..gating.criteria import Failure, RunDecision
-from ..verdicts import Usage
-from .record import LABEL_ORDER, RunReport
-from .release import FAIL, INCOMPLETE, PASS, release_of
+from ..gating.criteria import Failure
+from ..gating.decisions import RunDecision
+from ..gating.release import FAIL, INCOMPLETE, PASS, release_of
+from ..gating.run_report import LABEL_ORDER, RunReport
+from ..usage import Usage
 
 _COLOURS = {FAIL: "red", INCOMPLETE: "yellow", PASS: "green"}
 #: Claim labels worth a note under "claims to look at".
@@ -123,7 +124,7 @@ def summary_lines(
     if calibration:
         lines += [Line(""), *(Line(text) for text in calibration)]
     release = release_of(report, decision)
-    if release.verdict:
+    if release.verdict is not None:
         lines.append(Line(""))
         lines += [Line(text, _COLOURS[verdict]) for verdict, text in release.cases]
         lines.append(Line(release.line or "", _COLOURS[release.verdict]))

@@ -24,14 +24,14 @@ from fastapi.security import HTTPBearer
 from pydantic import ValidationError
 from starlette.requests import ClientDisconnect
 
-from ..backends import Backends
 from ..errors import AccountError, CitationsError, MissingTokenError
-from ..network import HttpClient, make_http_client
-from ..queues import RequestLimit
+from ..fetchers.urls import is_supported_url
+from ..network.client import HttpClient, make_http_client
+from ..network.limits import RequestLimit
+from ..pipeline.backends import Backends
+from ..pipeline.settings import Settings
+from ..pipeline.verifier import Verifier
 from ..redact import LogRedaction, Redactor
-from ..settings import Settings
-from ..urls import is_supported_url
-from ..verifier import Verifier
 from .access import TOKEN_VARIABLE, Access
 from .admission import Admission
 from .models import (

@@ -24,9 +24,9 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from ..errors import ConfigurationError
+from ..fetchers.urls import MAX_URL_CHARS
 from ..labels import Label
-from ..settings import Limit
-from ..urls import MAX_URL_CHARS
+from ..pipeline.settings import Limit
 
 #: Request limits: cited URLs per claim, characters of the claim, bytes of the body, and
 #: seconds the body may take to arrive after the request's headers.

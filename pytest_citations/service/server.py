@@ -24,7 +24,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..errors import ConfigurationError
-from ..settings import Limit, Settings
+from ..pipeline.settings import Limit, Settings
 from .access import TOKEN_VARIABLE, Access, is_loopback
 from .app import create_app
 from .models import BODY_TIMEOUT, Limits

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from ops_support import BOILING_URL, SUPPORTED_CLAIM, Web, base_env, run_cli
 
-from pytest_citations.settings import LIMITS
+from pytest_citations.pipeline.settings import LIMITS
 
 
 def test_version_prints_the_installed_version(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from pytest_citations import ClaimRequest, Label, Precision, Reason
-from pytest_citations.aggregate import aggregate, aggregate_verdicts
+from pytest_citations.pipeline.aggregate import aggregate, aggregate_verdicts
 from pytest_citations.verdicts import CitationVerdict
 
 S, P, C, N, U = (

@@ -21,13 +21,9 @@ from fakes import CrawlbaseEmulator, JudgeEmulator
 
 from pytest_citations import Settings, Verifier
 from pytest_citations.drift import DriftReport, DriftSource, run_drift
-from pytest_citations.network import make_http_client, network_transport
-from pytest_citations.recording import (
-    CassetteLibrary,
-    CassetteTransport,
-    RecordMode,
-    build_vcr,
-)
+from pytest_citations.network.client import make_http_client
+from pytest_citations.network.transport import network_transport
+from pytest_citations.recording import CassetteLibrary, CassetteTransport, RecordMode, build_vcr
 
 LOREM = (
     "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor "

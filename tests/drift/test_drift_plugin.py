@@ -12,7 +12,7 @@ from plugin_helpers import TOKENS, Citations
 
 from pytest_citations import Settings
 from pytest_citations.drift import DriftSource, DriftStatus, run_drift
-from pytest_citations.recording.pages import mirrored_cassette
+from pytest_citations.recording.layout import mirrored_cassette
 from pytest_citations.redact import Secret
 
 BOILING_URL = "https://example.org/physics/boiling"  # the example site's page

@@ -18,8 +18,8 @@ from plugin_helpers import (
     load_report,
 )
 
-from pytest_citations import answers
-from pytest_citations.answers import ExtractedClaim, extract_claims, split_sentences
+from pytest_citations.cases import claims as answers
+from pytest_citations.cases.claims import ExtractedClaim, extract_claims, split_sentences
 
 # -- unit tests: tricky inputs -----------------------------------------------------------------
 

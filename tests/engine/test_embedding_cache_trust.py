@@ -25,7 +25,9 @@ import pytest
 from ops_support import REPO, emulators, run_cli
 from plugin_helpers import QUIET, STEERING_VARIABLES, Citations
 
-from pytest_citations.embeddings import EmbeddingCache, LexicalEmbedder, Vectors
+from pytest_citations.retrieval.embedders.base import Vectors
+from pytest_citations.retrieval.embedders.cache import EmbeddingCache
+from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
 
 PYTEST_CACHE = Path(".pytest_cache") / "d" / "citations-embeddings" / "embeddings.sqlite"
 #: The warning's category (by name: the test must also run, and fail, where it is not).

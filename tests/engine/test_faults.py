@@ -12,14 +12,8 @@ import traceback
 import httpx
 import pytest
 
-from pytest_citations import (
-    AuthenticationError,
-    ClaimRequest,
-    Label,
-    MissingTokenError,
-    Reason,
-)
-from pytest_citations.network import Requester, TransientError, retry_after_seconds
+from pytest_citations import AuthenticationError, ClaimRequest, Label, MissingTokenError, Reason
+from pytest_citations.network.requester import Requester, TransientError, retry_after_seconds
 from pytest_citations.redact import Secret
 
 URL = "https://example.org/water"

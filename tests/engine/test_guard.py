@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_citations import Label, Reason
-from pytest_citations.guard import guard, normalize, quote_in_passages
+from pytest_citations.judges.guard import guard, normalize, quote_in_passages
 
 PASSAGES = [
     "Intro text.\n\nThe committee said “the bridge   opens\nin 1932” and it’s final.",

@@ -13,14 +13,14 @@ from fakes import site
 from fakes.judges import InjectedOrder, injected_order
 
 from pytest_citations import Label, Reason
-from pytest_citations.guard import content_words, guard, quote_in_passages
+from pytest_citations.judges.guard import content_words, guard, quote_in_passages
 from pytest_citations.judges.prompt import (
     SYSTEM_PROMPT,
     joint_user_message,
     neutralize_fences,
     user_message,
 )
-from pytest_citations.passages import split_passages
+from pytest_citations.retrieval.passages import split_passages
 
 PASSAGES = [
     "Water boils at 100 °C at sea level, where the air pressure is one atmosphere.",

@@ -12,9 +12,10 @@ import sys
 
 import pytest
 
-from pytest_citations.embeddings import LexicalEmbedder, SentenceTransformerEmbedder
-from pytest_citations.passages import split_passages
-from pytest_citations.retrieval import rank
+from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
+from pytest_citations.retrieval.embedders.minilm import SentenceTransformerEmbedder
+from pytest_citations.retrieval.passages import split_passages
+from pytest_citations.retrieval.ranking import order
 
 CLAIM = "The capital of France is Paris."
 COOKING = (
@@ -36,7 +37,7 @@ def minilm() -> SentenceTransformerEmbedder:
 def test_r2_model_is_not_loaded_at_import_or_construction():
     code = (
         "import sys, pytest_citations\n"
-        "from pytest_citations.embeddings import SentenceTransformerEmbedder\n"
+        "from pytest_citations.retrieval.embedders.minilm import SentenceTransformerEmbedder\n"
         "SentenceTransformerEmbedder()\n"
         "loaded = [m for m in ('sentence_transformers', 'torch', 'transformers')"
         " if m in sys.modules]\n"
@@ -53,7 +54,7 @@ def test_torch_threads_wait_passively_unless_the_user_says_otherwise(given, expe
     plugin benchmark's figures are in benchmarks/README.md). A value the user set stands."""
     code = (
         "import os, sys\n"
-        "from pytest_citations.embeddings import SentenceTransformerEmbedder\n"
+        "from pytest_citations.retrieval.embedders.minilm import SentenceTransformerEmbedder\n"
         "assert 'torch' not in sys.modules\n"
         "SentenceTransformerEmbedder().embed(['x'])\n"
         "assert 'torch' in sys.modules\n"
@@ -73,12 +74,12 @@ def test_r2_minilm_picks_the_semantically_relevant_passage_quietly(minilm, capfd
     passages = [COOKING, FOOTBALL, GEOGRAPHY]
     lexical = LexicalEmbedder()
     # The trap works: by shared words alone the cooking passage would win.
-    assert rank(lexical.embed([CLAIM])[0], lexical.embed(passages), k=1) == [0]
+    assert order(list(lexical.embed(passages) @ lexical.embed([CLAIM])[0]))[0] == 0
 
-    order = rank(minilm.embed([CLAIM])[0], minilm.embed(passages), k=3)
+    ranked = order(list(minilm.embed(passages) @ minilm.embed([CLAIM])[0]))
 
-    assert order[0] == 2
-    assert order[-1] == 1  # football is the least related
+    assert ranked[0] == 2
+    assert ranked[-1] == 1  # football is the least related
     captured = capfd.readouterr()
     assert "%|" not in captured.err  # no tqdm progress bar
     assert "Batches" not in captured.err

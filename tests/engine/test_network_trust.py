@@ -17,10 +17,11 @@ import pytest
 from fakes import CrawlbaseEmulator, JudgeEmulator
 
 from pytest_citations import Label, Reason, Verifier
-from pytest_citations.embeddings import LexicalEmbedder
 from pytest_citations.errors import CreditsExhaustedError, MissingTokenError
-from pytest_citations.network import make_http_client, network_transport
-from pytest_citations.urls import MAX_URL_CHARS, request_url
+from pytest_citations.fetchers.urls import MAX_URL_CHARS, request_url
+from pytest_citations.network.client import make_http_client
+from pytest_citations.network.transport import network_transport
+from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
 
 CLAIM = "Water boils at 100 degrees Celsius at sea level."
 URL = "https://example.org/science/water"

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_citations.guard import guard, normalize, quote_problem
+from pytest_citations.judges.guard import guard, normalize, quote_problem
 from pytest_citations.labels import Label
-from pytest_citations.passages import DEFAULT_MAX_WORDS, split_passages
-from pytest_citations.scripts import (
+from pytest_citations.retrieval.passages import DEFAULT_MAX_WORDS, split_passages
+from pytest_citations.retrieval.writing import (
     cut,
     ends_sentence,
     is_latin,

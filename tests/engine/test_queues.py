@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from pytest_citations.queues import FETCH, INDEX, JUDGE, RANK, EmbeddingWorker, RequestLimit
+from pytest_citations.network.limits import FETCH, JUDGE, RequestLimit
+from pytest_citations.retrieval.worker import INDEX, RANK, EmbeddingWorker
 
 
 def test_request_limit_serves_fetches_before_judge_calls_that_waited_longer() -> None:

@@ -11,31 +11,26 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from pytest_citations.embeddings import (
-    ALIASES,
-    EmbeddingCache,
-    LexicalEmbedder,
-    SentenceTransformerEmbedder,
-    UniversalSentenceEncoder,
-    Vectors,
-    embedder_names,
-    make_embedder,
-)
-from pytest_citations.guard import quote_problem
-from pytest_citations.languages import english_share, is_english
-from pytest_citations.lexical import BM25, terms
-from pytest_citations.passages import split_passages
-from pytest_citations.retrieval import (
-    Retriever,
-    build_index,
+from pytest_citations.judges.guard import quote_problem
+from pytest_citations.retrieval.bm25 import BM25, terms
+from pytest_citations.retrieval.embedders import ALIASES, embedder_names, make_embedder
+from pytest_citations.retrieval.embedders.base import Vectors
+from pytest_citations.retrieval.embedders.cache import EmbeddingCache
+from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
+from pytest_citations.retrieval.embedders.minilm import SentenceTransformerEmbedder
+from pytest_citations.retrieval.embedders.use import UniversalSentenceEncoder
+from pytest_citations.retrieval.index import build_index
+from pytest_citations.retrieval.languages import english_share, is_english
+from pytest_citations.retrieval.passages import split_passages
+from pytest_citations.retrieval.ranking import (
     dense_scores,
     fuse,
     rank_passages,
     select,
     straddling_neighbour,
-    windows,
 )
-from pytest_citations.scripts import units
+from pytest_citations.retrieval.retriever import Retriever
+from pytest_citations.retrieval.writing import units, windows
 
 
 class Truncating:

@@ -15,9 +15,11 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from pytest_citations.embeddings import LexicalEmbedder, Vectors
-from pytest_citations.passages import split_passages
-from pytest_citations.retrieval import TIE_TOLERANCE, build_index, rank_passages
+from pytest_citations.retrieval.embedders.base import Vectors
+from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
+from pytest_citations.retrieval.index import build_index
+from pytest_citations.retrieval.passages import split_passages
+from pytest_citations.retrieval.ranking import TIE_TOLERANCE, rank_passages
 
 #: One paragraph, and the same paragraph again in another letter case: the same words to
 #: BM25 and to an uncased model, so their true scores are equal.
@@ -72,8 +74,8 @@ def test_the_tolerance_is_far_above_the_noise_and_far_below_real_differences() -
 #: Retrieval with all-MiniLM-L6-v2 in a fresh process: the passages the judge is sent.
 SCRIPT = """
 import json, sys
-from pytest_citations.embeddings import EmbeddingCache, make_embedder
-from pytest_citations.passages import split_passages
+from pytest_citations.retrieval.embedders import EmbeddingCache, make_embedder
+from pytest_citations.retrieval.passages import split_passages
 from pytest_citations.retrieval import Retriever
 page, claims = json.loads(sys.stdin.read())
 retriever = Retriever(make_embedder("all-MiniLM-L6-v2"))

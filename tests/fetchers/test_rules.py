@@ -16,7 +16,7 @@ from pytest_citations.fetchers.rules import (
     is_soft_404,
     visible_chars,
 )
-from pytest_citations.urls import is_pdf
+from pytest_citations.fetchers.urls import is_pdf
 
 URL = "https://example.org/science/water"
 CLAIM = "Water boils at 100 degrees Celsius at sea level."

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from pytest_citations.figures import Figure, extract_figures, has_figures, missing_figures
+from pytest_citations.gating.figures import Figure, extract_figures
+from pytest_citations.gating.numbers import has_figures, missing_figures
 
 
 def keys(text: str) -> list[tuple[str, str]]:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_citations.answers import extract_claims
+from pytest_citations.cases.claims import extract_claims
 from pytest_citations.errors import ConfigurationError
 from pytest_citations.importing import (
     FORMATS,
@@ -30,7 +30,7 @@ from pytest_citations.importing import (
     read_record,
 )
 from pytest_citations.importing.spans import Marked, place_markers
-from pytest_citations.verifier import ClaimRequest
+from pytest_citations.pipeline.verifier import ClaimRequest
 
 ANSWERS = Path(__file__).resolve().parents[1] / "data" / "answers"
 

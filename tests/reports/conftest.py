@@ -17,10 +17,13 @@ import pytest
 from ops_support import REPO, base_env, copy_examples, run_pytest
 
 from pytest_citations.gating.calibration import Agreement
-from pytest_citations.gating.criteria import RunDecision
-from pytest_citations.reports import CaseOutcome, ClaimRecord, RunInfo, RunReport
-from pytest_citations.reports import html as html_report
-from pytest_citations.verdicts import Usage
+from pytest_citations.gating.criteria import Decision
+from pytest_citations.gating.decisions import RunDecision
+from pytest_citations.gating.records import CaseInfo, CaseOutcome, ClaimRecord
+from pytest_citations.gating.run_report import RunReport
+from pytest_citations.precision import Precision
+from pytest_citations.reports import RunInfo, html_report
+from pytest_citations.usage import Usage
 
 #: Claims whose stored label the test baseline changes, and how.
 REGRESSED = "cases/boiling-point.yaml::boiling-point::claim-2"  # contradicted, stored supported
@@ -85,11 +88,15 @@ def records_of(report: dict[str, Any]) -> RunReport:
             run.add_claim(ClaimRecord.from_dict(claim))
         release = case["release"]
         if release["decision"]:
+            labels = [c["label"] for claim in case["claims"] for c in claim["citations"]]
+            supported = labels.count("supported")
+            reachable = len(labels) - labels.count("unreachable")
+            info = CaseInfo(case["file"], case["id"], case["question"], case["min_precision"])
             run.add_case(
                 CaseOutcome(
-                    case["file"],
-                    case["id"],
-                    release["decision"],
+                    info,
+                    Decision(release["decision"]),
+                    Precision(supported, len(labels), reachable),
                     tuple(release["failures"]),
                     tuple(release["incomplete"]),
                 )

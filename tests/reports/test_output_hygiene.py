@@ -16,9 +16,10 @@ from plugin_helpers import (
     Citations,
 )
 
+from pytest_citations.gating.criteria import Decision
+from pytest_citations.gating.records import CaseInfo, ClaimRecord
 from pytest_citations.labels import Label
-from pytest_citations.reports import ClaimRecord
-from pytest_citations.reports import csv as csv_report
+from pytest_citations.reports import csv_report
 from pytest_citations.sanitize import clean, csv_cell, strip_controls
 from pytest_citations.verdicts import CitationVerdict
 
@@ -174,8 +175,9 @@ def test_csv_text_escapes_every_column() -> None:
         rid="@rid",
     )
     claim = ClaimRecord(
-        "+n", "f", "=case", 1, 1, "-claim", "supported", (citation,), decision="pass"
-    )
+        "+n", CaseInfo("f", "=case"), 1, 1, "-claim", "supported", (citation,),
+        decision=Decision.PASS,
+    )  # fmt: skip
     text = csv_report.text(csv_report.rows([claim], {"+n": "=case"}))
     (row,) = csv.DictReader(io.StringIO(text))
     assert (row["case"], row["claim"], row["final_url"], row["rid"]) == (

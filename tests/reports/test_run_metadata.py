@@ -16,17 +16,19 @@ from typing import Any
 import pytest
 from plugin_helpers import PDF_URL, Citations, load_report, single_claim_case
 
-from pytest_citations.aggregate import Precision
 from pytest_citations.gating.baseline import Baseline
 from pytest_citations.gating.calibration import Agreement
-from pytest_citations.gating.criteria import RunDecision
+from pytest_citations.gating.decisions import RunDecision
+from pytest_citations.gating.records import CaseInfo, ClaimRecord
+from pytest_citations.gating.run_report import RunReport
 from pytest_citations.judges import JUDGES
 from pytest_citations.labels import Label
-from pytest_citations.reports import ClaimRecord, RunInfo, RunReport
-from pytest_citations.reports.html import render_html
+from pytest_citations.precision import Precision
+from pytest_citations.reports import RunInfo
+from pytest_citations.reports.html_report import render_html
 from pytest_citations.reports.info import BaselineLabels, Embedders
-from pytest_citations.reports.json import document
-from pytest_citations.settings import DEFAULT_EMBEDDING_MODEL
+from pytest_citations.reports.json_report import document
+from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from pytest_citations.verdicts import CitationVerdict
 
 #: A case whose one citation is a PDF: never fetched, never judged (not_found, F7), so a run
@@ -158,8 +160,8 @@ def claim(nodeid: str, label: str, expect: str | None, *citations: Label) -> Cla
         for n, value in enumerate(citations)
     )
     number = int(index.split("-")[1])
-    return ClaimRecord(nodeid, file, case, number, number, f"Claim {nodeid}.", label, verdicts,
-                       expect=expect)  # fmt: skip
+    return ClaimRecord(nodeid, CaseInfo(file, case), number, number, f"Claim {nodeid}.", label,
+                       verdicts, expect=expect)  # fmt: skip
 
 
 @pytest.fixture

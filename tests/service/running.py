@@ -17,9 +17,9 @@ import httpx
 import uvicorn
 from ops_support import COMMAND, SECRETS, free_port
 
+from pytest_citations.pipeline.settings import Settings
 from pytest_citations.service import Access, Limits, ServerLimits, create_app
 from pytest_citations.service.server import server_options
-from pytest_citations.settings import Settings
 
 
 @dataclass

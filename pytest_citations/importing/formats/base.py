@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import CitationsError
-from ...urls import is_supported_url
+from ...fetchers.urls import is_supported_url
 
 #: Metadata keys that hold a document's address, in the order they are trusted. LangChain's
 #: web loaders write ``source``; LlamaIndex's readers write ``url``, ``URL`` or ``source``.

@@ -1,0 +1,171 @@
+"""The network transport over httpcore: the only place a secret enters a request, and the
+place it is taken back out of what comes back."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import quote, unquote
+
+import httpcore
+import httpx
+
+from ..errors import MissingTokenError
+
+if TYPE_CHECKING:
+    from ..pipeline.settings import Settings
+
+_PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*_(?:TOKEN|KEY))>")
+
+
+def placeholder(variable: str) -> str:
+    """What a request carries instead of the secret held by ``variable``."""
+    return f"<{variable}>"
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """A send that failed, described without the request (which held real secrets)."""
+
+    kind: type[httpx.TransportError]
+    message: str
+
+    def error(self) -> httpx.TransportError:
+        return self.kind(self.message)
+
+
+_TIMEOUTS: Mapping[type[Exception], type[httpx.TransportError]] = {
+    httpcore.ConnectTimeout: httpx.ConnectTimeout,
+    httpcore.ReadTimeout: httpx.ReadTimeout,
+    httpcore.WriteTimeout: httpx.WriteTimeout,
+    httpcore.PoolTimeout: httpx.PoolTimeout,
+}
+
+
+def _failure(error: Exception) -> _Failure:
+    """A secret-free description of what went wrong below the transport."""
+    for source, target in _TIMEOUTS.items():
+        if isinstance(error, source):
+            return _Failure(target, "timed out")
+    if isinstance(error, httpcore.ConnectError):
+        return _Failure(httpx.ConnectError, "connection failed (ConnectError)")
+    if isinstance(error, httpcore.NetworkError | httpcore.ProtocolError):
+        return _Failure(httpx.NetworkError, f"connection failed ({type(error).__name__})")
+    return _Failure(httpx.TransportError, f"request failed ({type(error).__name__})")
+
+
+class NetworkTransport(httpx.AsyncBaseTransport):
+    """The real network (TLS verified, pooled connections), and the one place secrets go in.
+
+    Requests name secrets by placeholder (:func:`placeholder`); a request naming a secret
+    that is not set fails with :class:`~pytest_citations.errors.MissingTokenError`. A
+    failure below this transport surfaces as an ``httpx.TransportError`` that carries
+    neither the request nor a cause, so no traceback can show a URL with a token in it.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self._limit = max(settings.concurrency, 1)
+        self._ssl = httpx.create_ssl_context()
+        #: One pool per origin (Crawlbase, the judge): httpcore checks every idle
+        #: connection of a pool on each request, and the crawl connections idle once the
+        #: pages are in while the judge is busiest.
+        self._pools: dict[tuple[bytes, bytes, int | None], httpcore.AsyncConnectionPool] = {}
+        self._secrets = {placeholder(s.variable): s for s in settings.secrets.values()}
+
+    def _reveal(self, text: bytes, *, encode: Callable[[str], str]) -> bytes:
+        for name, secret in self._secrets.items():
+            marker = encode(name).encode("ascii")
+            if marker in text:
+                text = text.replace(marker, encode(secret.reveal()).encode("utf-8"))
+        return text
+
+    def _conceal(self, text: bytes) -> bytes:
+        # Longest first, so that a secret containing another is replaced whole.
+        for name, secret in sorted(self._secrets.items(), key=lambda item: -len(item[1].reveal())):
+            value = secret.reveal().encode("utf-8")
+            if value and value in text:
+                text = text.replace(value, name.encode("ascii"))
+            quoted = quote(secret.reveal(), safe="").encode("ascii")
+            if quoted and quoted in text:
+                text = text.replace(quoted, quote(name, safe="").encode("ascii"))
+        return text
+
+    def _missing(self, request: httpx.Request) -> str | None:
+        """The variable of a placeholder the request names but no setting holds."""
+        texts = [unquote(request.url.raw_path.decode("ascii", "replace"))]
+        texts += [value.decode("latin-1") for _, value in request.headers.raw]
+        for text in texts:
+            for variable in _PLACEHOLDER.findall(text):
+                if placeholder(variable) not in self._secrets:
+                    return str(variable)
+        return None
+
+    async def _exchange(self, request: httpx.Request) -> httpx.Response | _Failure:
+        """Send with the real secrets; never raise (the frames here hold the secrets)."""
+        try:
+            target = self._reveal(request.url.raw_path, encode=lambda s: quote(s, safe=""))
+            headers = [
+                (name, self._reveal(value, encode=str)) for name, value in request.headers.raw
+            ]
+            wire = httpcore.Request(
+                method=request.method.encode("ascii"),
+                url=httpcore.URL(
+                    scheme=request.url.raw_scheme,
+                    host=request.url.raw_host,
+                    port=request.url.port,
+                    target=target,
+                ),
+                headers=headers,
+                content=request.content,
+                extensions=request.extensions,
+            )
+            del target, headers
+            answer = await self._pool(request.url).handle_async_request(wire)
+            try:
+                body = await answer.aread()
+            finally:
+                await answer.aclose()
+            del wire
+            return httpx.Response(
+                status_code=answer.status,
+                headers=[(name, self._conceal(value)) for name, value in answer.headers],
+                content=self._conceal(body),
+                request=request,
+                extensions={k: v for k, v in answer.extensions.items() if k == "http_version"},
+            )
+        except Exception as error:  # every failure becomes a secret-free description
+            return _failure(error)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request`` (read in full) with its placeholders replaced by the secrets."""
+        missing = self._missing(request)
+        if missing is not None:
+            raise MissingTokenError(missing, "The request needs it.")
+        await request.aread()
+        outcome = await self._exchange(request)
+        if isinstance(outcome, _Failure):
+            raise outcome.error()  # raised here, outside any handler: no secret-bearing cause
+        return outcome
+
+    def _pool(self, url: httpx.URL) -> httpcore.AsyncConnectionPool:
+        origin = (url.raw_scheme, url.raw_host, url.port)
+        pool = self._pools.get(origin)
+        if pool is None:  # at most the run's limit in flight, so as many connections
+            pool = httpcore.AsyncConnectionPool(
+                ssl_context=self._ssl,
+                max_connections=self._limit,
+                max_keepalive_connections=self._limit,
+            )
+            self._pools[origin] = pool
+        return pool
+
+    async def aclose(self) -> None:
+        for pool in self._pools.values():
+            await pool.aclose()
+
+
+def network_transport(settings: Settings) -> NetworkTransport:
+    """The real network for ``settings`` (the innermost transport of every chain)."""
+    return NetworkTransport(settings)

@@ -1,0 +1,171 @@
+"""Settings of the engine, read from environment variables and overridable in code.
+
+Settings stay generic: a fetcher or a judge declares the environment variables it reads
+(see :mod:`pytest_citations.pipeline.backends`), and settings keep their values by variable name,
+secrets in :attr:`Settings.secrets` (masked in every ``repr``) and base URLs in
+:attr:`Settings.endpoints`. A new backend adds no field here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigurationError
+from ..redact import Redactor, Secret
+from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
+from .backends import Backends
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A request limit: a :class:`Settings` field, its environment variable, and what a
+    valid value is. The plugin (``--citations-<name>``, ini ``citations_<name>``) and the
+    command (``--<name>``) offer the same limits from this one table."""
+
+    name: str
+    field: str
+    env: str
+    integer: bool
+    minimum: float
+    #: True when the minimum itself is not allowed (timeouts must be more than 0).
+    exclusive: bool
+    help: str
+
+    def parse(self, raw: object, what: str) -> float:
+        """The value of ``raw`` (named ``what`` in the error), or a configuration error."""
+        try:
+            number = float(str(raw).strip())
+            if self.integer and number != int(number):
+                raise ValueError
+        except ValueError:
+            kind = "a whole number" if self.integer else "a number of seconds"
+            raise ConfigurationError(f"{what} must be {kind}, got {raw!r}") from None
+        if number < self.minimum or (self.exclusive and number == self.minimum):
+            bound = "more than" if self.exclusive else "at least"
+            raise ConfigurationError(f"{what} must be {bound} {self.minimum:g}, got {raw!r}")
+        return int(number) if self.integer else number
+
+
+LIMITS = (
+    Limit("timeout", "read_timeout", "CITATIONS_TIMEOUT", False, 0, True,
+          "seconds any one read or write may wait (default 90)"),
+    Limit("connect-timeout", "connect_timeout", "CITATIONS_CONNECT_TIMEOUT", False, 0, True,
+          "seconds to open a connection (default 10)"),
+    Limit("deadline", "deadline", "CITATIONS_DEADLINE", False, 0, True,
+          "seconds one request may take in all, retries included (default 180)"),
+    Limit("retries", "retries", "CITATIONS_RETRIES", True, 0, False,
+          "retries of a failed request after the first attempt (default 3)"),
+    Limit("max-page-chars", "max_page_chars", "CITATIONS_MAX_PAGE_CHARS", True, 1000, False,
+          "characters of a page kept for retrieval; the rest is cut (default 500000)"),
+    Limit("concurrency", "concurrency", "BATCH_CONCURRENCY", True, 1, False,
+          "requests in flight at once, for the whole run (default 4)"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the engine needs to know, secrets included (masked in every ``repr``)."""
+
+    #: The fetcher by name (``crawlbase``), and the judge provider (``openai``, …).
+    fetcher: str = "crawlbase"
+    judge_provider: str = "openai"
+    #: The judge model; None for the provider's default.
+    judge_model: str | None = None
+    #: Tokens and keys by environment variable: ``{"CRAWLBASE_TOKEN": Secret(...)}``.
+    secrets: Mapping[str, Secret] = field(default_factory=dict)
+    #: Base URLs by environment variable: ``{"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}``.
+    endpoints: Mapping[str, str] = field(default_factory=dict)
+    #: Requests in flight at once, for the whole run (``BATCH_CONCURRENCY``, A3).
+    concurrency: int = 4
+    #: Seconds to open a connection (``CITATIONS_CONNECT_TIMEOUT``).
+    connect_timeout: float = 10.0
+    #: Seconds any one read or write may wait (``CITATIONS_TIMEOUT``); Crawlbase advises 90.
+    read_timeout: float = 90.0
+    #: Wall-clock seconds one request may take in all, retries and backoff included
+    #: (``CITATIONS_DEADLINE``): a peer that trickles bytes cannot hold a run forever.
+    deadline: float = 180.0
+    #: Retries after the first attempt (``CITATIONS_RETRIES``).
+    retries: int = 3
+    backoff: float = 1.0
+    max_backoff: float = 30.0
+    #: Characters of a fetched page kept for retrieval (``CITATIONS_MAX_PAGE_CHARS``); the
+    #: rest is cut and the verdict says so in its ``warnings``.
+    max_page_chars: int = 500_000
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    embedding_cache_dir: Path | None = None
+    top_k: int = 3
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise ConfigurationError("the concurrency limit must be at least 1")
+        if self.top_k < 1:
+            raise ConfigurationError("top_k must be at least 1")
+        if self.retries < 0:
+            raise ConfigurationError("retries must be 0 or more")
+        for name in ("connect_timeout", "read_timeout", "deadline"):
+            if getattr(self, name) <= 0:
+                raise ConfigurationError(f"{name} must be more than 0 seconds")
+        if self.max_page_chars < 1000:
+            raise ConfigurationError("max_page_chars must be at least 1000")
+
+    @classmethod
+    def from_env(
+        cls,
+        env: Mapping[str, str] | None = None,
+        *,
+        backends: Backends | None = None,
+        **overrides: Any,
+    ) -> Settings:
+        """Read the documented environment variables, and every variable the ``backends``
+        declare (default: the built-in ones; pass the registry a plugin added to, so that
+        its judge's key is read); keyword arguments win over them."""
+        env = os.environ if env is None else env
+        backends = backends or Backends()
+        provider = env.get("JUDGE_PROVIDER", "").strip().lower() or "openai"
+        model_variable = backends.judge_variable(provider, "model_variable")
+        values: dict[str, Any] = {
+            "judge_provider": provider,
+            "judge_model": env.get("JUDGE_MODEL", "").strip()
+            or (env.get(model_variable, "").strip() if model_variable else "")
+            or None,
+            "secrets": {
+                name: Secret(env[name].strip(), name)
+                for name in backends.variables("secret_variables")
+                if env.get(name, "").strip()
+            },
+            "endpoints": {
+                name: env[name].strip()
+                for name in backends.variables("endpoint_variables")
+                if env.get(name, "").strip()
+            },
+            **{
+                limit.field: limit.parse(env[limit.env], limit.env)
+                for limit in LIMITS
+                if env.get(limit.env, "").strip()
+            },
+            "embedding_model": env.get("CITATIONS_EMBEDDING_MODEL", "").strip()
+            or DEFAULT_EMBEDDING_MODEL,
+        }
+        values.update(overrides)
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def secret(self, variable: str) -> Secret | None:
+        """The secret held by ``variable``, if it is set."""
+        return self.secrets.get(variable)
+
+    def endpoint(self, variable: str, default: str) -> str:
+        """The base URL held by ``variable``, or ``default``."""
+        return self.endpoints.get(variable) or default
+
+    def redactor(self) -> Redactor:
+        """A redactor that knows every configured secret."""
+        return Redactor(self.secrets.values())

@@ -1,0 +1,92 @@
+"""Aggregation per claim (A1) and citation precision over claim–URL pairs (A2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .labels import Label
+
+
+@dataclass(frozen=True)
+class Precision:
+    """Citation precision over claim–URL pairs (A2).
+
+    ``citation`` is supported / total; ``reachable`` keeps the numerator and drops the
+    unreachable citations from the denominator; it is None when nothing was reachable.
+    Partial support does not count as supported.
+    """
+
+    supported: int
+    total: int
+    reachable: int
+
+    @classmethod
+    def of(cls, labels: Iterable[Label]) -> Precision:
+        """Count a sequence of citation labels."""
+        supported = total = unreachable = 0
+        for label in labels:
+            total += 1
+            supported += label is Label.SUPPORTED
+            unreachable += label is Label.UNREACHABLE
+        return cls(supported=supported, total=total, reachable=total - unreachable)
+
+    def __add__(self, other: Precision) -> Precision:
+        return Precision(
+            self.supported + other.supported,
+            self.total + other.total,
+            self.reachable + other.reachable,
+        )
+
+    @property
+    def citation(self) -> float | None:
+        """Supported / all citations; None for no citations."""
+        return self.supported / self.total if self.total else None
+
+    @property
+    def reachable_precision(self) -> float | None:
+        """Supported / reachable citations; None when none was reachable."""
+        return self.supported / self.reachable if self.reachable else None
+
+    def fraction(self) -> str:
+        """Citation precision as 000 writes it: ``0.2222 (2/9)``."""
+        return fraction(self.citation, self.supported, self.total)
+
+    def reachable_fraction(self) -> str:
+        """Reachable precision as 000 writes it: ``0.3333 (2/6)``."""
+        return fraction(self.reachable_precision, self.supported, self.reachable)
+
+    def lines(self) -> list[str]:
+        """The two lines exactly as 000 prints them: ``citation_precision=0.2222 (2/9)``."""
+        return [
+            f"citation_precision={self.fraction()}",
+            f"reachable_precision={self.reachable_fraction()}",
+        ]
+
+
+@dataclass(frozen=True)
+class Share:
+    """Claims fully supported by their own citations, over the claims that count (004, C7)."""
+
+    supported: int
+    total: int
+
+    @classmethod
+    def of(cls, claims: Iterable[tuple[Label, bool]]) -> Share:
+        """From (claim label, marked general) pairs: uncited general phrasing is not counted."""
+        counted = [label for label, general in claims if not (label is Label.UNCITED and general)]
+        return cls(sum(label is Label.SUPPORTED for label in counted), len(counted))
+
+    @property
+    def value(self) -> float | None:
+        """The share, or None with no claim to count."""
+        return self.supported / self.total if self.total else None
+
+    def __str__(self) -> str:
+        return fraction(self.value, self.supported, self.total)
+
+
+def fraction(value: float | None, numerator: int, denominator: int) -> str:
+    """A ratio as the summaries write it: ``0.3333 (1/3)``, or ``n/a (0/0)``."""
+    shown = "n/a" if value is None else f"{value:.4f}"
+    return f"{shown} ({numerator}/{denominator})"

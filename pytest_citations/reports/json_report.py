@@ -1,0 +1,114 @@
+"""The JSON report: every case, claim and citation verdict, the release decision, the run's
+metadata (plugin version, judge and model, the embedders used, record mode, start time,
+run id, release decision), a summary of its figures and costs, and, when they were
+measured, the judge's calibration and the precision of the baseline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..atomic import write_atomically
+from ..gating.calibration import Agreement
+from ..gating.decisions import RunDecision
+from ..gating.release import release_of
+from ..gating.run_report import CaseRecord, RunReport
+from ..precision import Precision
+from .info import RunInfo
+
+
+def _case(case: CaseRecord, info: RunInfo) -> dict[str, Any]:
+    precision = case.precision
+    outcome = case.outcome
+    found: dict[str, Any] = {
+        "file": case.file,
+        "id": case.case_id,
+        "question": case.question,
+        "min_precision": case.min_precision,
+        "citation_precision": precision.citation,
+        "reachable_precision": precision.reachable_precision,
+        "supported_share": case.share.value,
+        "release": {
+            "decision": outcome.decision if outcome else None,
+            "failures": list(outcome.failures) if outcome else [],
+            "incomplete": list(outcome.incomplete) if outcome else [],
+        },
+    }
+    if info.baseline is not None:
+        found["baseline"] = _precision(info.baseline.precision([case.key]))
+    found["claims"] = [claim.to_dict() for claim in case.claims]
+    return found
+
+
+def _precision(precision: Precision | None) -> dict[str, Any] | None:
+    """A precision's figures, or None (nothing to compare with)."""
+    if precision is None:
+        return None
+    return {
+        "citation_precision": precision.citation,
+        "reachable_precision": precision.reachable_precision,
+        "supported": precision.supported,
+        "citations": precision.total,
+        "reachable": precision.reachable,
+    }
+
+
+def calibration(agreement: Agreement) -> dict[str, Any]:
+    """The judge's agreement with the human labels: figures, per label, confusion matrix
+    (``confusion[human][judge]``)."""
+    return {
+        "labelled_claims": agreement.total,
+        "accuracy": agreement.accuracy,
+        "balanced_accuracy": agreement.balanced_accuracy,
+        "cohen_kappa": agreement.kappa,
+        "labels": {
+            label: {
+                "precision": agreement.precision(label),
+                "recall": agreement.recall(label),
+                "human": sum(expected == label for expected, _ in agreement.pairs),
+                "judge": sum(judged == label for _, judged in agreement.pairs),
+            }
+            for label in agreement.labels
+        },
+        "confusion": agreement.confusion(),
+    }
+
+
+def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[str, Any]:
+    """The report as JSON-ready data."""
+    precision = report.precision
+    release = release_of(report, decision)
+    usage = report.usage
+    summary: dict[str, Any] = {
+        "cases": len(report.cases),
+        "claims": len(report.claims),
+        "citations": precision.total,
+        "supported": precision.supported,
+        "reachable": precision.reachable,
+        "citation_precision": precision.citation,
+        "reachable_precision": precision.reachable_precision,
+        "supported_share": report.share.value,
+        "release_decision": release.line,
+        "usage": {**usage.to_dict(), "credits_by_kind": usage.credits_by_kind()},
+    }
+    if info.baseline is not None:
+        stored = info.baseline.precision([case.key for case in report.cases])
+        summary["baseline_file"] = info.baseline.name
+        summary["baseline"] = _precision(stored)
+    found: dict[str, Any] = {
+        "run": {**info.to_dict(), "decision": release.verdict or None},
+        "summary": summary,
+    }
+    if info.agreement is not None:
+        found["calibration"] = calibration(info.agreement)
+    found["cases"] = [_case(case, info) for case in report.cases]
+    if report.drift is not None:
+        found["drift"] = report.drift
+    return found
+
+
+def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
+    """Write the report as indented JSON with a trailing newline, atomically."""
+    text = json.dumps(document(report, decision, info), indent=2, ensure_ascii=False)
+    write_atomically(path, text + "\n")

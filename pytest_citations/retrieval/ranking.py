@@ -1,0 +1,172 @@
+"""Ranking passages against a claim (R2, R3; issue 10: hybrid retrieval).
+
+Three signals, all over one page's passages:
+
+* lexical: Okapi BM25 (:mod:`~pytest_citations.retrieval.bm25`), which finds the names, numbers and
+  rare words a claim shares with its evidence;
+* dense: cosine similarity of embeddings. A passage is embedded whole: as itself when the
+  model reads it all, else one vector per window of the model's reach (half-overlapping,
+  over the passage's full length), and the passage scores by its best window, so no tail
+  goes unread. An embedder that says ``by_sentence`` (multilingual-e5-small) gets one
+  vector per sentence instead, and the passage scores by its best sentence; one that names
+  the scripts it ``reads`` leaves a page in any other script to BM25 alone;
+* junctions: a window across each boundary of the top passage. When it beats the windows
+  of the same size just before and just after the boundary, the evidence is cut in two
+  there, and the judge sees the neighbour too, beside the ``top_k`` passages.
+
+Lexical and dense scores are standardised over the page and added (:func:`fuse`), the
+lexical one weighted by the share of the claim's terms the page contains at all and the
+dense one by the rest (neither below 0.1): a page in the claim's language (about three
+quarters of a claim's terms on WiCE) leans on BM25, an English claim against a German page,
+where BM25 can only match names and numbers, on the embedding. Reciprocal rank fusion
+measured worse on both development sets (WiCE all@3 0.892 against 0.931; XQuAD hit@1 lower
+in every language), because it throws away how far apart the scores are. Ties go to the
+earlier passage. The judge sees the first ``top_k`` passages of the fused order (and a
+straddled neighbour), adjacent ones joined into one slice of the page so that a quote may
+run across their boundary (:func:`select`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .embedders.base import Vectors
+from .index import LEXICAL_FLOOR, PageIndex
+from .writing import ends_sentence
+
+DEFAULT_TOP_K = 3
+
+
+#: Scores closer than this are a tie, decided by page order. Cosine similarities differ by
+#: about 2e-7 between CPU kernels, thread counts and batch compositions, up to 1e-5 once
+#: standardised over a page whose passages score alike; a tie decided on such noise would
+#: send the judge other passages on another machine (and a replay would miss its recorded
+#: call). Passages that really differ in relevance are orders of magnitude further apart.
+TIE_TOLERANCE = 1e-4
+
+
+def order(scores: Sequence[float]) -> list[int]:
+    """Indices best first. Scores within :data:`TIE_TOLERANCE` of the score before them form
+    one group of ties, in page order, so that noise never reorders them."""
+    ranked = sorted(range(len(scores)), key=lambda index: (-scores[index], index))
+    groups: list[list[int]] = []
+    for index in ranked:
+        if groups and scores[groups[-1][-1]] - scores[index] <= TIE_TOLERANCE:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    return [index for group in groups for index in sorted(group)]
+
+
+def dense_scores(claim_vector: Vectors, index: PageIndex) -> list[float]:
+    """Each passage's best window's cosine with the claim."""
+    best = [-math.inf] * len(index.passages)
+    if len(index.vectors) == 0:
+        return [0.0] * len(index.passages)
+    similarities = index.vectors @ np.asarray(claim_vector).reshape(-1)
+    for owner, similarity in zip(index.owners, similarities, strict=True):
+        best[owner] = max(best[owner], float(similarity))
+    return best
+
+
+def best_window(claim_vector: Vectors, index: PageIndex, passage: int) -> float:
+    """One passage's entry of :func:`dense_scores`, without scoring the rest of the page."""
+    if len(index.vectors) == 0:
+        return 0.0
+    rows = [row for row, owner in enumerate(index.owners) if owner == passage]
+    if not rows:
+        return -math.inf
+    return float((index.vectors[rows] @ np.asarray(claim_vector).reshape(-1)).max())
+
+
+def _standardised(scores: Sequence[float]) -> list[float]:
+    """Scores shifted and scaled to mean 0 and standard deviation 1 over the page (all 0
+    when they are all equal: the signal cannot tell the passages apart)."""
+    if not scores:
+        return []
+    mean = sum(scores) / len(scores)
+    spread = math.sqrt(sum((score - mean) ** 2 for score in scores) / len(scores))
+    if spread == 0:
+        return [0.0] * len(scores)
+    return [(score - mean) / spread for score in scores]
+
+
+def fuse(
+    lexical: Sequence[float],
+    dense: Sequence[float],
+    coverage: float,
+    ceiling: float = 1.0 - LEXICAL_FLOOR,
+) -> list[float]:
+    """One score per passage: the lexical and dense scores, each standardised over the page,
+    weighted ``w`` and ``1 - w``, where ``w`` follows ``coverage``, the share of the claim's
+    terms the page contains (:meth:`~pytest_citations.retrieval.bm25.BM25.coverage`), from
+    :data:`LEXICAL_FLOOR` to ``ceiling`` (lower beside a stronger embedder). BM25 can only
+    judge the words a page shares with the claim: a page in the claim's language with its
+    names and numbers leans on BM25, a page in another language on the embedding, and
+    neither decides alone."""
+    weight = LEXICAL_FLOOR + (ceiling - LEXICAL_FLOOR) * min(1.0, max(0.0, coverage))
+    return [
+        weight * word + (1.0 - weight) * meaning
+        for word, meaning in zip(_standardised(lexical), _standardised(dense), strict=True)
+    ]
+
+
+def rank_passages(claim: str, claim_vector: Vectors | None, index: PageIndex) -> list[int]:
+    """Every passage of the page, best first: BM25 and best-window scores fused (BM25 alone
+    without a claim vector, or where the embedder reads the claim or the page not)."""
+    if index.empty:
+        return []
+    if claim_vector is not None and index.readable(claim):
+        dense = dense_scores(claim_vector, index)
+    else:
+        dense = [0.0] * len(index.passages)
+    lexical = index.lexical
+    return order(fuse(lexical.scores(claim), dense, lexical.coverage(claim), index.ceiling))
+
+
+def straddling_neighbour(
+    claim_vector: Vectors,
+    index: PageIndex,
+    passage: int,
+    embed: Callable[[Sequence[str]], Vectors],
+) -> int | None:
+    """The neighbour of ``passage`` that its evidence runs into, if it does: their boundary
+    falls inside a sentence (a paragraph longer than a passage, cut by R1), and the window
+    across it matches the claim better than every window of ``passage`` and than the windows
+    of the same size just before and just after it. The boundary after the passage is tried
+    first. Boundaries at a sentence end cost nothing: evidence does not straddle them."""
+    inside = best_window(claim_vector, index, passage)
+    claim = np.asarray(claim_vector).reshape(-1)
+    for boundary, neighbour in ((passage, passage + 1), (passage - 1, passage - 1)):
+        if not 0 <= boundary < len(index.passages) - 1 or ends_sentence(index.passages[boundary]):
+            continue
+        across, left, right = (float(score) for score in embed(index.junction(boundary)) @ claim)
+        if across > max(inside, left, right) + TIE_TOLERANCE:  # a near tie is no straddle
+            return neighbour
+    return None
+
+
+def select(
+    order: Sequence[int],
+    passages: Sequence[str],
+    k: int = DEFAULT_TOP_K,
+    neighbour: int | None = None,
+) -> list[str]:
+    """The first ``k`` passages of ``order`` for the judge, best first, and the top
+    passage's ``neighbour`` when the evidence runs into it; passages that are neighbours on
+    the page are joined into one (a blank line between them, as between paragraphs), so that
+    a quote running across their boundary is still a slice of one."""
+    chosen = list(order[:k])
+    if neighbour is not None and neighbour not in chosen and chosen:
+        chosen.insert(1, neighbour)
+    runs: list[list[int]] = []
+    for passage in sorted(chosen):
+        if runs and runs[-1][-1] == passage - 1:
+            runs[-1].append(passage)
+        else:
+            runs.append([passage])
+    runs.sort(key=lambda run: min(chosen.index(passage) for passage in run))
+    return ["\n\n".join(passages[passage] for passage in run) for run in runs]

@@ -1,0 +1,121 @@
+"""The retrieval step in one call: the embedder that reads both the claim and the page, the
+page indexed once, the passages selected for the judge."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .embedders import embedder_names, make_embedder
+from .embedders.base import Embedder, Vectors
+from .embedders.cache import EmbeddingCache
+from .index import PageIndex, build_index
+from .languages import claim_is_english, is_english
+from .ranking import DEFAULT_TOP_K, rank_passages, select, straddling_neighbour
+
+
+class Retriever:
+    """Indexes pages and picks the passages the judge sees, with the embedder that reads
+    both the claim and the page: ``english`` when both are in English, ``other`` (when
+    given) for the rest (a German page, or a German claim against an English page, which
+    then gets a second index). Vectors go through an :class:`EmbeddingCache` per embedder,
+    on disk when ``cache_dir`` is given. Blocking: call it from one worker thread."""
+
+    def __init__(
+        self,
+        english: Embedder,
+        other: Embedder | None = None,
+        cache_dir: Path | None = None,
+    ) -> None:
+        self._english = EmbeddingCache(english, cache_dir)
+        self._other = EmbeddingCache(other, cache_dir) if other is not None else None
+        #: English pages indexed again by ``other``, for claims in other languages.
+        self._reindexed: dict[int, tuple[PageIndex, PageIndex]] = {}
+
+    @classmethod
+    def named(cls, model: str, cache_dir: Path | None = None) -> Retriever:
+        """The retriever for an embedding model setting (see
+        :func:`~pytest_citations.retrieval.embedders.embedder_names`)."""
+        english, other = embedder_names(model)
+        return cls(
+            make_embedder(english),
+            make_embedder(other) if other is not None else None,
+            cache_dir,
+        )
+
+    @property
+    def embedders(self) -> list[EmbeddingCache]:
+        """The embedders in use, English first."""
+        return [self._english] + ([self._other] if self._other is not None else [])
+
+    def embedder_for(self, passages: Sequence[str]) -> EmbeddingCache:
+        """The embedder for a page: the English one unless the page is not in English."""
+        if self._other is None or is_english(passages):
+            return self._english
+        return self._other
+
+    def index(self, passages: Sequence[str]) -> PageIndex:
+        """Embed and index a page's passages."""
+        return build_index(passages, self.embedder_for(passages))
+
+    def _cache(self, index: PageIndex) -> EmbeddingCache:
+        return next(
+            (cache for cache in self.embedders if cache.name == index.embedder), self._english
+        )
+
+    def for_claim(self, claim: str, index: PageIndex) -> PageIndex:
+        """The index to rank ``claim`` in: ``index``, or, for a claim not in English against
+        a page the English model indexed, the page indexed by the other model (once)."""
+        if self._other is None or index.embedder != self._english.name or claim_is_english(claim):
+            return index
+        held = self._reindexed.get(id(index))
+        if held is None or held[0] is not index:
+            held = (index, build_index(index.passages, self._other))
+            self._reindexed[id(index)] = held
+        return held[1]
+
+    def warm(self, claims: Sequence[str]) -> None:
+        """Embed the English claims with the English model in one batch (the cache keeps
+        them), before any page is ranked; the others meet their model when ranked. A run
+        without English claims never loads the English model for them."""
+        english = [claim for claim in dict.fromkeys(claims) if claim_is_english(claim)]
+        if self._other is None:
+            english = list(dict.fromkeys(claims))
+        if english:
+            self._english.embed_queries(english)
+
+    def claim_vector(self, claim: str, index: PageIndex) -> Vectors:
+        """The claim embedded as a query by the index's embedder (cached)."""
+        vector: Vectors = self._cache(index).embed_queries([claim])[0]
+        return vector
+
+    def _vector(self, claim: str, index: PageIndex) -> Vectors | None:
+        """The claim's vector, or None where the embedder reads the claim or page not."""
+        return self.claim_vector(claim, index) if index.readable(claim) else None
+
+    def rank(self, claim: str, index: PageIndex) -> list[int]:
+        """Every passage of the page, best first (:func:`rank_passages`)."""
+        if index.empty:
+            return []
+        index = self.for_claim(claim, index)
+        return rank_passages(claim, self._vector(claim, index), index)
+
+    def select(self, claim: str, index: PageIndex, k: int = DEFAULT_TOP_K) -> list[str]:
+        """The passages the judge sees for the claim: the best ``k`` and, when the evidence
+        runs across a boundary of the best one, its neighbour (:func:`select`)."""
+        if index.empty:
+            return []
+        index = self.for_claim(claim, index)
+        vector = self._vector(claim, index)
+        order = rank_passages(claim, vector, index)
+        neighbour = (
+            None
+            if vector is None
+            else straddling_neighbour(vector, index, order[0], self._cache(index).embed)
+        )
+        return select(order, index.passages, k, neighbour)
+
+    def close(self) -> None:
+        """Close the disk caches."""
+        for cache in self.embedders:
+            cache.close()
