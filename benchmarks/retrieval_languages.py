@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Retrieval in 12 languages on XQuAD dev (issues 10 and 13): hit@1 per language and across
+"""Retrieval in 12 languages on XQuAD dev: hit@1 per language and across
 languages, per embedder, and how each language's pages split into passages.
 
 A page is an article's 5 paragraphs joined by blank lines, split with ``split_passages``; a

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Retrieval on WiCE dev (issue 10): all@k and any@k of the project's hybrid retrieval against
+"""Retrieval on WiCE dev: all@k and any@k of the project's hybrid retrieval against
 its parts (BM25 alone, the embedder alone with and without windows), on all claims and on
 pages of more than 5 passages.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The ``numbers_traceable`` check on WiCE dev (issue 10): false alarms and caught figures.
+"""The ``numbers_traceable`` check on WiCE dev: false alarms and caught figures.
 
 * False alarms: for each ``supported`` claim with figures, ``missing_figures(claim, gold)``
   with the union of one gold evidence set (the set that flags least); every figure it flags
@@ -8,7 +8,7 @@
   whether ``missing_figures(subclaim, gold)`` flags it for every gold set (also given the
   whole article). Two counts: every such figure (the wide count: a marked figure the gold
   sentences do state, in another context, cannot be caught by comparing values), and only the
-  figures whose digits no gold set contains (the narrow count, issue 10's "36 of the 37").
+  figures whose digits no gold set contains (the narrow count, "36 of the 37").
 
     python benchmarks/wice_figures.py [--data PATH] [--show 20] [--json FILE]
 """

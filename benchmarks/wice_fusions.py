@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The rankings tried against WiCE's all@3 goal (issue 10), replayed from the signal dumps of
+"""The rankings tried against WiCE's all@3 goal, replayed from the signal dumps of
 ``retrieval_wice.py``, so that each figure of benchmarks/README.md's list can be checked:
 
     python benchmarks/retrieval_wice.py --cache-dir CACHE --dump /tmp/minilm.json

@@ -65,20 +65,27 @@ CRAWL_STATUS_PREFIX = "crawl_status_"
 
 #: Reasons that say "the verifier could not check this citation" (its own infrastructure
 #: failed: the crawler, the judge, or a recording), as opposed to findings about the page
-#: (404, soft 404, homepage redirect, PDF, empty page). A claim with such a citation is not
-#: a pass unless the run allows unchecked citations.
-UNCHECKED_REASONS = frozenset(
-    {
-        Reason.FETCH_ERROR,
-        Reason.CRAWL_FAILED,
-        Reason.JUDGE_ERROR,
-        Reason.JUDGE_INVALID_RESPONSE,
-        Reason.JUDGE_REFUSED,
-        Reason.JUDGE_TRUNCATED,
-        Reason.JUDGE_EMPTY_RESPONSE,
-        Reason.REQUEST_REFUSED,
-    }
-)
+#: (404, soft 404, homepage redirect, PDF, empty page), each with what it means in words for
+#: the messages that report it. A claim with such a citation is not a pass unless the run
+#: allows unchecked citations. A new reason of this kind is one row here.
+UNCHECKED_MEANINGS = {
+    Reason.FETCH_ERROR: "the crawler could not be reached or kept failing",
+    Reason.CRAWL_FAILED: "the crawl failed with both tokens",
+    Reason.JUDGE_ERROR: "the judge could not be reached or answered with an error",
+    Reason.JUDGE_INVALID_RESPONSE: "the judge's reply was not a usable verdict",
+    Reason.JUDGE_REFUSED: "the judge refused to answer",
+    Reason.JUDGE_TRUNCATED: "the judge's reply was cut at its token limit",
+    Reason.JUDGE_EMPTY_RESPONSE: "the judge's reply was empty",
+    Reason.REQUEST_REFUSED: "the request is not in the recording (see below)",
+}
+UNCHECKED_REASONS = frozenset(UNCHECKED_MEANINGS)
+
+
+def unchecked_meaning(reason: str | None) -> str:
+    """Why a citation with this reason could not be checked, in words."""
+    if reason and reason.startswith(CRAWL_STATUS_PREFIX):
+        return f"the crawler reported status {reason.removeprefix(CRAWL_STATUS_PREFIX)}"
+    return UNCHECKED_MEANINGS.get(reason or "", "it could not be checked")
 
 
 def is_unchecked(reason: str | None) -> bool:

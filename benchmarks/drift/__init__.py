@@ -1,4 +1,4 @@
-"""Benchmark of the drift check (issue 12, "Measured") against the local emulators.
+"""Benchmark of the drift check against the local emulators.
 
 The performance world of ``benchmarks/engine`` (60 pages, 200 claims; its ``scenario``) is
 split into case files and recorded once, the way the plugin records (one cassette per case

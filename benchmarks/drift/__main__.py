@@ -1,4 +1,4 @@
-"""Benchmark of the drift check (issue 12, "Measured"); see ``benchmarks/drift/__init__.py``.
+"""Benchmark of the drift check; see ``benchmarks/drift/__init__.py``.
 
 Run from the repository root: ``nice -n 10 python -m benchmarks.drift [options]``. The
 exit status is 1 when a check fails.
@@ -32,7 +32,7 @@ from .world import judged_citations, record, write_case_files
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.drift", description="Benchmark of the drift check (issue 12)."
+        prog="python -m benchmarks.drift", description="Benchmark of the drift check."
     )
     parser.add_argument("--claims", type=int, default=200)
     parser.add_argument("--urls", type=int, default=60)

@@ -1,4 +1,4 @@
-"""Benchmark of the verification engine against the local emulators (issue 2, "Benchmark to ship").
+"""Benchmark of the verification engine against the local emulators.
 
 200 claims cite 60 distinct URLs (pages of about 2,000 words) served by the Crawlbase emulator;
 the OpenAI-compatible judge emulator labels them. Both answer every fetch and every judge call

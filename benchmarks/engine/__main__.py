@@ -1,4 +1,4 @@
-"""Benchmark of the verification engine against the local emulators (issue 2, "Benchmark to ship").
+"""Benchmark of the verification engine against the local emulators.
 
 Run from the repository root: ``python -m benchmarks.engine [options]`` (``--help`` lists
 them); ``benchmarks/README.md`` explains every figure. The exit status is 1 on FAIL.

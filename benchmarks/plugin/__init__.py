@@ -1,5 +1,4 @@
-"""Benchmark of ``pytest --citations`` itself against the local emulators (issue 10, "a run
-bound by its slowest resource").
+"""Benchmark of ``pytest --citations`` itself against the local emulators.
 
 The world of ``benchmarks.engine`` (200 claims citing 60 pages, every fetch and judge answer
 after ``--latency`` seconds) is written as ``--files`` case files; pytest runs them in this

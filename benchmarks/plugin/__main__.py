@@ -24,7 +24,7 @@ from ..engine.expectations import Predicted, predict
 from ..engine.instrumentation import EMBEDDERS, cpu_seconds, embed_alone, maxrss_mib, warm_model
 from ..engine.scenario import Scenario, build_scenario
 
-#: Goals of issue 10.
+#: The goals the speed work set.
 LIVE_LIMIT = 1.2
 REPLAY_EXTRA_S = 8.0
 #: Judge rounds after the last fetch: one per citation, then the joint checks (004, C2).

@@ -7,19 +7,11 @@ these types. The keys a case file may hold are the tables of :mod:`.fields`.
 
 from __future__ import annotations
 
-from .fields import CASE, CLAIM, CRITERIA, EXPECTABLE_LABELS, SIGNATURE_KEYS
+from .fields import EXPECTABLE_LABELS, SIGNATURE_KEYS
 from .model import Case, CaseFileError, Claim
 from .reader import iter_claims, load_cases, looks_like_case_file
 
-#: The keys of a case, of a claim and of ``criteria:``.
-CASE_KEYS = frozenset(CASE)
-CLAIM_KEYS = frozenset(CLAIM)
-CRITERIA_KEYS = frozenset(CRITERIA)
-
 __all__ = [
-    "CASE_KEYS",
-    "CLAIM_KEYS",
-    "CRITERIA_KEYS",
     "EXPECTABLE_LABELS",
     "SIGNATURE_KEYS",
     "Case",

@@ -85,7 +85,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted, with the global options over the environment."""
-    try:
+    try:  # the optional extra (FastAPI, uvicorn), loaded only by this command
         from ..service import serve
     except ImportError:  # pragma: no cover - depends on the optional extra
         say("serve needs: pip install 'pytest-citations[service]'")
@@ -109,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
 def service_options(args: argparse.Namespace) -> dict[str, Any]:
     """The service's ``limits``, ``access`` and ``server`` limits: the options over the
     environment; a ConfigurationError when a value is wrong or the address needs a token."""
+    # Imported here: the service needs the optional extra's FastAPI, which the other
+    # commands never load.
     from ..service import Access, Limits, ServerLimits
     from ..service.models import BODY_TIMEOUT_LIMIT
     from ..service.server import SERVER_LIMITS, check_bind

@@ -1,4 +1,4 @@
-"""Drift watch (issue 12): which recorded verdicts does the live web no longer back?
+"""Drift watch: which recorded verdicts does the live web no longer back?
 
 Every citation of the case files, cited or listed under ``retrieved:`` (a ``misattributed``
 verdict rests on those), is replayed offline from its cassette (the recorded page and

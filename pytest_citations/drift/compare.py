@@ -1,4 +1,4 @@
-"""A recorded page against the live one, on passages, not bytes (issue 12). Pure: no I/O.
+"""A recorded page against the live one, on passages, not bytes. Pure: no I/O.
 
 **The comparison rule.** Both pages go through the fetch rules and are split into passages
 (:func:`~pytest_citations.retrieval.passages.split_passages`, R1); a passage is a run of paragraphs

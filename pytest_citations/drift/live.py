@@ -15,18 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import vcr
 
 from ..errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
 from ..fetchers import CrawlerFactory, FetchResult, fetch_citation
 from ..fetchers.urls import request_url
-from ..network.client import make_http_client
 from ..network.requester import Requester, TransientError
 from ..network.transport import network_transport
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..pipeline.verifier import ClaimRequest, Verifier
-from ..recording import CassetteLibrary, CassetteTransport, RecordMode, write_cassette
+from ..recording import CassetteLibrary, RecordMode, VcrConfig, recorded_client, write_cassette
 from ..recording.files import Interaction
 from ..recording.pages import crawl_target
 from ..usage import Usage
@@ -88,12 +86,12 @@ async def _fetch_one(
 
 
 async def fetch_live(
-    urls: Sequence[str], settings: Settings, config: vcr.VCR, backends: Backends, scratch: Path
+    urls: Sequence[str], settings: Settings, config: VcrConfig, backends: Backends, scratch: Path
 ) -> dict[str, LivePage]:
     """Fetch every URL once, concurrently under the settings' limit, keeping its crawls."""
     library = CassetteLibrary(config, RecordMode.ALL, _no_command)
     session = library.open(scratch / "live.yaml")
-    http = make_http_client(settings, CassetteTransport(library, network_transport(settings)))
+    http = recorded_client(settings, library)
     factory = backends.fetcher(settings.fetcher)
     try:
         async with Verifier(settings, http=http, backends=backends) as verifier:
@@ -136,7 +134,7 @@ async def verify_recorded(
     requests: Sequence[ClaimRequest],
     interactions: Sequence[Interaction],
     settings: Settings,
-    config: vcr.VCR,
+    config: VcrConfig,
     backends: Backends,
     path: Path,
 ) -> tuple[list[CitationVerdict | None], Rechecked]:
@@ -146,9 +144,7 @@ async def verify_recorded(
     write_cassette(path, interactions)
     library = CassetteLibrary(config, RecordMode.NEW_EPISODES, _no_command)
     session = library.open(path)
-    http = make_http_client(
-        settings, CassetteTransport(library, JudgeOnly(network_transport(settings)))
-    )
+    http = recorded_client(settings, library, JudgeOnly(network_transport(settings)))
     try:
         async with Verifier(settings, http=http, backends=backends, observer=library) as verifier:
             with session.active():
@@ -165,7 +161,7 @@ async def recheck(
     targets: Sequence[tuple[str, str]],
     pages: Mapping[str, LivePage],
     settings: Settings,
-    config: vcr.VCR,
+    config: VcrConfig,
     backends: Backends,
     scratch: Path,
 ) -> Rechecked:

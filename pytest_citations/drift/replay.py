@@ -16,16 +16,20 @@ from pathlib import Path
 from types import TracebackType
 
 import httpx
-import vcr
 
 from ..errors import CitationsError, RequestRefused
 from ..fetchers import FetchResult, fetch_citation
 from ..labels import Label, Reason
-from ..network.client import make_http_client
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..pipeline.verifier import ClaimRequest, Verifier
-from ..recording import CassetteLibrary, CassetteTransport, RecordMode, UnreadableCassette
+from ..recording import (
+    CassetteLibrary,
+    RecordMode,
+    UnreadableCassette,
+    VcrConfig,
+    recorded_client,
+)
 from ..recording.files import CassetteContentError, Interaction
 from ..recording.pages import read_interactions
 from ..usage import Usage
@@ -84,7 +88,7 @@ class Replayer:
     def __init__(
         self,
         settings: Settings,
-        config: vcr.VCR,
+        config: VcrConfig,
         backends: Backends,
         commands: Mapping[Path, str],
         root: Path | None = None,
@@ -94,7 +98,7 @@ class Replayer:
         self.backends = backends
         self._commands = commands
         self.library = CassetteLibrary(config, RecordMode.NONE, self.command, root=root)
-        self._http = make_http_client(self.settings, CassetteTransport(self.library, _Offline()))
+        self._http = recorded_client(self.settings, self.library, _Offline())
         self.verifier = Verifier(
             self.settings, http=self._http, backends=backends, observer=self.library
         )

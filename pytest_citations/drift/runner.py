@@ -12,12 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-import vcr
-
 from ..labels import Label, Reason
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
-from ..recording import build_vcr
+from ..recording import VcrConfig, build_vcr
 from ..recording.pages import judge_bodies
 from ..usage import Usage
 from ..verdicts import CitationVerdict
@@ -93,7 +91,7 @@ async def check_drift(
     *,
     update: bool = False,
     policy: DriftPolicy | None = None,
-    vcr_config: vcr.VCR | None = None,
+    vcr_config: VcrConfig | None = None,
     backends: Backends | None = None,
     root: Path | None = None,
     on_plan: Callable[[DriftPlan], None] | None = None,
@@ -201,7 +199,7 @@ def run_drift(
     *,
     update: bool = False,
     policy: DriftPolicy | None = None,
-    vcr_config: vcr.VCR | None = None,
+    vcr_config: VcrConfig | None = None,
     backends: Backends | None = None,
     root: Path | None = None,
     on_plan: Callable[[DriftPlan], None] | None = None,

@@ -1,5 +1,5 @@
 """The drift statuses, the policy that decides which of them fail a run, and the typed
-result of one citation (issue 12)."""
+result of one citation."""
 
 from __future__ import annotations
 

@@ -26,12 +26,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import vcr
-
 from ..fetchers.urls import request_url
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
-from ..recording import write_cassette
+from ..recording import VcrConfig, write_cassette
 from ..recording.files import Interaction
 from ..recording.pages import crawl_target
 from ..usage import Usage
@@ -137,7 +135,7 @@ async def update_cassette(
     replayer: Replayer,
     scratch: Path,
     settings: Settings,
-    config: vcr.VCR,
+    config: VcrConfig,
     backends: Backends,
 ) -> UpdateOutcome | None:
     """Write the new recordings of one cassette's re-checked citations (None: it has none,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from ..labels import CRAWL_STATUS_PREFIX, Label, Reason
+from ..labels import Label, unchecked_meaning
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .figures import Figure
 from .numbers import has_figures, missing_figures
@@ -84,26 +84,6 @@ class ClaimFacts:
     general: bool = False
     #: (url, marker) of each citation, to name citations as the case file does: ``[1] url``.
     markers: tuple[tuple[str, str], ...] = ()
-
-
-#: What each reason that leaves a citation unchecked means, for messages and reports.
-UNCHECKED_MEANINGS = {
-    Reason.FETCH_ERROR: "the crawler could not be reached or kept failing",
-    Reason.CRAWL_FAILED: "the crawl failed with both tokens",
-    Reason.JUDGE_ERROR: "the judge could not be reached or answered with an error",
-    Reason.JUDGE_INVALID_RESPONSE: "the judge's reply was not a usable verdict",
-    Reason.JUDGE_REFUSED: "the judge refused to answer",
-    Reason.JUDGE_TRUNCATED: "the judge's reply was cut at its token limit",
-    Reason.JUDGE_EMPTY_RESPONSE: "the judge's reply was empty",
-    Reason.REQUEST_REFUSED: "the request is not in the recording (see below)",
-}
-
-
-def unchecked_meaning(reason: str | None) -> str:
-    """Why a citation with this reason could not be checked, in words."""
-    if reason and reason.startswith(CRAWL_STATUS_PREFIX):
-        return f"the crawler reported status {reason.removeprefix(CRAWL_STATUS_PREFIX)}"
-    return UNCHECKED_MEANINGS.get(reason or "", "it could not be checked")
 
 
 def describe_unchecked(

@@ -5,7 +5,7 @@ pass. Figures are compared by value: ``1,200``, ``1 200`` and ``1200`` are one n
 ``85%`` and ``85 percent`` one percentage, ``2024-03-01``, ``2024.03.01``, ``1 March 2024``,
 ``March 1, 2024`` and ``15 Jul 19`` (a two-digit year) one date.
 
-Real pages write figures loosely (issue 10), so the evidence is read generously where that
+Real pages write figures loosely, so the evidence is read generously where that
 cannot let a wrong figure through:
 
 * ranges: a claim's number or date inside a range the evidence states (``12-18 April 2015``,

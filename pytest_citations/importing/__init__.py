@@ -1,4 +1,4 @@
-"""From the answers a RAG application produced to case files (issue 11).
+"""From the answers a RAG application produced to case files.
 
 Read answer records of the shapes real stacks emit (generic ``answer`` + ``citations``,
 OpenAI Responses and Chat Completions, Anthropic Messages, Perplexity, LangChain,

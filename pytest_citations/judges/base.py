@@ -152,7 +152,7 @@ class HttpJudge:
 
     def key_header(self) -> str:
         """The API key as requests carry it: a placeholder that only the network transport
-        replaces with the value (issue 8, secrets)."""
+        replaces with the value: no secret in any frame above it."""
         assert self.key_variable is not None
         return placeholder(self.key_variable)
 

@@ -1,5 +1,5 @@
 """The deterministic guard (G1–G3): a verdict counts only if its quote stands in the passages
-and carries enough of them to be evidence (issue 8: "Water" or "a" prove nothing)."""
+and carries enough of them to be evidence ("Water" or "a" prove nothing)."""
 
 from __future__ import annotations
 
@@ -83,24 +83,32 @@ def _carries_evidence(token: str) -> bool:
     return len(token) >= 2 and token not in _STOPWORDS
 
 
-def quote_problem(quote: str | None, passages: Sequence[str]) -> str | None:
-    """Why a quote is not evidence, or None when it is.
+def holder(quote: str | None, passages: Sequence[str]) -> tuple[str | None, int | None]:
+    """Why a quote is not evidence (None when it is), and the passage that holds it.
 
     ``evidence_quote_not_in_source`` when the normalized quote is empty or is not a substring
     of any normalized passage (G1); ``evidence_quote_too_short`` when in every passage that
     holds it, it carries fewer than :data:`MIN_QUOTE_WORDS` content words, or, where the whole
-    passage has fewer, fewer than the passage (and never none).
+    passage has fewer, fewer than the passage (and never none). The passage is the first
+    that holds the quote as evidence (or, for a quote too short, the first that holds it).
     """
     needle = normalize(quote or "")
-    holders = [passage for passage in passages if needle and needle in normalize(passage)]
+    holders = [
+        number for number, passage in enumerate(passages) if needle and needle in normalize(passage)
+    ]
     if not holders:
-        return Reason.QUOTE_NOT_IN_SOURCE
+        return Reason.QUOTE_NOT_IN_SOURCE, None
     carried = content_words(needle)
-    for passage in holders:
-        needed = max(1.0, min(float(MIN_QUOTE_WORDS), content_words(normalize(passage))))
+    for number in holders:
+        needed = max(1.0, min(float(MIN_QUOTE_WORDS), content_words(normalize(passages[number]))))
         if carried >= needed:
-            return None
-    return Reason.QUOTE_TOO_SHORT
+            return None, number
+    return Reason.QUOTE_TOO_SHORT, holders[0]
+
+
+def quote_problem(quote: str | None, passages: Sequence[str]) -> str | None:
+    """Why a quote is not evidence, or None when it is (see :func:`holder`)."""
+    return holder(quote, passages)[0]
 
 
 def quote_in_passages(quote: str, passages: Sequence[str]) -> bool:
@@ -109,14 +117,38 @@ def quote_in_passages(quote: str, passages: Sequence[str]) -> bool:
     return quote_problem(quote, passages) is None
 
 
+def locate(quote: str, passage: str) -> tuple[int, int] | None:
+    """Where ``quote`` stands in ``passage`` as the guard reads both (G1: fences made inert,
+    typographic quotes straightened, whitespace collapsed): the (start, end) of its span in
+    the passage's own text, for a report to highlight; None when it is not there."""
+    mapped = neutralize_fences(passage).translate(_QUOTES)  # each keeps the text's length
+    text: list[str] = []
+    positions: list[int] = []
+    for position, character in enumerate(mapped):
+        if character.isspace():
+            if text and text[-1] != " ":
+                text.append(" ")
+                positions.append(position)
+            continue
+        text.append(character)
+        positions.append(position)
+    needle = normalize(quote)
+    found = "".join(text).find(needle) if needle else -1
+    if found < 0:
+        return None
+    return positions[found], positions[found + len(needle) - 1] + 1
+
+
 @dataclass(frozen=True)
 class Guarded:
-    """A judgement after the guard: what the citation verdict will carry."""
+    """A judgement after the guard: what the citation verdict will carry, and which of the
+    passages holds its quote."""
 
     label: Label
     evidence_quote: str | None
     confidence: float
     reason: str | None
+    passage: int | None = None
 
 
 def guard(label: Label, quote: str | None, confidence: float, passages: Sequence[str]) -> Guarded:
@@ -130,9 +162,9 @@ def guard(label: Label, quote: str | None, confidence: float, passages: Sequence
     """
     quote = quote if quote and quote.strip() else None
     if label in EVIDENCE_LABELS:
-        problem = quote_problem(quote, passages)
+        problem, number = holder(quote, passages)
         if problem is None:
-            return Guarded(label, quote, confidence, None)
+            return Guarded(label, quote, confidence, None, number)
         return Guarded(Label.NOT_FOUND, None, 0.0, problem)
     if quote is not None and quote_problem(quote, passages) == Reason.QUOTE_NOT_IN_SOURCE:
         return Guarded(Label.NOT_FOUND, None, 0.0, Reason.QUOTE_NOT_IN_SOURCE)

@@ -81,8 +81,7 @@ class Verifier:
         # Looked up now, so that an unknown name is an error before anything is sent.
         self._fetcher_factory = None if crawler else backends.fetcher(self.settings.fetcher)
         self._judge_factory = None if judge else backends.judge(self.settings.judge_provider)
-        # Retrieval (issue 10): hybrid ranking, the embedder chosen by the page's language
-        # unless one is given.
+        # Hybrid retrieval, the embedder chosen by the page's language unless one is given.
         self._retriever = (
             Retriever(embedder, cache_dir=self.settings.embedding_cache_dir)
             if embedder is not None

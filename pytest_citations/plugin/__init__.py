@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from ..cases import looks_like_case_file
 from ..gating.run_report import UNVERIFIED
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
@@ -28,7 +29,7 @@ from .drift import check as check_drift
 from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
 from .items import CASE_MARKER, CaseFile, note_declared_marks
-from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
+from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options, register
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
 from .results import attach_result, result_of
 from .scheduling import (
@@ -54,8 +55,6 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Every flag and ini key, from the option table."""
-    from .options import register
-
     register(parser)
 
 
@@ -118,8 +117,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
     """Case files, only with ``--citations``: files matching ``citations_files`` that hold
     a case key; never a cassette, never another tool's YAML."""
-    from ..cases import looks_like_case_file
-
     config = parent.config
     options = config.stash[OPTIONS_KEY]
     if not options.enabled or not matches_any(file_path, options.case_globs):

@@ -1,4 +1,4 @@
-"""Case files verified ahead of their items (issue 10, "verify case files concurrently").
+"""Case files verified ahead of their items, several at once.
 
 pytest runs items one after another, but a case file's verification is network waits and
 model work that several files can share: while one file's judge calls are out, the next
@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Claims kept in flight beyond the file the running item needs, at least; more with a
-#: higher request limit (``CLAIMS_PER_SLOT`` per request in flight). With 64, at a limit of
-#: 4, the last files of the plugin benchmark started only once the model had run out of
-#: pages: it stood idle for a second, and their judge calls trailed three seconds behind it.
+#: higher request limit (``CLAIMS_PER_SLOT`` per request in flight): enough that the model
+#: never runs out of pages while the last files' judge calls are out (benchmarks/README.md).
 CLAIMS_AHEAD = 128
 CLAIMS_PER_SLOT = 8
 #: How often a run that records looks whether its accounts have answered well yet.

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import pytest
 
-from ..drift import DEFAULT_FAIL_ON, FAIL_ON_CHOICES, DriftPolicy
+from ..drift import DEFAULT_FAIL_ON
 from ..errors import ConfigurationError
 from ..gating.criteria import Criteria
 from ..labels import Label
@@ -24,6 +24,7 @@ from ..pipeline.settings import LIMITS, Limit
 from ..recording import RecordMode
 from ..reports import WRITERS
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
+from .values import agreement, drift_fail_on, fraction, labels, limit_parser, record_mode
 
 #: Where pytest_configure keeps the session's options.
 OPTIONS_KEY = pytest.StashKey["Options"]()
@@ -32,77 +33,8 @@ BACKENDS_KEY = pytest.StashKey[Backends]()
 #: The run's id, one for the controller and every xdist worker (reports and audit index).
 RUN_ID_KEY = pytest.StashKey[str]()
 RUN_ID_INPUT = "citations_run_id"
-#: Metrics the calibration gate (``citations_min_agreement``) may name.
-AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
 #: The default of ``citations_files``, as ``python_files`` is for modules.
 DEFAULT_CASE_GLOBS = ("*.yaml", "*.yml")
-
-
-def _fraction(raw: Any, what: str) -> float:
-    try:
-        number = float(raw)
-    except (TypeError, ValueError):
-        raise ConfigurationError(f"{what} must be a number from 0 to 1, got {raw!r}") from None
-    if not 0 <= number <= 1:
-        raise ConfigurationError(f"{what} must be a number from 0 to 1, got {raw!r}")
-    return number
-
-
-def _labels(raw: Any, what: str) -> tuple[str, ...]:
-    # Comma- or space-separated, on the command line and in the ini file alike (the ini key
-    # is of type "args", so "contradicted,partial" arrives as one word).
-    words = " ".join([raw] if isinstance(raw, str) else raw).replace(",", " ").split()
-    known = {label.value for label in Label}
-    if not words:
-        # An empty list would fail nothing: a gate turned off by one comma.
-        raise ConfigurationError(
-            f"{what} names no label; name at least one of " + ", ".join(sorted(known))
-        )
-    for label in words:
-        if label not in known:
-            raise ConfigurationError(
-                f"{what}: unknown label {label!r}; choose from " + ", ".join(sorted(known))
-            )
-    return tuple(words)
-
-
-def _agreement(raw: Any, what: str) -> tuple[str, float]:
-    """``0.6`` (Cohen's kappa) or ``accuracy=0.8`` / ``balanced_accuracy=0.7`` / ``kappa=0.6``."""
-    metric, _, number = str(raw).strip().rpartition("=")
-    metric = metric.strip() or "kappa"
-    if metric not in AGREEMENT_METRICS:
-        choices = ", ".join(AGREEMENT_METRICS)
-        raise ConfigurationError(f"{what}: unknown metric {metric!r}; use one of {choices}")
-    try:
-        value = float(number)
-    except ValueError:
-        raise ConfigurationError(f"{what}: {number!r} is not a number") from None
-    if not -1 <= value <= 1:
-        raise ConfigurationError(f"{what} must be between -1 and 1")
-    return metric, value
-
-
-def _drift_fail_on(raw: Any, what: str) -> tuple[str, ...]:
-    words = " ".join([raw] if isinstance(raw, str) else raw).replace(",", " ").split()
-    try:
-        policy = DriftPolicy.parse(words)
-    except ConfigurationError as error:
-        raise ConfigurationError(f"{what}: {error}") from None
-    return tuple(name for name in FAIL_ON_CHOICES if name in policy.fail_on)
-
-
-def _record_mode(raw: Any, what: str) -> RecordMode:
-    try:
-        return RecordMode(str(raw))
-    except ValueError:
-        choices = ", ".join(mode.value for mode in RecordMode)
-        raise ConfigurationError(
-            f"unknown citations record mode {raw!r}; choose one of {choices}"
-        ) from None
-
-
-def _limit(limit: Limit) -> Callable[[Any, str], Any]:
-    return limit.parse
 
 
 @dataclass(frozen=True)
@@ -143,14 +75,14 @@ def _limit_option(limit: Limit) -> Option:
         limit.help,
         kind="parse",
         env=(limit.env,),
-        parse=_limit(limit),
+        parse=limit_parser(limit),
         metavar="N" if limit.integer else "SECONDS",
     )
 
 
 OPTIONS: tuple[Option, ...] = (
     Option("record", "cassette record mode (default: none = replay only, offline)",
-           kind="parse", default=RecordMode.NONE, parse=_record_mode,
+           kind="parse", default=RecordMode.NONE, parse=record_mode,
            choices=tuple(mode.value for mode in RecordMode), old_ini="citations_record_mode"),
     Option("judge", "judge provider: openai (default), anthropic, ollama",
            default="openai", env=("JUDGE_PROVIDER",)),
@@ -166,12 +98,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("csv", "write one CSV row per citation (the batch report) to PATH",
            kind="path", metavar="PATH"),
     Option("min-precision", "fail a case, and the run, whose citation precision is below X",
-           kind="parse", parse=_fraction, metavar="X"),
+           kind="parse", parse=fraction, metavar="X"),
     Option("min-supported-share",
            "fail a case, and the run, whose share of fully supported claims is below X",
-           kind="parse", parse=_fraction, metavar="X"),
+           kind="parse", parse=fraction, metavar="X"),
     Option("fail-on", "claim labels that fail a claim (default contradicted)",
-           kind="parse", default=(Label.CONTRADICTED.value,), parse=_labels, metavar="LABELS",
+           kind="parse", default=(Label.CONTRADICTED.value,), parse=labels, metavar="LABELS",
            ini_type="args"),
     Option("embedder", "embedding model name or path (default all-MiniLM-L6-v2)",
            default=DEFAULT_EMBEDDING_MODEL, env=("CITATIONS_EMBEDDING_MODEL",),
@@ -200,7 +132,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("drift-fail-on", "drift statuses that fail the run: unchanged, edited, "
            "evidence_changed, moved, gone, now_needs_js, now_pdf, unchecked, flipped "
            "(default gone,flipped)", kind="parse", default=DEFAULT_FAIL_ON,
-           parse=_drift_fail_on, metavar="STATUSES", ini_type="args"),
+           parse=drift_fail_on, metavar="STATUSES", ini_type="args"),
     Option("forbid-contradicted-topics", "topics whose contradicted claims always fail",
            kind="args", default=(), flag=False),
     Option("numbers-traceable", "every number and date of a claim must stand in its evidence",
@@ -209,7 +141,7 @@ OPTIONS: tuple[Option, ...] = (
            "uncited claims may pass when marked general: true and free of figures",
            kind="bool", default=True, flag=False),
     Option("min-agreement", "calibration gate: kappa (default), accuracy=X or "
-           "balanced_accuracy=X", kind="parse", parse=_agreement, flag=False),
+           "balanced_accuracy=X", kind="parse", parse=agreement, flag=False),
     Option("files", "glob-style patterns of case files, like python_files "
            "(default *.yaml *.yml)", kind="args", default=DEFAULT_CASE_GLOBS, flag=False),
 )  # fmt: skip

@@ -37,9 +37,10 @@ Cassettes never lose data:
 from __future__ import annotations
 
 from ..atomic import sweep_temporary_files
+from .client import recorded_client
 from .files import CassetteClash, UnreadableCassette, parse_cassette, write_cassette
 from .library import CassetteLibrary
-from .scrub import build_vcr, keep_builtin_scrubbing
+from .scrub import VcrConfig, build_vcr, keep_builtin_scrubbing
 from .session import CassetteSession, RecordMode
 from .transport import CassetteTransport
 
@@ -50,9 +51,11 @@ __all__ = [
     "CassetteTransport",
     "RecordMode",
     "UnreadableCassette",
+    "VcrConfig",
     "build_vcr",
     "keep_builtin_scrubbing",
     "parse_cassette",
+    "recorded_client",
     "sweep_temporary_files",
     "write_cassette",
 ]

@@ -1,5 +1,5 @@
 """What a cassette recorded, read only: the Crawling API calls behind each cited page, the
-judge requests, and which file a case file's recordings live in (issue 12, drift).
+judge requests, for the drift check.
 
 Nothing here changes how cassettes are read, matched, written or replayed; the drift check
 (:mod:`pytest_citations.drift`) uses it to know which interactions belong to which page.
@@ -39,17 +39,6 @@ def read_interactions(path: Path) -> list[Interaction]:
     """The interactions of a cassette file, checked as a replay checks them. Raises
     ``OSError`` or :class:`~pytest_citations.recording.files.CassetteContentError`."""
     return parse_cassette(path.read_bytes())
-
-
-def crawls_by_page(interactions: Sequence[Interaction]) -> dict[str, list[int]]:
-    """The positions of the Crawling API calls of each requested page, in recorded order
-    (the readability retry and the JavaScript attempts of one page are several calls)."""
-    found: dict[str, list[int]] = {}
-    for position, (request, _) in enumerate(interactions):
-        target = crawl_target(request)
-        if target is not None:
-            found.setdefault(target, []).append(position)
-    return found
 
 
 def judge_bodies(interactions: Sequence[Interaction]) -> list[str]:

@@ -8,7 +8,7 @@ import asyncio
 import copy
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
@@ -136,7 +136,11 @@ def citations_query(first: VcrRequest, second: VcrRequest) -> None:
         raise AssertionError("the query strings differ")
 
 
-def build_vcr(redactor: Redactor) -> vcr.VCR:
+#: The VCR configuration a run records and replays with (the hook adjusts it).
+VcrConfig: TypeAlias = vcr.VCR
+
+
+def build_vcr(redactor: Redactor) -> VcrConfig:
     """The VCR configuration the plugin hands to its ``pytest_citations_vcr`` hook."""
     config = vcr.VCR(
         serializer="citations-yaml",
@@ -147,7 +151,8 @@ def build_vcr(redactor: Redactor) -> vcr.VCR:
     )
     config.register_serializer("citations-yaml", ReadableYamlSerializer)
     config.register_matcher("citations_query", citations_query)
-    return config
+    built: VcrConfig = config
+    return built
 
 
 def keep_builtin_scrubbing(config: vcr.VCR, redactor: Redactor) -> None:

@@ -11,40 +11,27 @@ from ..gating.calibration import as_judge_label
 from ..gating.criteria import LABEL_RANK
 from ..gating.records import ClaimRecord
 from ..gating.run_report import CaseRecord
+from ..judges.guard import holder, locate
 from ..labels import Label
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix
 
-_QUOTE_CHARS = {
-    "'": "['\u2018\u2019\u201a\u201b\u2032]",
-    '"': '["\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb]',
-}
 _CHANGES = {"regression": "regressed from {old}", "improvement": "improved from {old}"}
 
 
-def _quote_pattern(quote: str) -> re.Pattern[str] | None:
-    words = quote.split()
-    if not words:
-        return None
-    parts = []
-    for word in words:
-        parts.append("".join(_QUOTE_CHARS.get(ch, re.escape(ch)) for ch in word))
-    return re.compile(r"\s+".join(parts))
-
-
 def highlight(passage: str, quote: str | None) -> str:
-    """The passage as HTML with the quote (matched as the guard does) in ``<mark>``."""
-    pattern = _quote_pattern(quote) if quote else None
-    match = pattern.search(passage) if pattern else None
-    if match is None:
+    """The passage as HTML with the quote in ``<mark>``, found as the guard finds it."""
+    span = locate(quote, passage) if quote else None
+    if span is None:
         return html.escape(passage)
+    start, end = span
     return (
-        html.escape(passage[: match.start()])
+        html.escape(passage[:start])
         + "<mark>"
-        + html.escape(match.group(0))
+        + html.escape(passage[start:end])
         + "</mark>"
-        + html.escape(passage[match.end() :])
+        + html.escape(passage[end:])
     )
 
 
@@ -59,11 +46,11 @@ def failed(claim: ClaimRecord) -> bool:
 
 
 def _passage_for(claim: ClaimRecord, url: str, quote: str | None) -> str | None:
+    """The passage the guard found the quote in, else the best one the judge saw."""
     passages = claim.passages(url)
-    pattern = _quote_pattern(quote) if quote else None
-    for passage in passages:
-        if pattern is not None and pattern.search(passage):
-            return passage
+    number = holder(quote, passages)[1] if quote else None
+    if number is not None:
+        return passages[number]
     return passages[0] if passages else None
 
 

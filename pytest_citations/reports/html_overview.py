@@ -5,7 +5,7 @@ case and the precision against the baseline), and the judge's calibration when i
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..gating.calibration import Agreement
 from ..gating.records import ClaimRecord
@@ -166,9 +166,10 @@ def _row(case: CaseRecord, info: RunInfo, baselined: bool) -> str:
     return f'<tr data-case="{html.escape(case.key)}">{"".join(cells)}</tr>'
 
 
-def case_table(report: RunReport, info: RunInfo) -> str:
+def case_table(report: RunReport, info: RunInfo, counts: Mapping[str, int]) -> str:
     """The terminal's per-case table: claims, claim labels, precision, reachable precision;
-    with a label-mix bar per case, and the run in the last row."""
+    with a label-mix bar per case, and the run (``counts``: its claims per label) in the last
+    row."""
     baselined = _baselined(report, info)
     header = "".join(
         [
@@ -183,9 +184,6 @@ def case_table(report: RunReport, info: RunInfo) -> str:
         ]
     )
     rows = "".join(_row(case, info, baselined) for case in report.cases)
-    counts = dict.fromkeys(LABEL_ORDER, 0)
-    for claim in report.claims:
-        counts[claim.label] = counts.get(claim.label, 0) + 1
     precision = report.precision
     total = [
         '<th scope="row">all cases</th><td></td>',
@@ -203,11 +201,8 @@ def case_table(report: RunReport, info: RunInfo) -> str:
     )
 
 
-def run_mix(report: RunReport) -> str:
-    """The run's label mix, as a bar with its legend."""
-    counts: dict[str, int] = {}
-    for claim in report.claims:
-        counts[claim.label] = counts.get(claim.label, 0) + 1
+def run_mix(counts: Mapping[str, int]) -> str:
+    """The run's label mix (claims per label), as a bar with its legend."""
     return f'<div class="run-mix">{label_mix(counts, "the run")}{legend(counts)}</div>'
 
 

@@ -9,6 +9,7 @@ The page is laid out in :mod:`.html_overview`, :mod:`.html_cases` and :mod:`.cha
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..atomic import write_atomically
@@ -27,12 +28,10 @@ from .info import RunInfo
 TITLE = "pytest-citations report"
 
 
-def _filters(report: RunReport, calibrated: bool) -> tuple[str, int]:
-    """The label filter's buttons, and how many claims there are."""
+def _filters(report: RunReport, counts: Mapping[str, int], calibrated: bool) -> tuple[str, int]:
+    """The label filter's buttons (``counts``: the run's claims per label), and how many
+    claims there are."""
     labels = [label.value for label in Label]
-    counts = {label: 0 for label in labels}
-    for claim in report.claims:
-        counts[claim.label] = counts.get(claim.label, 0) + 1
     total = sum(counts.values())
     failing = sum(1 for claim in report.claims if failed(claim))
 
@@ -85,12 +84,13 @@ def render_html(
             case.case_id,
         ),
     )
-    buttons, total = _filters(report, calibrated)
+    counts = report.label_counts()
+    buttons, total = _filters(report, counts, calibrated)
     overview = (
         '<section class="overview" id="overview"><h2>Overview</h2>'
         + cards(report, info)
-        + run_mix(report)
-        + case_table(report, info)
+        + run_mix(counts)
+        + case_table(report, info, counts)
         + "</section>"
         + (calibration(info.agreement) if info.agreement is not None else "")
         + (drift_section(report.drift) if report.drift is not None else "")

@@ -1,4 +1,4 @@
-"""Okapi BM25 over one page's passages: the lexical half of hybrid retrieval (issue 10).
+"""Okapi BM25 over one page's passages: the lexical half of hybrid retrieval.
 
 Small on purpose (a page has tens of passages, not millions): terms are case-folded words
 (letters, digits and the combining marks that belong to them: a Hindi vowel sign or a Thai

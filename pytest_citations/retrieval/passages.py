@@ -1,16 +1,13 @@
-"""Splitting fetched markdown into passages of about equal size (R1, issue 13).
+"""Splitting fetched markdown into passages of about equal size (R1).
 
 R1: split on blank lines, pack paragraphs into passages of up to 200 words counted with
-``split()``, cut longer paragraphs on word boundaries, drop blank blocks. That rule is kept
-exactly for Latin-script paragraphs (English and German, the seeds' languages), so their
-passages are what they always were.
+``split()``, cut longer paragraphs on word boundaries, drop blank blocks: exactly so for
+Latin-script paragraphs (English and German, the seeds' languages).
 
 Whitespace words do not measure every script: a Chinese paragraph is one "word" and a Thai
-one a handful, so such pages used to be one passage whatever their length. Every other
-script is measured in :func:`~pytest_citations.retrieval.writing.units` (a word, or a
-character's share
-of one in scripts written without spaces) against the same budget, and a paragraph over it is
-cut at sentence ends of its script (``.`` ``。`` ``！`` ``？`` ``।`` ``؟`` …, a space in Thai),
+one a handful. Every other script is measured in
+:func:`~pytest_citations.retrieval.writing.units` (a word, or a character's share of one in
+scripts written without spaces) against the same budget, and a paragraph over it is cut at sentence ends of its script (``.`` ``。`` ``！`` ``？`` ``।`` ``؟`` …, a space in Thai),
 then at clause marks, then between words, never inside one.
 
 Every passage is a slice of the page with its whitespace collapsed (paragraphs inside a

@@ -1,4 +1,4 @@
-"""Ranking passages against a claim (R2, R3; issue 10: hybrid retrieval).
+"""Ranking passages against a claim (R2, R3): hybrid retrieval.
 
 Three signals, all over one page's passages:
 
@@ -18,10 +18,10 @@ Lexical and dense scores are standardised over the page and added (:func:`fuse`)
 lexical one weighted by the share of the claim's terms the page contains at all and the
 dense one by the rest (neither below 0.1): a page in the claim's language (about three
 quarters of a claim's terms on WiCE) leans on BM25, an English claim against a German page,
-where BM25 can only match names and numbers, on the embedding. Reciprocal rank fusion
-measured worse on both development sets (WiCE all@3 0.892 against 0.931; XQuAD hit@1 lower
-in every language), because it throws away how far apart the scores are. Ties go to the
-earlier passage. The judge sees the first ``top_k`` passages of the fused order (and a
+where BM25 can only match names and numbers, on the embedding. Fusing the standardised
+scores keeps how far apart the passages are, which reciprocal rank fusion throws away
+(benchmarks/README.md compares the two). Scores within :data:`TIE_TOLERANCE` of each other
+are a tie, which goes to the earlier passage. The judge sees the first ``top_k`` passages of the fused order (and a
 straddled neighbour), adjacent ones joined into one slice of the page so that a quote may
 run across their boundary (:func:`select`).
 """

@@ -1,7 +1,7 @@
 """Writing systems: how much text a stretch holds, where its sentences end, where it may be cut.
 
 Passages, lexical retrieval and embedding windows all need a size and cut points that mean the
-same in every script (issue 13). Words counted with ``str.split()`` work for scripts that put
+same in every script. Words counted with ``str.split()`` work for scripts that put
 spaces between words (Latin, Greek, Cyrillic, Arabic, Devanagari, Hangul, …) but not for those
 that do not: a Chinese paragraph is one "word", a Thai paragraph a handful. So text is
 measured in *units*: a whitespace-separated word is one unit, and a character of a script

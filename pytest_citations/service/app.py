@@ -81,9 +81,9 @@ class RequestError(Exception):
         return JSONResponse({"detail": self.detail}, self.status, headers=self.headers)
 
 
-def missing_secrets(settings: Settings) -> list[str]:
+def missing_secrets(settings: Settings, backends: Backends | None = None) -> list[str]:
     """Every variable the service needs to verify and lacks (all of them, at once)."""
-    return Backends().missing(settings)
+    return (backends or Backends()).missing(settings)
 
 
 def not_set(variables: list[str]) -> str:
@@ -158,6 +158,8 @@ class _Service:
     access: Access
     http: HttpClient | None = None
     limit: RequestLimit = field(default_factory=lambda: RequestLimit(1))
+    #: The judges and fetchers, and what each needs: built once for the service's life.
+    backends: Backends = field(default_factory=Backends)
 
     @property
     def current(self) -> Settings:
@@ -170,12 +172,12 @@ class _Service:
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: FastAPI) -> AsyncIterator[None]:
-        self.settings = self.settings or Settings.from_env()
+        self.settings = self.settings or Settings.from_env(backends=self.backends)
         self.limit = RequestLimit(self.current.concurrency)
         with LogRedaction(self.redactor()):
             self.http = make_http_client(self.current)
             try:
-                if not missing_secrets(self.current):
+                if not missing_secrets(self.current, self.backends):
                     # One verifier at start-up, so that a bad setting fails it, not requests.
                     await self.verifier().aclose()
                 yield
@@ -191,12 +193,12 @@ class _Service:
 
     async def health(self) -> JSONResponse:
         """Whether the service can verify: ``degraded`` names every missing variable."""
-        missing = missing_secrets(self.current)
+        missing = missing_secrets(self.current, self.backends)
         return JSONResponse(
             {
                 "status": "degraded" if missing else "ok",
                 "judge": self.current.judge_provider,
-                "model": Backends().model(self.current),
+                "model": self.backends.model(self.current),
                 "missing": missing,
             }
         )
@@ -208,7 +210,7 @@ class _Service:
             checked = parse_request(body, self.limits)
         except RequestError as refused:
             return refused.response()
-        missing = missing_secrets(self.current)
+        missing = missing_secrets(self.current, self.backends)
         if missing:
             return JSONResponse({"detail": not_set(missing)}, status_code=503)
         try:

@@ -23,7 +23,6 @@ from pytest_citations.drift import DriftReport, DriftStatus
 from pytest_citations.recording.files import cassette_document, dump_cassette
 from pytest_citations.recording.pages import (
     crawl_target,
-    crawls_by_page,
     is_judge_call,
     judge_bodies,
     read_interactions,
@@ -151,7 +150,11 @@ def test_what_a_cassette_recorded_for_each_page(world: World) -> None:
 
     interactions = read_interactions(world.cassette("gift"))
 
-    pages = crawls_by_page(interactions)
+    pages: dict[str, list[int]] = {}
+    for position, (request, _) in enumerate(interactions):
+        target = crawl_target(request)
+        if target is not None:
+            pages.setdefault(target, []).append(position)
     assert sorted(pages) == sorted([RETURNS_URL, BOILING_URL])
     assert all(len(positions) == 1 for positions in pages.values())
     # Three citations judged alone, and one joint check of the claim neither page settles.

@@ -1,0 +1,83 @@
+"""What the text of an option means: each parser turns a flag's or an ini key's raw value into
+the setting, or raises a configuration error naming the option (``what``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..drift import FAIL_ON_CHOICES, DriftPolicy
+from ..errors import ConfigurationError
+from ..labels import Label
+from ..pipeline.settings import Limit
+from ..recording import RecordMode
+
+#: Metrics the calibration gate (``citations_min_agreement``) may name.
+AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
+
+
+def fraction(raw: Any, what: str) -> float:
+    try:
+        number = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"{what} must be a number from 0 to 1, got {raw!r}") from None
+    if not 0 <= number <= 1:
+        raise ConfigurationError(f"{what} must be a number from 0 to 1, got {raw!r}")
+    return number
+
+
+def labels(raw: Any, what: str) -> tuple[str, ...]:
+    # Comma- or space-separated, on the command line and in the ini file alike (the ini key
+    # is of type "args", so "contradicted,partial" arrives as one word).
+    words = " ".join([raw] if isinstance(raw, str) else raw).replace(",", " ").split()
+    known = {label.value for label in Label}
+    if not words:
+        # An empty list would fail nothing: a gate turned off by one comma.
+        raise ConfigurationError(
+            f"{what} names no label; name at least one of " + ", ".join(sorted(known))
+        )
+    for label in words:
+        if label not in known:
+            raise ConfigurationError(
+                f"{what}: unknown label {label!r}; choose from " + ", ".join(sorted(known))
+            )
+    return tuple(words)
+
+
+def agreement(raw: Any, what: str) -> tuple[str, float]:
+    """``0.6`` (Cohen's kappa) or ``accuracy=0.8`` / ``balanced_accuracy=0.7`` / ``kappa=0.6``."""
+    metric, _, number = str(raw).strip().rpartition("=")
+    metric = metric.strip() or "kappa"
+    if metric not in AGREEMENT_METRICS:
+        choices = ", ".join(AGREEMENT_METRICS)
+        raise ConfigurationError(f"{what}: unknown metric {metric!r}; use one of {choices}")
+    try:
+        value = float(number)
+    except ValueError:
+        raise ConfigurationError(f"{what}: {number!r} is not a number") from None
+    if not -1 <= value <= 1:
+        raise ConfigurationError(f"{what} must be between -1 and 1")
+    return metric, value
+
+
+def drift_fail_on(raw: Any, what: str) -> tuple[str, ...]:
+    words = " ".join([raw] if isinstance(raw, str) else raw).replace(",", " ").split()
+    try:
+        policy = DriftPolicy.parse(words)
+    except ConfigurationError as error:
+        raise ConfigurationError(f"{what}: {error}") from None
+    return tuple(name for name in FAIL_ON_CHOICES if name in policy.fail_on)
+
+
+def record_mode(raw: Any, what: str) -> RecordMode:
+    try:
+        return RecordMode(str(raw))
+    except ValueError:
+        choices = ", ".join(mode.value for mode in RecordMode)
+        raise ConfigurationError(
+            f"unknown citations record mode {raw!r}; choose one of {choices}"
+        ) from None
+
+
+def limit_parser(limit: Limit) -> Callable[[Any, str], Any]:
+    return limit.parse
