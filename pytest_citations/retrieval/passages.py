@@ -7,7 +7,8 @@ Latin-script paragraphs (English and German, the seeds' languages).
 Whitespace words do not measure every script: a Chinese paragraph is one "word" and a Thai
 one a handful. Every other script is measured in
 :func:`~pytest_citations.retrieval.writing.units` (a word, or a character's share of one in
-scripts written without spaces) against the same budget, and a paragraph over it is cut at sentence ends of its script (``.`` ``。`` ``！`` ``？`` ``।`` ``؟`` …, a space in Thai),
+scripts written without spaces) against the same budget, and a paragraph over it is cut at
+sentence ends of its script (``.`` ``。`` ``！`` ``？`` ``।`` ``؟`` …, a space in Thai),
 then at clause marks, then between words, never inside one.
 
 Every passage is a slice of the page with its whitespace collapsed (paragraphs inside a

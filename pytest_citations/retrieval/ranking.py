@@ -21,9 +21,9 @@ quarters of a claim's terms on WiCE) leans on BM25, an English claim against a G
 where BM25 can only match names and numbers, on the embedding. Fusing the standardised
 scores keeps how far apart the passages are, which reciprocal rank fusion throws away
 (benchmarks/README.md compares the two). Scores within :data:`TIE_TOLERANCE` of each other
-are a tie, which goes to the earlier passage. The judge sees the first ``top_k`` passages of the fused order (and a
-straddled neighbour), adjacent ones joined into one slice of the page so that a quote may
-run across their boundary (:func:`select`).
+are a tie, which goes to the earlier passage. The judge sees the first ``top_k`` passages
+of the fused order (and a straddled neighbour), adjacent ones joined into one slice of the
+page so that a quote may run across their boundary (:func:`select`).
 """
 
 from __future__ import annotations
