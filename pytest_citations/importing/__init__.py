@@ -32,7 +32,7 @@ from .formats import (
     detect_format,
     read_record,
 )
-from .records import BadRecord, Record, read_records
+from .records import AnswerRecord, BadAnswerRecord, read_records
 from .render import case_mapping, render_case_file
 from .result import CaseFile, ImportResult, RecordOutcome
 
@@ -46,12 +46,12 @@ __all__ = [
     "AnswerClaim",
     "AnswerFormat",
     "AnswerFormatError",
-    "BadRecord",
+    "AnswerRecord",
+    "BadAnswerRecord",
     "CaseFile",
     "Grouping",
     "ImportResult",
     "ImportedAnswer",
-    "Record",
     "RecordOutcome",
     "Unmarked",
     "build_answer",

@@ -22,7 +22,7 @@ from ..cases import CaseFileError, load_cases
 from ..errors import CitationsError, ConfigurationError
 from .answers import UNMARKED_POLICIES, ImportedAnswer, Unmarked, read_answer
 from .formats import AUTO, check_format
-from .records import BadRecord, Record, read_records
+from .records import AnswerRecord, BadAnswerRecord, read_records
 from .render import case_mapping, render_case_file
 from .result import CaseFile, FileStatus, ImportResult, RecordOutcome
 
@@ -124,7 +124,7 @@ def import_answers(
     outcomes: list[RecordOutcome | _Built] = []
     taken: set[str] = set()
     for item in read_records(sources):
-        if isinstance(item, BadRecord):
+        if isinstance(item, BadAnswerRecord):
             outcomes.append(_skipped(item.source, item.line, item.reason))
         else:
             outcomes.append(_build(item, format, unmarked, taken))
@@ -152,7 +152,7 @@ def _check_options(format: str, group: str, unmarked: str) -> None:
 
 
 def _build(
-    item: Record, format: str, unmarked: Unmarked, taken: set[str]
+    item: AnswerRecord, format: str, unmarked: Unmarked, taken: set[str]
 ) -> RecordOutcome | _Built:
     """The case of one record (its id taken from ``taken``), or why it was skipped."""
     try:

@@ -2,7 +2,7 @@
 
 Every record keeps its file and 1-based line, so that one that cannot be read is reported
 where a person can find it, and the others are still imported. A line that is not JSON,
-nested deeper than Python's parser can follow, or not an object, is a :class:`BadRecord`,
+nested deeper than Python's parser can follow, or not an object, is a :class:`BadAnswerRecord`,
 never an exception.
 """
 
@@ -22,7 +22,7 @@ TOO_DEEP = "invalid JSON: nested too deeply to read"
 
 
 @dataclass(frozen=True)
-class Record:
+class AnswerRecord:
     """One answer record and where it came from."""
 
     source: Path
@@ -31,7 +31,7 @@ class Record:
 
 
 @dataclass(frozen=True)
-class BadRecord:
+class BadAnswerRecord:
     """A record (or a whole file, at line 0) that could not be read, and why."""
 
     source: Path
@@ -62,14 +62,14 @@ def expand_inputs(paths: Iterable[Path | str]) -> list[Path]:
     return files
 
 
-def _record(source: Path, line: int, value: Any) -> Record | BadRecord:
+def _record(source: Path, line: int, value: Any) -> AnswerRecord | BadAnswerRecord:
     if isinstance(value, dict):
-        return Record(source, line, value)
+        return AnswerRecord(source, line, value)
     kind = "null" if value is None else type(value).__name__.replace("dict", "object")
-    return BadRecord(source, line, f"a record must be a JSON object, got {kind}")
+    return BadAnswerRecord(source, line, f"a record must be a JSON object, got {kind}")
 
 
-def _json_lines(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
+def _json_lines(source: Path, data: bytes) -> Iterator[AnswerRecord | BadAnswerRecord]:
     for number, raw in enumerate(data.splitlines(), start=1):
         if number == 1 and raw.startswith(_BOM):
             raw = raw[len(_BOM) :]
@@ -78,21 +78,23 @@ def _json_lines(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
         try:
             value = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as error:
-            yield BadRecord(source, number, f"not UTF-8 text ({error.reason})")
+            yield BadAnswerRecord(source, number, f"not UTF-8 text ({error.reason})")
         except json.JSONDecodeError as error:
-            yield BadRecord(source, number, f"invalid JSON: {error.msg} (column {error.colno})")
+            yield BadAnswerRecord(
+                source, number, f"invalid JSON: {error.msg} (column {error.colno})"
+            )
         except RecursionError:
-            yield BadRecord(source, number, TOO_DEEP)
+            yield BadAnswerRecord(source, number, TOO_DEEP)
         else:
             yield _record(source, number, value)
 
 
-def _json_document(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
+def _json_document(source: Path, data: bytes) -> Iterator[AnswerRecord | BadAnswerRecord]:
     """A ``.json`` file: one object, or an array whose items keep their own line numbers."""
     try:
         text = data.removeprefix(_BOM).decode("utf-8")
     except UnicodeDecodeError as error:
-        yield BadRecord(source, 0, f"not UTF-8 text ({error.reason})")
+        yield BadAnswerRecord(source, 0, f"not UTF-8 text ({error.reason})")
         return
     decoder = json.JSONDecoder()
     start = len(text) - len(text.lstrip())
@@ -101,10 +103,10 @@ def _json_document(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
         try:
             value = json.loads(text)
         except json.JSONDecodeError as error:
-            yield BadRecord(source, error.lineno, f"invalid JSON: {error.msg}")
+            yield BadAnswerRecord(source, error.lineno, f"invalid JSON: {error.msg}")
             return
         except RecursionError:
-            yield BadRecord(source, line, TOO_DEEP)
+            yield BadAnswerRecord(source, line, TOO_DEEP)
             return
         yield _record(source, line, value)
         return
@@ -119,7 +121,7 @@ def _json_document(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
-            yield BadRecord(
+            yield BadAnswerRecord(
                 source,
                 error.lineno,
                 f"invalid JSON: {error.msg}; the rest of the file was not read",
@@ -128,9 +130,11 @@ def _json_document(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
         except RecursionError:
             end = _end_of_value(text, position)
             if end is None:
-                yield BadRecord(source, line, f"{TOO_DEEP}; the rest of the file was not read")
+                yield BadAnswerRecord(
+                    source, line, f"{TOO_DEEP}; the rest of the file was not read"
+                )
                 return
-            yield BadRecord(source, line, TOO_DEEP)
+            yield BadAnswerRecord(source, line, TOO_DEEP)
             position = end
         else:
             yield _record(source, line, value)
@@ -139,7 +143,7 @@ def _json_document(source: Path, data: bytes) -> Iterator[Record | BadRecord]:
             position += 1
         elif not text.startswith("]", position):
             line = text.count("\n", 0, position) + 1
-            yield BadRecord(
+            yield BadAnswerRecord(
                 source, line, "invalid JSON: expected ',' or ']'; the rest of the file was not read"
             )
             return
@@ -172,7 +176,7 @@ def _skip(text: str, position: int) -> int:
     return position
 
 
-def read_records(paths: Iterable[Path | str]) -> Iterator[Record | BadRecord]:
+def read_records(paths: Iterable[Path | str]) -> Iterator[AnswerRecord | BadAnswerRecord]:
     """Every record of the files (folders: their ``.jsonl``/``.ndjson``/``.json`` files), in
     file order then line order. ``.json`` files hold one object or an array of objects;
     anything else is read as JSONL."""
@@ -180,7 +184,7 @@ def read_records(paths: Iterable[Path | str]) -> Iterator[Record | BadRecord]:
         try:
             data = source.read_bytes()
         except OSError as error:
-            yield BadRecord(source, 0, f"cannot read the file: {error.strerror or error}")
+            yield BadAnswerRecord(source, 0, f"cannot read the file: {error.strerror or error}")
             continue
         if source.suffix.lower() == ".json":
             yield from _json_document(source, data)
