@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from .labels import Label, Reason, is_unchecked
 
+
 #: The fields of a citation verdict, in the order of 000's ``/verify`` response.
+#: The fields of 000's ``UrlVerdict``, in order: what a citation verdict holds, and what
+#: ``/verify`` answers per URL.
 VERDICT_FIELDS = (
     "url",
     "label",
@@ -68,6 +72,38 @@ class CitationVerdict:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """What the judge was shown for one cited URL: the passages, best first, which of them
+    holds the quote the guard accepted (None: none was), and the embedder that chose them
+    (empty when the page was not ranked)."""
+
+    url: str
+    passages: tuple[str, ...]
+    quote_passage: int | None = None
+    chosen_by: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (the JSON report's ``evidence`` items)."""
+        return {
+            "url": self.url,
+            "passages": list(self.passages),
+            "quote_passage": self.quote_passage,
+            "chosen_by": self.chosen_by,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Evidence:
+        """Inverse of :meth:`to_dict`."""
+        passage = data.get("quote_passage")
+        return cls(
+            str(data["url"]),
+            tuple(str(text) for text in data.get("passages") or ()),
+            int(passage) if passage is not None else None,
+            str(data.get("chosen_by") or ""),
+        )
+
+
+@dataclass(frozen=True)
 class ClaimVerdict:
     """A claim, its aggregated label (A1) and the verdict of each cited URL."""
 
@@ -84,9 +120,9 @@ class ClaimVerdict:
     joint_support: tuple[str, ...] = ()
     #: Retrieved but uncited URLs that support the claim its citations do not (004, C3).
     misattributed_to: tuple[str, ...] = ()
-    #: (url, passages shown to the judge) for every judged citation; the deterministic
-    #: checks (numbers and dates traceable, C7) read them.
-    evidence: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: What the judge was shown for every judged citation; the deterministic checks
+    #: (numbers and dates traceable, C7) read it.
+    evidence: tuple[Evidence, ...] = ()
 
     @property
     def unchecked(self) -> tuple[CitationVerdict, ...]:

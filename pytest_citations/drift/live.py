@@ -146,7 +146,9 @@ async def verify_recorded(
     session = library.open(path)
     http = recorded_client(settings, library, JudgeOnly(network_transport(settings)))
     try:
-        async with Verifier(settings, http=http, backends=backends, observer=library) as verifier:
+        async with Verifier(
+            settings, http=http, backends=backends, observer=library, recall=library
+        ) as verifier:
             with session.active():
                 verdicts = await verifier.verify_many(requests)
             usage = verifier.usage

@@ -100,7 +100,11 @@ class Replayer:
         self.library = CassetteLibrary(config, RecordMode.NONE, self.command, root=root)
         self._http = recorded_client(self.settings, self.library, _Offline())
         self.verifier = Verifier(
-            self.settings, http=self._http, backends=backends, observer=self.library
+            self.settings,
+            http=self._http,
+            backends=backends,
+            observer=self.library,
+            recall=self.library,
         )
 
     def command(self, path: Path) -> str:
@@ -250,7 +254,7 @@ async def replay_source(replayer: Replayer, source: DriftSource) -> RecordedSour
         if check.retrieved and labels[check.nodeid] in _SETTLED:
             recorded.skipped.append(_not_consulted(recorded, check, labels[check.nodeid]))
             continue
-        shown = dict(verdict.evidence)
+        shown = {evidence.url: evidence.passages for evidence in verdict.evidence}
         for citation in verdict.citations:
             page, _, problem = pages[citation.url]
             if not citation.checked or page is None:

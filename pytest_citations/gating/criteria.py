@@ -133,7 +133,7 @@ class ClaimAssessment:
 def evidence_texts(verdict: ClaimVerdict) -> list[str]:
     """Quotes and passages the judge saw for this claim."""
     texts = [c.evidence_quote for c in verdict.citations if c.evidence_quote]
-    texts += [passage for _, passages in verdict.evidence for passage in passages]
+    texts += [passage for shown in verdict.evidence for passage in shown.passages]
     return texts
 
 

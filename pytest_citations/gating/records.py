@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..precision import Precision
-from ..verdicts import CitationVerdict
+from ..verdicts import CitationVerdict, Evidence
 from .criteria import Decision
 
 
@@ -67,8 +67,8 @@ class ClaimRecord:
     derived: bool = False
     joint_support: tuple[str, ...] = ()
     misattributed_to: tuple[str, ...] = ()
-    #: (url, passages the judge saw) per judged citation, for quotes shown in context.
-    evidence: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: What the judge saw per judged citation, for quotes shown in context.
+    evidence: tuple[Evidence, ...] = ()
     baseline: BaselineChange | None = None
 
     @property
@@ -83,7 +83,11 @@ class ClaimRecord:
 
     def passages(self, url: str) -> tuple[str, ...]:
         """The passages the judge saw for one cited URL."""
-        return next((passages for seen, passages in self.evidence if seen == url), ())
+        return next((shown.passages for shown in self.evidence if shown.url == url), ())
+
+    def evidence_of(self, url: str) -> Evidence | None:
+        """What the judge saw for one cited URL, if it was judged."""
+        return next((shown for shown in self.evidence if shown.url == url), None)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (the JSON report's claim objects)."""
@@ -109,7 +113,7 @@ class ClaimRecord:
             "derived": self.derived,
             "joint_support": list(self.joint_support),
             "misattributed_to": list(self.misattributed_to),
-            "evidence": [{"url": url, "passages": list(p)} for url, p in self.evidence],
+            "evidence": [shown.to_dict() for shown in self.evidence],
         }
         if self.baseline is not None:
             data["baseline"] = {"change": self.baseline.kind, "old_label": self.baseline.old_label}
@@ -138,9 +142,7 @@ class ClaimRecord:
             derived=bool(data.get("derived")),
             joint_support=tuple(data.get("joint_support", ())),
             misattributed_to=tuple(data.get("misattributed_to", ())),
-            evidence=tuple(
-                (str(item["url"]), tuple(item["passages"])) for item in data.get("evidence", [])
-            ),
+            evidence=tuple(Evidence.from_dict(item) for item in data.get("evidence", [])),
             baseline=BaselineChange(baseline["change"], baseline.get("old_label"))
             if baseline
             else None,

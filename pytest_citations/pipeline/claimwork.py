@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..errors import RequestRefused
 from ..network.requester import TransientError
-from ..verdicts import CitationVerdict
+from ..verdicts import CitationVerdict, Evidence
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class ClaimWork:
     problems: list[str] = field(default_factory=list)
     #: The notes that say a request is missing from the recording (a subset of problems).
     unrecorded: list[str] = field(default_factory=list)
-    evidence: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
 
     def note(self, error: Exception | str) -> None:
         """Add a note for the claim, once."""

@@ -21,16 +21,16 @@ from ..network.limits import RequestLimit
 from ..network.requester import Requester
 from ..redact import LogRedaction
 from ..retrieval.embedders.base import Embedder
-from ..retrieval.index import PageIndex
-from ..retrieval.passages import split_passages
 from ..retrieval.retriever import Retriever
-from ..retrieval.worker import INDEX, RANK, EmbeddingWorker
+from ..retrieval.worker import RANK, EmbeddingWorker
 from ..usage import Usage
-from ..verdicts import CitationVerdict, ClaimVerdict
+from ..verdicts import CitationVerdict, ClaimVerdict, Evidence
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
 from .backends import Backends
 from .claimwork import ClaimRequest, ClaimWork, Stage
+from .recall import Recall
+from .retrieving import RetrievalStep
 from .settings import Settings
 from .sharing import SharedWork, WorkObserver
 
@@ -71,6 +71,7 @@ class Verifier:
         semaphore: RequestLimit | asyncio.Semaphore | None = None,
         backends: Backends | None = None,
         observer: WorkObserver | None = None,
+        recall: Recall | None = None,
     ) -> None:
         self.settings = settings or Settings.from_env()
         self.usage = Usage()
@@ -82,21 +83,20 @@ class Verifier:
         self._fetcher_factory = None if crawler else backends.fetcher(self.settings.fetcher)
         self._judge_factory = None if judge else backends.judge(self.settings.judge_provider)
         # Hybrid retrieval, the embedder chosen by the page's language unless one is given.
-        self._retriever = (
+        retriever = (
             Retriever(embedder, cache_dir=self.settings.embedding_cache_dir)
             if embedder is not None
             else Retriever.named(self.settings.embedding_model, self.settings.embedding_cache_dir)
         )
+        self._worker = EmbeddingWorker()
+        self._retrieval = RetrievalStep(self.settings, retriever, self._worker, recall)
         self._http = http
         self._owns_http = http is None
         self._semaphore = semaphore
         self._requester: Requester | None = None
         self._log_redaction: LogRedaction | None = None
         self._fetches = SharedWork("fetch", observer)
-        # Indexing sends nothing: one index per page text serves every cassette's scope.
-        self._indexes = SharedWork("index")
         self._judgements = SharedWork("judge", observer)
-        self._worker = EmbeddingWorker()
 
     # Lifecycle ----------------------------------------------------------------------
     async def __aenter__(self) -> Verifier:
@@ -122,13 +122,14 @@ class Verifier:
 
     async def aclose(self) -> None:
         """Cancel what is still running and release connections, threads and files."""
-        for once in (self._fetches, self._indexes, self._judgements):
+        for once in (self._fetches, self._judgements):
             await once.drain()
+        await self._retrieval.drain()
         if self._owns_http and self._http is not None:
             await self._http.aclose()
             self._http = None
         self._worker.shutdown()
-        self._retriever.close()
+        self._retrieval.retriever.close()
         if self._log_redaction is not None:
             self._log_redaction.uninstall()
             self._log_redaction = None
@@ -162,8 +163,10 @@ class Verifier:
         """Verify many claims concurrently; results in the order given. ``progress`` is
         called with (claims done, claims in all) as each claim completes."""
         # The claims are embedded in one batch on the model's thread, ahead of any page,
-        # while the first fetches are already out: the network never waits for the model.
-        warm = asyncio.ensure_future(self._embed_claims([r.claim for r in requests]))
+        # while the first fetches are already out: the network never waits for the model. A
+        # replay recalls what was chosen and needs no vector at all.
+        claims = [] if self._retrieval.replaying else [r.claim for r in requests]
+        warm = asyncio.ensure_future(self._embed_claims(claims))
         done = 0
         total = len(requests)
 
@@ -193,7 +196,7 @@ class Verifier:
     async def _embed_claims(self, claims: Sequence[str]) -> None:
         """Embed the claims in one batch before pages arrive (Retriever.warm)."""
         if claims:
-            await self._worker.run(RANK, self._retriever.warm, claims)
+            await self._worker.run(RANK, self._retrieval.retriever.warm, claims)
 
     async def _verify_claim(self, request: ClaimRequest) -> ClaimVerdict:
         work = ClaimWork()
@@ -225,7 +228,7 @@ class Verifier:
             unrecorded=tuple(work.unrecorded),
             joint_support=joint,
             misattributed_to=misattributed,
-            evidence=tuple(work.evidence.items()),
+            evidence=tuple(work.evidence.values()),
         )
         if self.audit is not None:
             self.audit.record([result])
@@ -240,7 +243,7 @@ class Verifier:
         if joint is None:
             return ()
         urls = list(work.evidence)
-        sources = [list(work.evidence[url]) for url in urls]
+        sources = [list(work.evidence[url].passages) for url in urls]
         key = ("joint", judge.name, judge.model, claim, tuple(tuple(p) for p in sources))
 
         async def run() -> Judgement:
@@ -286,13 +289,6 @@ class Verifier:
             return await fetch_citation(self._crawler, url, max_chars=self.settings.max_page_chars)
 
         return self._fetches.get(url, run)
-
-    def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
-        async def run() -> PageIndex:
-            passages = split_passages(page.markdown)
-            return await self._worker.run(INDEX, self._retriever.index, passages)
-
-        return self._indexes.get(page.markdown, run)
 
     def _ask(self, claim: str, passages: list[str]) -> asyncio.Task[Judgement]:
         judge = self.judge
@@ -350,22 +346,22 @@ class Verifier:
             warnings=page.warnings,
         )
         stage.judging = located
-        index = await self._index(page)
-        # Ranking goes before indexing more pages: it sends a judge call out at once.
-        passages = await self._worker.run(
-            RANK, self._retriever.select, claim, index, self.settings.top_k
-        )
-        if not passages:
-            return replace(located, reason=Reason.NO_PASSAGES)
         try:
+            selection = await self._retrieval.choose(claim, url, page)
+            passages = selection.texts(page.markdown) if selection is not None else []
+            if not passages:
+                return replace(located, reason=Reason.NO_PASSAGES)
             judgement = await self._ask(claim, passages)
         except RequestRefused as refused:
             work.note(refused)
             return replace(located, reason=Reason.REQUEST_REFUSED)
-        work.evidence[url] = tuple(passages)
+        assert selection is not None
+        chosen_by = selection.chooser.embedder
+        work.evidence[url] = Evidence(url, tuple(passages), chosen_by=chosen_by)
         if judgement.reason is not None:
             return replace(located, label=judgement.label, reason=judgement.reason)
         accepted = guard(judgement.label, judgement.evidence_quote, judgement.confidence, passages)
+        work.evidence[url] = Evidence(url, tuple(passages), accepted.passage, chosen_by)
         return replace(
             located,
             label=accepted.label,

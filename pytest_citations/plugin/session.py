@@ -149,6 +149,7 @@ class CitationsSession:
                 audit=self.audit,
                 backends=self.backends,
                 observer=self.library,
+                recall=self.library,
             )
             self._verifier = SyncVerifier(verifier)
         return self._verifier

@@ -133,6 +133,12 @@ def _interaction(index: int, item: Any) -> Interaction:
 def parse_cassette(raw: bytes) -> list[Interaction]:
     """The interactions of a cassette file's bytes; raises ``CassetteContentError`` saying what is
     wrong (never an empty list for a damaged file)."""
+    return read_cassette(raw)[0]
+
+
+def read_cassette(raw: bytes) -> tuple[list[Interaction], Any]:
+    """The interactions of a cassette file's bytes, and its ``retrieval`` section as stored
+    (None when it has none: a recording made before retrieval's choices were kept)."""
     if not raw.strip():
         raise CassetteContentError("it is empty (a write that was cut short, or a truncated copy)")
     try:
@@ -161,7 +167,8 @@ def parse_cassette(raw: bytes) -> list[Interaction]:
     interactions = data.get("interactions")
     if not isinstance(interactions, list):
         raise CassetteContentError("its 'interactions' is not a list")
-    return [_interaction(index, item) for index, item in enumerate(interactions, start=1)]
+    listed = [_interaction(index, item) for index, item in enumerate(interactions, start=1)]
+    return listed, data.get("retrieval")
 
 
 def _text(value: Any) -> Any:
@@ -172,9 +179,12 @@ def _text(value: Any) -> Any:
     return value
 
 
-def cassette_document(interactions: Sequence[Interaction]) -> dict[str, Any]:
-    """What a cassette file holds: vcrpy's layout, with ``version`` written last so that a
-    file cut short is recognisable (vcrpy's own YAML writer sorts it last too)."""
+def cassette_document(
+    interactions: Sequence[Interaction], retrieval: Sequence[Any] = ()
+) -> dict[str, Any]:
+    """What a cassette file holds: vcrpy's layout (vcrpy reads a file with more keys), the
+    ``retrieval`` section when there is one, and ``version`` written last so that a file cut
+    short is recognisable (vcrpy's own YAML writer sorts it last too)."""
     listed = []
     for request, response in interactions:
         stored = copy.deepcopy(response)
@@ -192,7 +202,11 @@ def cassette_document(interactions: Sequence[Interaction]) -> dict[str, Any]:
                 "response": stored,
             }
         )
-    return {"interactions": listed, "version": CASSETTE_FORMAT_VERSION}
+    document: dict[str, Any] = {"interactions": listed}
+    if retrieval:
+        document["retrieval"] = list(retrieval)
+    document["version"] = CASSETTE_FORMAT_VERSION
+    return document
 
 
 def dump_cassette(document: Mapping[str, Any], stream: IO[str] | None = None) -> str | None:
@@ -208,12 +222,14 @@ def dump_cassette(document: Mapping[str, Any], stream: IO[str] | None = None) ->
     return dumped
 
 
-def write_cassette(path: Path, interactions: Sequence[Interaction]) -> None:
+def write_cassette(
+    path: Path, interactions: Sequence[Interaction], retrieval: Sequence[Any] = ()
+) -> None:
     """Write a cassette so that ``path`` only ever holds the old file or the whole new one
     (:func:`~pytest_citations.atomic.write_atomically`: a locked temporary file beside it,
     flushed to disk, renamed over it). An interruption at any point (SIGINT, SIGKILL, a full
     disk) leaves the old file as it was."""
-    write_atomically(path, dump_cassette(cassette_document(interactions)) or "")
+    write_atomically(path, dump_cassette(cassette_document(interactions, retrieval)) or "")
 
 
 class Preloaded:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import threading
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,14 +15,18 @@ from vcr.cassette import Cassette
 from vcr.request import Request as VcrRequest
 
 from ..atomic import sweep_temporary_files
+from ..errors import RequestRefused
 from ..paths import shown
+from ..pipeline.recall import ChoiceKey
+from ..retrieval.selection import Selection
+from .choices import choices_document, parse_choices
 from .files import (
     CassetteClash,
     CassetteContentError,
     Interaction,
     Preloaded,
     UnreadableCassette,
-    parse_cassette,
+    read_cassette,
     save_hooks,
     write_cassette,
 )
@@ -94,7 +98,7 @@ class CassetteLibrary:
         # a second opening in the same run continues what this run wrote.
         fresh = self.record_mode is RecordMode.REWRITE and path not in self._rewritten
         existed = path.exists()
-        interactions = None if fresh else self._read(path)
+        interactions, choices = (None, {}) if fresh else self._read(path)
         vcr_mode = {
             RecordMode.NONE: "none",
             RecordMode.ONCE: "once",
@@ -116,28 +120,36 @@ class CassetteLibrary:
             match_on=merged["match_on"],
             save_hooks=save_hooks(merged),
             serial=next(self._serials),
+            choices=choices,
         )
 
-    def _read(self, path: Path) -> list[Interaction] | None:
-        """A cassette file's interactions; None when there is no file."""
+    def _read(self, path: Path) -> tuple[list[Interaction] | None, dict[ChoiceKey, Selection]]:
+        """A cassette file's interactions (None when there is no file) and retrieval's
+        recorded choices."""
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
-            return None
+            return None, {}
         except OSError as error:
             problem = f"it cannot be opened ({error.strerror or type(error).__name__})"
         else:
             try:
-                return parse_cassette(raw)
+                interactions, section = read_cassette(raw)
+                return interactions, parse_choices(section)
             except CassetteContentError as error:
                 problem = str(error)
         with self._lock:
             self._unreadable[path] = problem
         raise UnreadableCassette(self.shown(path), problem, self.record_command(path))
 
-    def write(self, session: CassetteSession, interactions: Sequence[Interaction]) -> None:
-        """Write a session's cassette atomically."""
-        write_cassette(session.path, session.saved(interactions))
+    def write(
+        self,
+        session: CassetteSession,
+        interactions: Sequence[Interaction],
+        choices: Mapping[ChoiceKey, Selection],
+    ) -> None:
+        """Write a session's cassette atomically, retrieval's choices with it."""
+        write_cassette(session.path, session.saved(interactions), choices_document(choices))
         with self._lock:
             self._rewritten.add(session.path)
 
@@ -223,3 +235,31 @@ class CassetteLibrary:
         """The interactions of one piece of work, in the order they happened."""
         with self._lock:
             return list(self._shared.get(key, ()))
+
+    # Recall ---------------------------------------------------------------------------
+    def recall(self, key: ChoiceKey) -> Selection | None:
+        """The choice the active cassette holds for ``key`` (a fresh recording holds only
+        what this run chose)."""
+        session = current_session()
+        return session.recall(key) if session is not None else None
+
+    def keep(self, key: ChoiceKey, selection: Selection) -> None:
+        """Keep a choice made now in the active cassette, when it records."""
+        session = current_session()
+        if session is not None:
+            session.keep(key, selection)
+
+    def replays(self) -> bool:
+        """Whether the active cassette only replays."""
+        session = current_session()
+        return session is not None and not session.may_record
+
+    def refuse(self, key: ChoiceKey, why: str) -> RequestRefused:
+        """The error of a choice the active cassette cannot replay, with what fixes it."""
+        session = current_session()
+        where = self.shown(session.path) if session is not None else "the recording"
+        command = self.record_command(session.path) if session is not None else ""
+        return RequestRefused(
+            f"{where} cannot replay the claim {key.claim!r} against {key.url}: {why}; record "
+            f"it with: {command}"
+        )

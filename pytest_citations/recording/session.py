@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import threading
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from enum import StrEnum
 from pathlib import Path
@@ -16,6 +16,8 @@ from vcr.cassette import Cassette
 from vcr.record_mode import RecordMode as VcrRecordMode
 from vcr.request import Request as VcrRequest
 
+from ..pipeline.recall import ChoiceKey
+from ..retrieval.selection import Selection
 from .files import Interaction, accepts_cassette
 from .lookup import InteractionIndex
 
@@ -65,6 +67,7 @@ class CassetteSession:
         match_on: Sequence[Callable[..., Any]],
         save_hooks: Sequence[Callable[..., Any]],
         serial: int,
+        choices: Mapping[ChoiceKey, Selection] | None = None,
     ) -> None:
         self.library = library
         self.path = path
@@ -83,6 +86,9 @@ class CassetteSession:
         self._lock = threading.Lock()
         #: What this session's work is shared under when it can only replay (see scope()).
         self.scope_key: Hashable = ("cassette", str(path), serial)
+        #: Retrieval's choices the file held, and those made while it records.
+        self.loaded_choices: dict[ChoiceKey, Selection] = dict(choices or {})
+        self.new_choices: dict[ChoiceKey, Selection] = {}
 
     @property
     def may_record(self) -> bool:
@@ -112,6 +118,34 @@ class CassetteSession:
             with self._lock:
                 self._running -= 1
             _current.reset(token)
+
+    @property
+    def _records_anew(self) -> bool:
+        """Whether this session records everything again (its file's choices are stale)."""
+        return self.library.record_mode in (RecordMode.ALL, RecordMode.REWRITE)
+
+    def recall(self, key: ChoiceKey) -> Selection | None:
+        """The choice this cassette holds for ``key``."""
+        with self._lock:
+            found = self.new_choices.get(key)
+            if found is None and not (self.may_record and self._records_anew):
+                found = self.loaded_choices.get(key)
+            return found
+
+    def keep(self, key: ChoiceKey, selection: Selection) -> None:
+        """Keep a choice made now, when this cassette records."""
+        if self.may_record:
+            with self._lock:
+                self.new_choices.setdefault(key, selection)
+
+    def choices(self) -> dict[ChoiceKey, Selection]:
+        """The choices the file is written with: what this run chose, and (unless it records
+        everything anew) the file's own."""
+        with self._lock:
+            kept = {} if self._fresh else dict(self.loaded_choices)
+            if self.library.record_mode is RecordMode.ALL:
+                kept = {k: v for k, v in kept.items() if k not in self.new_choices}
+            return {**kept, **self.new_choices}
 
     def matches(self, first: VcrRequest, second: VcrRequest) -> bool:
         """Whether two requests are the same recording under the VCR's ``match_on``."""
@@ -151,7 +185,7 @@ class CassetteSession:
             return
         interactions = self._to_write()
         if interactions is not None:
-            self.library.write(self, interactions)
+            self.library.write(self, interactions, self.choices())
 
     def abandon(self, reason: str) -> None:
         """Close without writing: what this session recorded is dropped, and the file is
@@ -186,8 +220,11 @@ class CassetteSession:
                 if not any(self.matches(request, stored) for stored, _ in held):
                     data.append((request, copy.deepcopy(response)))
         recorded = list(data[fresh_from:])
+        # New choices alone are a change too: a recording made before choices were kept
+        # gains them on its next recording run.
+        chose = bool(self.new_choices) and self.new_choices.keys() - self.loaded_choices.keys()
         if mode is RecordMode.ALL:
-            if not recorded:
+            if not (recorded or chose):
                 return None
             kept = [
                 (stored, response)
@@ -196,8 +233,8 @@ class CassetteSession:
             ]
             return kept + recorded
         if mode is RecordMode.REWRITE and self._fresh:
-            return recorded if recorded or self.existed else None
-        return list(data) if recorded else None
+            return recorded if recorded or chose or self.existed else None
+        return list(data) if recorded or chose else None
 
     def saved(self, interactions: Sequence[Interaction]) -> list[Interaction]:
         """``interactions`` after the VCR's save hooks (each gets copies, as in vcrpy)."""

@@ -11,7 +11,7 @@ from ..gating.calibration import as_judge_label
 from ..gating.criteria import LABEL_RANK
 from ..gating.records import ClaimRecord
 from ..gating.run_report import CaseRecord
-from ..judges.guard import holder, locate
+from ..judges.guard import locate
 from ..labels import Label
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
@@ -45,13 +45,13 @@ def failed(claim: ClaimRecord) -> bool:
     return bool(claim.failures or claim.unchecked or claim.problems)
 
 
-def _passage_for(claim: ClaimRecord, url: str, quote: str | None) -> str | None:
+def _passage_for(claim: ClaimRecord, url: str) -> str | None:
     """The passage the guard found the quote in, else the best one the judge saw."""
-    passages = claim.passages(url)
-    number = holder(quote, passages)[1] if quote else None
-    if number is not None:
-        return passages[number]
-    return passages[0] if passages else None
+    shown = claim.evidence_of(url)
+    if shown is None or not shown.passages:
+        return None
+    number = shown.quote_passage
+    return shown.passages[number if number is not None else 0]
 
 
 def _rank(claim: ClaimRecord) -> tuple[int, int, int]:
@@ -66,7 +66,7 @@ def _rank(claim: ClaimRecord) -> tuple[int, int, int]:
 def _evidence(claim: ClaimRecord, citation: CitationVerdict) -> str:
     """The quote in view, and the passage it came from folded beneath it."""
     quote = citation.evidence_quote
-    passage = _passage_for(claim, citation.url, quote)
+    passage = _passage_for(claim, citation.url)
     shown = f'<p class="quote">{html.escape(quote)}</p>' if quote else ""
     if passage is None:
         return shown

@@ -10,6 +10,7 @@ import numpy as np
 
 from .bm25 import BM25
 from .embedders.base import DEFAULT_WINDOW, Embedder, Traits, Vectors
+from .passages import Passage, Span
 from .writing import edge, script_of, script_of_claim, sentences, units, windows
 
 #: Neither signal weighs less than this: a page holding every word of the claim still lets
@@ -38,6 +39,8 @@ class PageIndex:
     ceiling: float = 1.0 - LEXICAL_FLOOR
     #: The embedder's reach in units: the size of the windows around a boundary.
     reach: float = DEFAULT_WINDOW
+    #: Each passage's pieces of the page text (empty for an index of bare texts).
+    pieces: tuple[tuple[Span, ...], ...] = ()
 
     def junction(self, boundary: int) -> tuple[str, str, str]:
         """The text across the boundary after passage ``boundary`` (the end of that passage
@@ -110,21 +113,34 @@ def pieces(passages: Sequence[str], embedder: Embedder) -> tuple[list[str], list
     return texts, owners
 
 
-def build_index(passages: Sequence[str], embedder: Embedder) -> PageIndex:
+def build_index(passages: Sequence[str] | Sequence[Passage], embedder: Embedder) -> PageIndex:
     """Embed a page's passages (:func:`pieces`) and index them for BM25. A page in a script
-    the embedder does not read is not embedded at all: BM25 ranks it alone."""
-    script = script_of("\n".join(passages))
+    the embedder does not read is not embedded at all: BM25 ranks it alone. Passages with
+    their pieces of the page (:func:`~.passages.split_spans`) keep them in the index."""
+    texts = [p.text if isinstance(p, Passage) else p for p in passages]
+    spans = tuple(p.pieces for p in passages if isinstance(p, Passage))
+    script = script_of("\n".join(texts))
     traits = traits_of(embedder)
     reads = traits.reads
-    texts, owners = pieces(passages, embedder) if reads is None or script in reads else ([], [])
+    embedded, owners = pieces(texts, embedder) if reads is None or script in reads else ([], [])
     return PageIndex(
-        passages=list(passages),
+        passages=texts,
         embedder=embedder.name,
-        vectors=embedder.embed(texts) if texts else np.zeros((0, 0), np.float32),
+        vectors=embedder.embed(embedded) if embedded else np.zeros((0, 0), np.float32),
         owners=tuple(owners),
-        lexical=BM25(passages),
+        lexical=BM25(texts),
         script=script,
         reads=reads,
         ceiling=traits.lexical_ceiling or 1.0 - LEXICAL_FLOOR,
         reach=traits.window or DEFAULT_WINDOW,
+        pieces=spans if len(spans) == len(texts) else (),
     )
+
+
+def passages_of(index: PageIndex) -> list[str] | list[Passage]:
+    """The passages an index was built from, pieces included when it has them."""
+    if not index.pieces:
+        return list(index.passages)
+    return [
+        Passage(text, pieces) for text, pieces in zip(index.passages, index.pieces, strict=True)
+    ]

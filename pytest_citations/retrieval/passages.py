@@ -19,35 +19,100 @@ guard, which compares whitespace-collapsed text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from .writing import cut, is_latin, units
 
 DEFAULT_MAX_WORDS = 200
 _BLANK_LINE = re.compile(r"\n\s*\n")
+_WORD = re.compile(r"\S+")
+
+#: A span of the page text: ``(start, end)`` character offsets.
+Span = tuple[int, int]
 
 
-def _pieces(paragraph: str, max_words: int) -> list[tuple[str, float]]:
-    """A paragraph as pieces of at most ``max_words`` units, each with its size."""
-    words = paragraph.split()
+@dataclass(frozen=True)
+class Passage:
+    """One passage: its text, and the pieces of the page text (:func:`page_text`) it is
+    made of (a paragraph, or the part of one cut at the size limit). The text is
+    :func:`text_of` the pieces: a recording keeps the pieces, and a replay rebuilds the same
+    text from the recorded page without splitting it again."""
+
+    text: str
+    pieces: tuple[Span, ...]
+
+
+def page_text(markdown: str) -> str:
+    """The page as passages are cut from it: line ends made ``\\n``."""
+    return markdown.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def text_of(page: str, pieces: Sequence[Span]) -> str:
+    """A passage's text from its pieces of the page text: each piece's words (whitespace
+    collapsed), pieces joined by a blank line."""
+    return "\n\n".join(" ".join(page[start:end].split()) for start, end in pieces)
+
+
+def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
+    """Each paragraph (text between blank lines) with its offset in ``text``."""
+    position = 0
+    for match in _BLANK_LINE.finditer(text):
+        yield position, text[position : match.start()]
+        position = match.end()
+    yield position, text[position:]
+
+
+def _pieces(offset: int, paragraph: str, max_words: int) -> list[tuple[Span, float]]:
+    """A paragraph as pieces of at most ``max_words`` units, each as its span of the page
+    and its size."""
+    words = [(m.start(), m.end()) for m in _WORD.finditer(paragraph)]
     if not words:
         return []
     if is_latin(paragraph):
         return [
-            (
-                " ".join(words[start : start + max_words]),
-                float(len(words[start : start + max_words])),
-            )
-            for start in range(0, len(words), max_words)
-        ]
+            ((offset + words[first][0], offset + words[min(first + max_words, len(words)) - 1][1]),
+             float(len(words[first : first + max_words])))
+            for first in range(0, len(words), max_words)
+        ]  # fmt: skip
     size = units(paragraph)
     if size <= max_words:
-        return [(" ".join(words), size)]
-    pieces: list[tuple[str, float]] = []
+        return [((offset + words[0][0], offset + words[-1][1]), size)]
+    pieces: list[tuple[Span, float]] = []
     for start, end in cut(paragraph, max_words):
-        text = " ".join(paragraph[start:end].split())
-        if text:
-            pieces.append((text, units(text)))
+        chunk = paragraph[start:end]
+        if chunk.strip():  # the cut's span without the whitespace around it
+            first = start + len(chunk) - len(chunk.lstrip())
+            last = end - (len(chunk) - len(chunk.rstrip()))
+            pieces.append(((offset + first, offset + last), units(chunk)))
     return pieces
+
+
+def split_spans(markdown: str, max_words: int = DEFAULT_MAX_WORDS) -> list[Passage]:
+    """The passages of a page with their spans in :func:`page_text` (see
+    :func:`split_passages` for the rule)."""
+    if max_words < 1:
+        raise ValueError("max_words must be at least 1")
+    text = page_text(markdown)
+    pieces: list[tuple[Span, float]] = []
+    for offset, paragraph in _paragraphs(text):
+        pieces.extend(_pieces(offset, paragraph, max_words))
+    passages: list[Passage] = []
+    current: list[Span] = []
+    current_size = 0.0
+    for piece, size in pieces:
+        if current and current_size + size > max_words + 1e-6:  # float sums: 5 × 6.0 fit 30
+            passages.append(_passage(text, current))
+            current, current_size = [], 0.0
+        current.append(piece)
+        current_size += size
+    if current:
+        passages.append(_passage(text, current))
+    return passages
+
+
+def _passage(text: str, pieces: Sequence[Span]) -> Passage:
+    return Passage(text_of(text, pieces), tuple(pieces))
 
 
 def split_passages(markdown: str, max_words: int = DEFAULT_MAX_WORDS) -> list[str]:
@@ -60,22 +125,4 @@ def split_passages(markdown: str, max_words: int = DEFAULT_MAX_WORDS) -> list[st
     blocks are dropped. Paragraphs keep their own lines inside a passage (joined by a blank
     line), so a quote the judge copies from one paragraph is still a substring of the passage.
     """
-    if max_words < 1:
-        raise ValueError("max_words must be at least 1")
-    text = markdown.replace("\r\n", "\n").replace("\r", "\n")
-    pieces: list[tuple[str, float]] = []
-    for paragraph in _BLANK_LINE.split(text):
-        pieces.extend(_pieces(paragraph, max_words))
-
-    passages: list[str] = []
-    current: list[str] = []
-    current_size = 0.0
-    for piece, size in pieces:
-        if current and current_size + size > max_words + 1e-6:  # float sums: 5 × 6.0 fit 30
-            passages.append("\n\n".join(current))
-            current, current_size = [], 0.0
-        current.append(piece)
-        current_size += size
-    if current:
-        passages.append("\n\n".join(current))
-    return passages
+    return [passage.text for passage in split_spans(markdown, max_words)]

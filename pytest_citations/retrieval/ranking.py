@@ -114,9 +114,9 @@ def fuse(
     ]
 
 
-def rank_passages(claim: str, claim_vector: Vectors | None, index: PageIndex) -> list[int]:
-    """Every passage of the page, best first: BM25 and best-window scores fused (BM25 alone
-    without a claim vector, or where the embedder reads the claim or the page not)."""
+def passage_scores(claim: str, claim_vector: Vectors | None, index: PageIndex) -> list[float]:
+    """Each passage's score: BM25 and best-window scores fused (BM25 alone without a claim
+    vector, or where the embedder reads the claim or the page not)."""
     if index.empty:
         return []
     if claim_vector is not None and index.readable(claim):
@@ -124,7 +124,12 @@ def rank_passages(claim: str, claim_vector: Vectors | None, index: PageIndex) ->
     else:
         dense = [0.0] * len(index.passages)
     lexical = index.lexical
-    return order(fuse(lexical.scores(claim), dense, lexical.coverage(claim), index.ceiling))
+    return fuse(lexical.scores(claim), dense, lexical.coverage(claim), index.ceiling)
+
+
+def rank_passages(claim: str, claim_vector: Vectors | None, index: PageIndex) -> list[int]:
+    """Every passage of the page, best first (:func:`passage_scores`, ties in page order)."""
+    return order(passage_scores(claim, claim_vector, index))
 
 
 def straddling_neighbour(
@@ -149,16 +154,13 @@ def straddling_neighbour(
     return None
 
 
-def select(
-    order: Sequence[int],
-    passages: Sequence[str],
-    k: int = DEFAULT_TOP_K,
-    neighbour: int | None = None,
-) -> list[str]:
-    """The first ``k`` passages of ``order`` for the judge, best first, and the top
-    passage's ``neighbour`` when the evidence runs into it; passages that are neighbours on
-    the page are joined into one (a blank line between them, as between paragraphs), so that
-    a quote running across their boundary is still a slice of one."""
+def select_runs(
+    order: Sequence[int], k: int = DEFAULT_TOP_K, neighbour: int | None = None
+) -> list[list[int]]:
+    """The passages the judge is shown, as runs of neighbouring passages, best first: the
+    first ``k`` of ``order``, and the top passage's ``neighbour`` when the evidence runs
+    into it; passages that are neighbours on the page make one run, so that a quote running
+    across their boundary is still a slice of one."""
     chosen = list(order[:k])
     if neighbour is not None and neighbour not in chosen and chosen:
         chosen.insert(1, neighbour)
@@ -169,4 +171,15 @@ def select(
         else:
             runs.append([passage])
     runs.sort(key=lambda run: min(chosen.index(passage) for passage in run))
-    return ["\n\n".join(passages[passage] for passage in run) for run in runs]
+    return runs
+
+
+def select(
+    order: Sequence[int],
+    passages: Sequence[str],
+    k: int = DEFAULT_TOP_K,
+    neighbour: int | None = None,
+) -> list[str]:
+    """The texts of :func:`select_runs`: the passages of a run joined by a blank line, as
+    between paragraphs."""
+    return ["\n\n".join(passages[p] for p in run) for run in select_runs(order, k, neighbour)]

@@ -9,9 +9,11 @@ from pathlib import Path
 from .embedders import embedder_names, make_embedder
 from .embedders.base import Embedder, Vectors
 from .embedders.cache import EmbeddingCache
-from .index import PageIndex, build_index
+from .index import PageIndex, build_index, passages_of
 from .languages import claim_is_english, is_english
-from .ranking import DEFAULT_TOP_K, rank_passages, select, straddling_neighbour
+from .passages import DEFAULT_MAX_WORDS, Passage
+from .ranking import DEFAULT_TOP_K, order, passage_scores, select_runs, straddling_neighbour
+from .selection import Chooser, Selection, Shown
 
 
 class Retriever:
@@ -54,9 +56,11 @@ class Retriever:
             return self._english
         return self._other
 
-    def index(self, passages: Sequence[str]) -> PageIndex:
-        """Embed and index a page's passages."""
-        return build_index(passages, self.embedder_for(passages))
+    def index(self, passages: Sequence[str] | Sequence[Passage]) -> PageIndex:
+        """Embed and index a page's passages (with their pieces when they are
+        :class:`~.passages.Passage` objects)."""
+        texts = [p.text if isinstance(p, Passage) else p for p in passages]
+        return build_index(passages, self.embedder_for(texts))
 
     def _cache(self, index: PageIndex) -> EmbeddingCache:
         return next(
@@ -70,7 +74,7 @@ class Retriever:
             return index
         held = self._reindexed.get(id(index))
         if held is None or held[0] is not index:
-            held = (index, build_index(index.passages, self._other))
+            held = (index, build_index(passages_of(index), self._other))
             self._reindexed[id(index)] = held
         return held[1]
 
@@ -94,28 +98,80 @@ class Retriever:
         return self.claim_vector(claim, index) if index.readable(claim) else None
 
     def rank(self, claim: str, index: PageIndex) -> list[int]:
-        """Every passage of the page, best first (:func:`rank_passages`)."""
+        """Every passage of the page, best first (:func:`passage_scores`, ties in page
+        order)."""
         if index.empty:
             return []
         index = self.for_claim(claim, index)
-        return rank_passages(claim, self._vector(claim, index), index)
+        return order(passage_scores(claim, self._vector(claim, index), index))
 
     def select(self, claim: str, index: PageIndex, k: int = DEFAULT_TOP_K) -> list[str]:
         """The passages the judge sees for the claim: the best ``k`` and, when the evidence
-        runs across a boundary of the best one, its neighbour (:func:`select`)."""
+        runs across a boundary of the best one, its neighbour (:func:`select_runs`)."""
+        index, runs, _ = self._runs(claim, index, k)
+        return ["\n\n".join(index.passages[p] for p in run) for run in runs]
+
+    def choose(
+        self,
+        claim: str,
+        index: PageIndex,
+        k: int = DEFAULT_TOP_K,
+        *,
+        setting: str = "",
+        passage_words: int = DEFAULT_MAX_WORDS,
+    ) -> Selection | None:
+        """What :meth:`select` chooses, as a :class:`~.selection.Selection` a recording
+        keeps: each passage shown as its pieces of the page, with its score, and the
+        settings that chose it (``setting``: the run's embedding setting). None for a page
+        without passages. The index must hold its passages' pieces (an index of
+        :func:`~.passages.split_spans`)."""
         if index.empty:
-            return []
+            return None
+        index, runs, scores = self._runs(claim, index, k)
+        if not index.pieces:
+            raise ValueError("choose() needs an index of passages with their pieces")
+        shown = tuple(
+            Shown(
+                tuple(piece for passage in run for piece in index.pieces[passage]),
+                round(max(scores[passage] for passage in run), 6),
+                _start(index.passages[run[0]]),
+            )
+            for run in runs
+        )
+        cache = self._cache(index)
+        chooser = Chooser(setting or cache.name, cache.name, cache.traits.version, k, passage_words)
+        return Selection(shown, chooser)
+
+    def _runs(
+        self, claim: str, index: PageIndex, k: int
+    ) -> tuple[PageIndex, list[list[int]], list[float]]:
+        """The index the claim is ranked in, the runs of passages shown, and every
+        passage's score."""
+        if index.empty:
+            return index, [], []
         index = self.for_claim(claim, index)
         vector = self._vector(claim, index)
-        order = rank_passages(claim, vector, index)
+        scores = passage_scores(claim, vector, index)
+        ranked = order(scores)
         neighbour = (
             None
             if vector is None
-            else straddling_neighbour(vector, index, order[0], self._cache(index).embed)
+            else straddling_neighbour(vector, index, ranked[0], self._cache(index).embed)
         )
-        return select(order, index.passages, k, neighbour)
+        return index, select_runs(ranked, k, neighbour), scores
+
+    def missing(self) -> tuple[str, ...]:
+        """The modules its embedders need that are not installed (none for the hashed bag
+        of words): retrieval cannot run here without them."""
+        return tuple(name for cache in self.embedders for name in cache.traits.missing())
 
     def close(self) -> None:
         """Close the disk caches."""
         for cache in self.embedders:
             cache.close()
+
+
+def _start(text: str, words: int = 12) -> str:
+    """The first words of a passage, for a reviewer."""
+    found = text.split()
+    return " ".join(found[:words]) + (" …" if len(found) > words else "")

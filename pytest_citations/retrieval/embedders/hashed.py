@@ -18,6 +18,9 @@ class LexicalEmbedder:
     retrieval, and for machines that cannot run a transformer; it ranks by shared words."""
 
     name = "lexical"
+    #: The hashing is this package's own: its version is that of the algorithm.
+    version = "lexical 1"
+    requires: tuple[str, ...] = ()
     #: A bag of words reads any length.
     window: float | None = None
 

