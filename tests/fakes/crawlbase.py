@@ -284,6 +284,20 @@ class CrawlbaseEmulator(EmulatorBase):
         else:
             page = FakePage(markdown=NOT_FOUND_MARKDOWN, original_status=404)
 
+        answer, credits, rid = self._serve(page, url, token, javascript, readability, store)
+        record(200, credits, rid)
+        return answer
+
+    def _serve(
+        self,
+        page: FakePage,
+        url: str,
+        token: str | None,
+        javascript: bool,
+        readability: bool,
+        store: bool,
+    ) -> tuple[Response, float, str | None]:
+        """The page's answer, the credits it costs and its storage rid (when stored)."""
         body = page.body_for(javascript, readability)
         if javascript:
             final_url = page.final_url_js or url
@@ -308,10 +322,9 @@ class CrawlbaseEmulator(EmulatorBase):
             credits += 0.5
         if status != 200:
             credits = 0.0  # Crawlbase charges a crawl only when its pc_status is 200
-        record(200, credits, rid)
         answer = Response.text(200, body, headers)
         answer.trickle = page.trickle
-        return answer
+        return answer, credits, rid
 
     @staticmethod
     def _error(status: int, retry_after: float) -> Response:
