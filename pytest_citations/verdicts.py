@@ -1,4 +1,5 @@
-"""The engine's results: one verdict per citation, one per claim, and run usage."""
+"""The engine's results: one verdict per citation, what the judge was shown for it, and one
+verdict per claim."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ from typing import Any
 
 from .labels import Label, Reason, is_unchecked
 
-
-#: The fields of a citation verdict, in the order of 000's ``/verify`` response.
 #: The fields of 000's ``UrlVerdict``, in order: what a citation verdict holds, and what
 #: ``/verify`` answers per URL.
 VERDICT_FIELDS = (
