@@ -98,15 +98,17 @@ class Run:
         assert "Traceback" not in self.stderr, self.stderr
 
 
-def base_env(home: Path) -> dict[str, str]:
-    """A minimal environment: no inherited token or URL, the lexical embedder (no torch).
-    ``PYTHONPATH`` is passed on when set, so that the package under test (a checkout put
-    first on the path) is the one the subprocess imports, not another installed copy."""
+def base_env(home: Path, *, lexical: bool = True) -> dict[str, str]:
+    """A minimal environment: no inherited token or URL, the lexical embedder (no torch),
+    unless ``lexical`` is False: a replay of the shipped examples (recorded with MiniLM)
+    names no embedder, which it needs none of. ``PYTHONPATH`` is passed on when set, so that
+    the package under test (a checkout put first on the path) is the one the subprocess
+    imports, not another installed copy."""
     inherited = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
     return {
         "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
         "HOME": str(home),
-        "CITATIONS_EMBEDDING_MODEL": "lexical",
+        **({"CITATIONS_EMBEDDING_MODEL": "lexical"} if lexical else {}),
         **inherited,
     }
 
@@ -172,23 +174,18 @@ def copy_examples(target: Path, *, cassettes: bool = True) -> None:
             )
 
 
-#: Arguments of every inner pytest run: the lexical embedder, no cache, no hypothesis.
-PYTEST_ARGS = (
-    "--citations",
-    "--citations-embedder",
-    "lexical",
-    "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:hypothesispytest",
-)
+#: Arguments of every inner pytest run: no cache, no hypothesis.
+PYTEST_ARGS = ("--citations", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+LEXICAL_ARGS = ("--citations-embedder", "lexical")
 
 
-def run_pytest(project: Path, *args: str, env: dict[str, str]) -> Run:
-    """``pytest --citations ARGS`` (lexical embedder) in a fresh process in ``project``, with
-    exactly ``env``: the plugin comes from its entry point, as for a user."""
+def run_pytest(project: Path, *args: str, env: dict[str, str], lexical: bool = True) -> Run:
+    """``pytest --citations ARGS`` (the lexical embedder unless ``lexical`` is False) in a
+    fresh process in ``project``, with exactly ``env``: the plugin comes from its entry
+    point, as for a user."""
+    chosen = LEXICAL_ARGS if lexical else ()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", *PYTEST_ARGS, *args],
+        [sys.executable, "-m", "pytest", *PYTEST_ARGS, *chosen, *args],
         cwd=project,
         env=env,
         capture_output=True,

@@ -171,6 +171,11 @@ class RunReport:
         claims = sum(1 for c in open_claims if not c.failures and c.label != Label.SUPPORTED.value)
         return citations, claims
 
+    def chosen_by(self) -> list[str]:
+        """The embedders that chose the passages the judge was shown in this run (on a
+        replay, those of the recordings), sorted."""
+        return sorted({e.chosen_by for claim in self.claims for e in claim.evidence if e.chosen_by})
+
     def label_counts(self) -> dict[str, int]:
         """Claims per claim label, over the run."""
         counts = dict.fromkeys(LABEL_ORDER, 0)

@@ -23,8 +23,17 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS, Limit
 from ..recording import RecordMode
 from ..reports import WRITERS
+from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
-from .values import agreement, drift_fail_on, fraction, labels, limit_parser, record_mode
+from .values import (
+    agreement,
+    drift_fail_on,
+    fraction,
+    labels,
+    limit_parser,
+    record_mode,
+    whole_number,
+)
 
 #: Where pytest_configure keeps the session's options.
 OPTIONS_KEY = pytest.StashKey["Options"]()
@@ -108,6 +117,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("embedder", "embedding model name or path (default all-MiniLM-L6-v2)",
            default=DEFAULT_EMBEDDING_MODEL, env=("CITATIONS_EMBEDDING_MODEL",),
            old_ini="citations_embedding_model"),
+    Option("top-k", "passages the judge is shown per citation (default 3)",
+           kind="parse", default=DEFAULT_TOP_K, parse=whole_number, metavar="N"),
+    Option("passage-words", "words a passage holds at most (default 200)",
+           kind="parse", default=DEFAULT_MAX_WORDS, parse=whole_number, metavar="N"),
     Option("audit", "append every citation verdict to an SQLite audit index at PATH",
            kind="path", metavar="PATH", old_ini="citations_audit_db"),
     Option("baseline", "compare claim labels with the baseline at PATH; worse labels fail",
@@ -206,13 +219,22 @@ def _given(config: pytest.Config, option: Option) -> Any:
     return None
 
 
+#: The key of :func:`read`'s result that holds the names of the options given explicitly.
+GIVEN = "given"
+#: The retrieval settings a run pins when given explicitly, by option name: a recorded
+#: choice made with other values is an error on replay (Settings.pinned).
+PINNING = {"embedder": "embedding_model", "top_k": "top_k", "passage_words": "passage_words"}
+
+
 def read(config: pytest.Config) -> dict[str, Any]:
     """Every option's value by its name (``min_precision``), parsed and checked; a bad
     value is a usage error that names the flag."""
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {GIVEN: set()}
     for option in OPTIONS:
         raw = _given(config, option)
         name = option.name.replace("-", "_")
+        if raw is not None:
+            values[GIVEN].add(name)
         if raw is None:
             values[name] = option.default
         elif option.parse is not None:
@@ -255,6 +277,11 @@ class Options:
     criteria: Criteria
     embedding_model: str
     fetcher: str
+    #: Passages the judge is shown per citation, and the words a passage holds at most.
+    top_k: int = 3
+    passage_words: int = 200
+    #: The retrieval settings given explicitly (see :data:`PINNING`).
+    pinned: frozenset[str] = frozenset()
     reports: dict[str, Path] = field(default_factory=dict)
     audit: Path | None = None
     baseline: Path | None = None
@@ -324,6 +351,9 @@ class Options:
                 allow_unchecked=values["allow_unchecked"],
             ),
             embedding_model=values["embedder"],
+            top_k=values["top_k"],
+            passage_words=values["passage_words"],
+            pinned=frozenset(PINNING[name] for name in values[GIVEN] if name in PINNING),
             fetcher=values["fetcher"],
             reports={name: Path(path) for name, path in formats.items() if path},
             audit=Path(values["audit"]) if values["audit"] else None,

@@ -30,6 +30,7 @@ from ..recording import (
 )
 from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
+from ..retrieval.embedders import RECORD_EXTRA, missing_models
 from ..usage import Usage
 from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
@@ -60,6 +61,9 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
             judge_model=options.model,
             concurrency=options.concurrency,
             embedding_model=options.embedding_model,
+            top_k=options.top_k,
+            passage_words=options.passage_words,
+            pinned=options.pinned,
             embedding_cache_dir=embedding_cache,
             fetcher=options.fetcher,
             **options.limits,
@@ -73,15 +77,25 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
 
 
 def check_recording_secrets(options: Options, settings: Settings, backends: Backends) -> None:
-    """Recording needs real secrets: one usage error names every missing variable."""
+    """Recording needs real secrets and the embedding models (a replay needs neither): one
+    usage error names every missing variable, another the extra that brings the models."""
     live = options.record_mode.records or options.drift
-    missing = backends.missing(settings) if live else []
-    if missing:
-        asked = (
-            f"--citations-record={options.record_mode.value}"
-            if options.record_mode.records
-            else "--citations-drift"
+    if not live:
+        return
+    asked = (
+        f"--citations-record={options.record_mode.value}"
+        if options.record_mode.records
+        else "--citations-drift"
+    )
+    models = missing_models(settings.embedding_model)
+    if models:
+        raise pytest.UsageError(
+            f"{asked} chooses the passages the judge sees with the embedder "
+            f"{settings.embedding_model}, which needs {', '.join(models)}: {RECORD_EXTRA} "
+            "(a replay needs no model), or choose --citations-embedder lexical"
         )
+    missing = backends.missing(settings)
+    if missing:
         raise pytest.UsageError(
             f"{asked} sends requests and needs "
             f"{' and '.join(missing)}; set {'it' if len(missing) == 1 else 'them'} in the "

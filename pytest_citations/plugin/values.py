@@ -81,3 +81,14 @@ def record_mode(raw: Any, what: str) -> RecordMode:
 
 def limit_parser(limit: Limit) -> Callable[[Any, str], Any]:
     return limit.parse
+
+
+def whole_number(raw: Any, what: str) -> int:
+    """A whole number of at least 1."""
+    try:
+        number = int(str(raw).strip())
+    except ValueError:
+        raise ConfigurationError(f"{what} must be a whole number, got {raw!r}") from None
+    if number < 1:
+        raise ConfigurationError(f"{what} must be at least 1, got {raw!r}")
+    return number

@@ -36,8 +36,9 @@ class Embedders:
     @classmethod
     def of(cls, setting: str) -> Embedders:
         """What :func:`~pytest_citations.retrieval.embedders.embedder_names` makes of
-        ``setting``."""
-        english, other = embedder_names(setting)
+        ``setting``, whatever this machine has installed (a report says the same on every
+        machine; what chose a run's passages is in the claims' evidence)."""
+        english, other = embedder_names(setting, installed=False)
         return cls(setting, canonical_embedder(english), canonical_embedder(other or english))
 
     def __str__(self) -> str:

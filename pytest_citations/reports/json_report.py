@@ -75,6 +75,14 @@ def calibration(agreement: Agreement) -> dict[str, Any]:
     }
 
 
+def _run(info: RunInfo, report: RunReport) -> dict[str, Any]:
+    """The run's metadata, the embedders that chose its evidence beside the setting's."""
+    found = info.to_dict()
+    if found.get("embedder") is not None:
+        found["embedder"] = {**found["embedder"], "chose": report.chosen_by()}
+    return found
+
+
 def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[str, Any]:
     """The report as JSON-ready data."""
     precision = report.precision
@@ -97,7 +105,7 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
         summary["baseline_file"] = info.baseline.name
         summary["baseline"] = _precision(stored)
     found: dict[str, Any] = {
-        "run": {**info.to_dict(), "decision": release.verdict or None},
+        "run": {**_run(info, report), "decision": release.verdict or None},
         "summary": summary,
     }
     if info.agreement is not None:

@@ -40,7 +40,7 @@ from pytest_citations.gating.messages import ALLOW_UNCHECKED_HINT, MISSING_RECOR
 from pytest_citations.gating.records import BaselineChange
 from pytest_citations.labels import Label, Reason
 from pytest_citations.precision import Precision, Share
-from pytest_citations.verdicts import CitationVerdict, ClaimVerdict
+from pytest_citations.verdicts import CitationVerdict, ClaimVerdict, Evidence
 
 FILE = "cases/water.yaml"
 A, B, C = "https://example.org/a", "https://example.org/b", "https://example.org/c"
@@ -181,7 +181,7 @@ def test_a_contradicted_claim_on_a_forbidden_topic_fails_whatever_fail_on_says()
 
 
 def test_a_figure_missing_from_the_evidence_fails_when_numbers_must_be_traceable() -> None:
-    seen = ((A, ("Water boils at 90 degrees Celsius.",)),)
+    seen = (Evidence(A, ("Water boils at 90 degrees Celsius.",)),)
     found = verdict(Label.SUPPORTED, text=FIGURE, evidence=seen)
     assessment = assess_claim(found, ClaimFacts(), Criteria(numbers_traceable=True))
     assert assessment.decision is Decision.FAIL
@@ -194,7 +194,7 @@ def test_a_figure_missing_from_the_evidence_fails_when_numbers_must_be_traceable
 
 def test_a_figure_in_a_passage_or_in_the_quote_passes() -> None:
     rules = Criteria(numbers_traceable=True)
-    in_passage = ((A, ("At sea level water boils at 100 degrees Celsius.",)),)
+    in_passage = (Evidence(A, ("At sea level water boils at 100 degrees Celsius.",)),)
     assert assess_claim(
         verdict(Label.SUPPORTED, text=FIGURE, evidence=in_passage), ClaimFacts(), rules
     ).passed
@@ -481,7 +481,7 @@ def test_the_claim_record_is_built_once_with_page_text_free_of_control_sequences
         final_url=f"{A}{CONTROLS}",
         reason=None,
     )
-    found = verdict(Label.CONTRADICTED, hostile, evidence=((A, (f"It {CONTROLS}boils.",)),))
+    found = verdict(Label.CONTRADICTED, hostile, evidence=(Evidence(A, (f"It {CONTROLS}boils.",)),))
     record = (
         assess([found], question=f"When{CONTROLS}?", min_precision=0.4).claims[("water", 1)].record
     )
@@ -490,7 +490,7 @@ def test_the_claim_record_is_built_once_with_page_text_free_of_control_sequences
     assert record.failures == ("fail_on: the claim is contradicted",)
     assert record.citations[0].evidence_quote == "boils at 90"
     assert record.citations[0].final_url == A
-    assert record.evidence == ((A, ("It boils.",)),)
+    assert record.evidence == (Evidence(A, ("It boils.",)),)
     assert (record.info.question, record.info.min_precision) == ("When?", 0.4)
     assert (record.file, record.case, record.index, record.line) == (FILE, "water", 1, 4)
 

@@ -107,13 +107,13 @@ def test_the_worked_example_recorded_fresh_and_replayed_offline(citations: Citat
 
 
 def test_the_shipped_cassette_replays_the_worked_example(citations: Citations) -> None:
-    """The repository's own cassette, replayed with no emulator running. (The example pages
-    are one passage each, so the lexical embedder sends the very requests it holds; a
-    request it lacked would fail the claims as "could not be checked".)"""
+    """The repository's own cassette, replayed with no emulator running and no model: the
+    passages the judge was sent come from the recording (a request it lacked would fail the
+    claims as "could not be checked")."""
     copy_from_repository(citations, CASE, f"cassettes/{CASE}")
     report = citations.path / "report.json"
 
-    result = citations.run("-v", "cases/", "--citations-report", report)
+    result = citations.run("-v", "cases/", "--citations-report", report, lexical=False)
 
     assert_worked_example(result, report)
     result.stdout.fnmatch_lines(["*judge_calls=0 judge_tokens=0; replayed: *"])

@@ -119,10 +119,10 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Replay:
     project = tmp_path_factory.mktemp("examples")
     copy_examples(project)
     copy_calibration_set(project)
-    env = base_env(project)  # no token, no emulator: a replay is offline
+    env = base_env(project, lexical=False)  # no token, no emulator, no model: a replay
     first = run_pytest(
         project, "cases/", "--citations-baseline", "base.json", "--citations-update-baseline",
-        env=env,
+        env=env, lexical=False,
     )  # fmt: skip
     assert (project / "base.json").is_file(), first.stdout + first.stderr
     baseline = _shift_baseline(project / "base.json")
@@ -137,6 +137,7 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Replay:
         "--citations-report",
         "out/report.json",
         env=env,
+        lexical=False,
     )
     report = json.loads((project / "out" / "report.json").read_text(encoding="utf-8"))
     records = records_of(report)

@@ -176,7 +176,8 @@ def test_shipped_examples_csv_matches_the_json_report(tmp_path: Path) -> None:
         "report.csv",
         "--citations-report",
         "report.json",
-        env=base_env(tmp_path),
+        env=base_env(tmp_path, lexical=False),
+        lexical=False,
     )
 
     assert run.returncode == 1, run.stdout

@@ -122,7 +122,8 @@ def test_the_header_shows_the_run_metadata(replay: Replay) -> None:
         "plugin_version": f"plugin pytest-citations {version('pytest-citations')}",
         "judge": "judge openai",
         "model": "model gpt-4o-mini",
-        "embedder": "embedder lexical",
+        "embedder": "embedder all-MiniLM-L6-v2 (English pages), multilingual-e5-small (other "
+        "pages)",
         "record_mode": "record mode none",
         "started": f"started {run['started']}",
         "run_id": f"run id {run['run_id']}",

