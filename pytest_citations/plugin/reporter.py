@@ -22,11 +22,13 @@ from ..gating.release import release_of
 from ..gating.run_report import RunReport
 from ..paths import shown
 from ..reports import WRITERS, RunInfo
+from ..reports.github import commands
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..usage import Usage
 from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
+from .outcomes import ItemLog, add_sites, github_place, junit_path, under_github_actions
 from .results import result_of
 from .scheduling import matches_any
 
@@ -73,6 +75,12 @@ class CitationsReporter:
         self.drift: DriftReport | Exception | None = None
         #: Why each report file that could not be written was not (each left as it was).
         self.unwritten: list[str] = []
+        #: Where each case item is and how it ended (JUnit sites, GitHub annotations).
+        self.items = ItemLog()
+        self.junit = junit_path(config)
+        #: What the CI outputs (the JUnit sites, the job summary) could not take: said, never
+        #: a failed gate.
+        self.ci_notes: list[str] = []
         self.info = RunInfo(
             plugin_version=_version(),
             judge=options.judge,
@@ -103,6 +111,7 @@ class CitationsReporter:
             lines = str(report.longrepr).strip().splitlines()
             why = lines[0].split(": ", 1)[-1] if lines else "it could not be read"
             self.report.add_file_error(path, f"not collected: {strip_controls(why)}")
+            self.items.add_collected(report)
 
     def add_deselected(self, nodeids: Iterable[str]) -> None:
         """Case items the user's selection left out (from this process or a worker)."""
@@ -111,6 +120,8 @@ class CitationsReporter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Collect a claim's record, a case's decision, a file that was not verified, or a
         case item that did not run."""
+        if CASE_MARKER in report.keywords:
+            self.items.add(report, result_of(report, self.config))
         if report.when == "setup" and report.skipped and CASE_MARKER in report.keywords:
             self.report.add_skipped(report.nodeid)
             return
@@ -155,6 +166,7 @@ class CitationsReporter:
                 WRITERS[name](path, self.report, self.decision, self.info)
             except CitationsError as error:  # a full disk, a folder that cannot be made
                 self.unwritten.append(f"FAIL {name} report not written: {error}")
+        self._ci_outputs()
         # The exit status never contradicts the printed decision, whatever marks say.
         failed = release_of(self.report, self.decision).failed or bool(self.unwritten)
         if self.baseline is not None and self.baseline.fails(self.options.baseline_fail_unused):
@@ -167,6 +179,14 @@ class CitationsReporter:
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _ci_outputs(self) -> None:
+        """The case items' JUnit sites (after pytest's junitxml wrote its file: this hook
+        runs last)."""
+        if self.junit is not None and self.items.sites:
+            prefix = self.config.getoption("junitprefix", None)
+            note = add_sites(self.junit, self.items.sites, prefix)
+            self.ci_notes += [note] if note else []
 
     def _calibrate(self) -> AgreementGate | None:
         """The judge's agreement with the human ``expect:`` labels (004, C5), and its gate."""
@@ -218,7 +238,13 @@ class CitationsReporter:
             terminalreporter.write_line(strip_controls(line.text), **markup)
         for text in self.unwritten:
             terminalreporter.write_line(strip_controls(text), red=True)
+        for text in self.ci_notes:
+            terminalreporter.write_line(strip_controls(text), yellow=True)
         self._drift_summary(terminalreporter)
+        if under_github_actions():  # after every other line: GitHub hides these
+            place = github_place(self.config.rootpath)
+            for command in commands(self.items.annotations(place)):
+                terminalreporter.write_line(command)
 
     def _drift_summary(self, terminalreporter: Any) -> None:
         drift = self.drift
