@@ -27,6 +27,12 @@ def under_github_actions() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
+def step_summary() -> Path | None:
+    """The job summary file GitHub names in ``GITHUB_STEP_SUMMARY`` (appended to)."""
+    named = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
+    return Path(named) if named else None
+
+
 def github_place(root: Path) -> Callable[[str], str]:
     """A rootdir-relative path as GitHub knows it: relative to ``GITHUB_WORKSPACE`` (the
     repository's checkout) when it lies inside it, else as it is; with ``/``."""
@@ -158,4 +164,15 @@ def add_sites(path: Path, sites: Mapping[str, JunitSite], prefix: str | None) ->
         write_atomically(path, with_sites(xml, sites, prefix))
     except (CitationsError, ET.ParseError) as error:
         return f"JUnit file left as pytest wrote it: {error}"
+    return None
+
+
+def append_summary(path: Path, markdown: str) -> str | None:
+    """Append ``markdown`` to the job summary at ``path`` (GitHub's contract: every step
+    appends to its own file); why not, if it could not be."""
+    try:
+        with open(path, "a", encoding="utf-8") as summary:
+            summary.write(markdown)
+    except OSError as error:
+        return f"job summary not written to {path}: {error.strerror or error}"
     return None

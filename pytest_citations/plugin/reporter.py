@@ -23,12 +23,21 @@ from ..gating.run_report import RunReport
 from ..paths import shown
 from ..reports import WRITERS, RunInfo
 from ..reports.github import commands
+from ..reports.markdown_report import render
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..usage import Usage
 from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
-from .outcomes import ItemLog, add_sites, github_place, junit_path, under_github_actions
+from .outcomes import (
+    ItemLog,
+    add_sites,
+    append_summary,
+    github_place,
+    junit_path,
+    step_summary,
+    under_github_actions,
+)
 from .results import result_of
 from .scheduling import matches_any
 
@@ -89,6 +98,7 @@ class CitationsReporter:
             record_mode=options.record_mode.value,
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             run_id=config.stash[RUN_ID_KEY],
+            files=tuple((name, str(path)) for name, path in options.reports.items()),
         )
 
     def add_drift(self, found: DriftReport | Exception) -> None:
@@ -182,10 +192,14 @@ class CitationsReporter:
 
     def _ci_outputs(self) -> None:
         """The case items' JUnit sites (after pytest's junitxml wrote its file: this hook
-        runs last)."""
+        runs last) and the job summary under GitHub Actions."""
         if self.junit is not None and self.items.sites:
             prefix = self.config.getoption("junitprefix", None)
             note = add_sites(self.junit, self.items.sites, prefix)
+            self.ci_notes += [note] if note else []
+        summary = step_summary()
+        if summary is not None:
+            note = append_summary(summary, render(self.report, self.decision, self.info))
             self.ci_notes += [note] if note else []
 
     def _calibrate(self) -> AgreementGate | None:

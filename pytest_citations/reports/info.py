@@ -102,6 +102,9 @@ class RunInfo:
     agreement: Agreement | None = None
     #: The baseline the run was compared with, when there is one.
     baseline: BaselineLabels | None = None
+    #: The report files the run writes, (format, path as given), for the reports that say
+    #: where the others are (the Markdown summary names the HTML report).
+    files: tuple[tuple[str, str], ...] = ()
 
     @property
     def embedders(self) -> Embedders:

@@ -170,15 +170,19 @@ def test_the_readme_shows_what_the_shipped_gate_prints_under_github_actions(
     tmp_path: Path,
 ) -> None:
     """The README's "Results on GitHub": the shipped gate's command, run on the examples as
-    GitHub runs it, prints the annotations it shows."""
+    GitHub runs it, prints the annotations and writes the job summary it shows."""
     workflow = (ROOT / ".github" / "workflows" / "citations.yml").read_text(encoding="utf-8")
     [command] = re.findall(r"run: (pytest --citations .*)", workflow)
-    github = {"GITHUB_ACTIONS": "true"}
+    summary = tmp_path / "step-summary.md"
+    github = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
 
     result, web = run_examples(tmp_path / "repo", *shlex.split(command)[1:], env_extra=github)
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # the examples fail on purpose
     assert web.requests == 0  # a replay: no request
-    [printed] = [b for b in code_blocks(readme_section("Results on GitHub")) if not b.language]
+    blocks = code_blocks(readme_section("Results on GitHub"))
+    [printed] = [block for block in blocks if not block.language]
+    [markdown] = [block for block in blocks if block.language == "markdown"]
     assert_printed(printed.lines, result.outlines)
     assert len([line for line in result.outlines if line.startswith("::error ")]) == 3
+    assert summary.read_text(encoding="utf-8") == markdown.text
