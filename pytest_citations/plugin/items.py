@@ -167,10 +167,13 @@ class ClaimItem(_CaseItem):
         if session.options.update_baseline:
             claim = while_updating(claim)
         path = self.case_file.path
-        seconds = session.claim_seconds(path, self.case.id, self.claim.index)
-        message = strip_controls(claim.error or claim.failure or "") or None
-        publish(self, ItemResult(claim=claim.record, message=message, seconds=seconds,
-                                 waited=session.take_wait(path)))  # fmt: skip
+        found = ItemResult(
+            claim=claim.record,
+            message=strip_controls(claim.error or claim.failure or "") or None,
+            seconds=session.claim_seconds(path, self.case.id, self.claim.index),
+            waited=session.take_wait(path),
+        )
+        publish(self, found)
         self.user_properties += claim_properties(claim.record)
         if claim.error is not None:
             pytest.fail(strip_controls(claim.error), pytrace=False)

@@ -46,7 +46,8 @@ SESSION_KEY = pytest.StashKey["CitationsSession"]()
 class VerifiedFile:
     """A case file's verdicts, in file order, and each claim's share of the time the file's
     verification took (in proportion to the claims' own work, see
-    :mod:`pytest_citations.timing`): what its item reports as its time."""
+    :mod:`pytest_citations.timing`): in its item's time, it stands for the wait pytest
+    counts in the setup of the file's first item."""
 
     verdicts: list[ClaimVerdict]
     seconds: list[float]
