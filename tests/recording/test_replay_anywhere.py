@@ -332,3 +332,33 @@ def test_a_cassette_recorded_before_choices_were_kept_replays_with_the_model(
     assert [c["evidence"] for c in claims_of(json.loads((project / "out.json").read_text()))] == [
         c["evidence"] for c in claims_of(json.loads((fresh / "out.json").read_text()))
     ]
+
+
+FIXTURE_TEST = f"""\
+from pytest_citations import assert_supported
+
+
+def test_harbours(citation_verifier):
+    assert_supported({ENGLISH_CLAIM!r}, [{ENGLISH_URL!r}])
+    assert_supported({GERMAN_CLAIM!r}, [{GERMAN_URL!r}])
+"""
+
+
+def test_a_tests_own_checks_replay_without_the_models(tmp_path: Path) -> None:
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / "test_answers.py").write_text(FIXTURE_TEST, encoding="utf-8")
+    with emulators(project) as web:
+        web.crawlbase.pages[ENGLISH_URL] = FakePage(markdown=ENGLISH_PAGE)
+        web.crawlbase.pages[GERMAN_URL] = FakePage(markdown=GERMAN_PAGE)
+        env = web.without("CITATIONS_EMBEDDING_MODEL")
+        done = run_pytest(project, "--citations-record=new_episodes", env=env, lexical=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    light = light_python(tmp_path)
+    replayed = run_pytest(
+        project, env=base_env(project, lexical=False), lexical=False, python=light
+    )
+
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "1 passed" in replayed.stdout
