@@ -1,0 +1,40 @@
+"""``python -m benchmarks.evidence COMMAND``: see benchmarks/README.md, "The whole evidence at
+equal cost"."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from benchmarks.evidence import data, signals, train
+
+DEFAULT_CACHE = Path("/work/wt/evidence-cache")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.evidence")
+    parser.add_argument("command", choices=["signals", "train"])
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--units", default="spans", choices=["spans", "sentences"])
+    parser.add_argument("--unit-words", type=float, default=data.UNIT_WORDS)
+    parser.add_argument("--layout", default="sentence_paragraphs")
+    parser.add_argument("--no-alone", action="store_true", help="skip embedding units alone")
+    args = parser.parse_args()
+    claims = data.load_claims(
+        limit=args.limit, mode=args.units, unit_words=args.unit_words, layout=args.layout
+    )
+    if args.command == "signals":
+        signals.compute(claims, args.cache_dir, signals_path(args), alone=not args.no_alone)
+    elif args.command == "train":
+        train.run(claims, signals.load(signals_path(args)))
+
+
+def signals_path(args: argparse.Namespace) -> Path:
+    """Where a unit layout's signals are kept."""
+    name = f"wice_{args.layout}_{args.units}{args.unit_words:g}.pkl"
+    return Path(args.cache_dir) / name
+
+
+if __name__ == "__main__":
+    main()
