@@ -53,8 +53,15 @@ def content_pieces(pieces: Sequence[str]) -> np.ndarray:
 
 
 def route_units(claim: Claim) -> list[route.Unit]:
-    """The route's units of the claim's page (the same as the layout's ``spans``)."""
-    return route.split_units(claim.layout.passages, claim.layout.unit_size)
+    """The layout's units in the route's form (for ``spans``, exactly ``route.split_units``)."""
+    layout = claim.layout
+    found = []
+    for (start, end), passage, size in zip(
+        layout.unit_chars, layout.unit_passage, layout.unit_sizes, strict=True
+    ):
+        offset = layout.passage_chars[passage][0]
+        found.append(route.Unit(passage, start - offset, end - offset, size))
+    return found
 
 
 def matrix(claim: Claim, s: Signals, ceiling: float = route.LEXICAL_CEILING) -> np.ndarray:

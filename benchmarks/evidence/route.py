@@ -5,6 +5,12 @@ contiguous slices of the page.
 
 Step by step, for one claim and one page (its passages, as ``split_passages`` made them):
 
+0. **Fallback.** When the claim and the page are in different languages by the engine's
+   own test (``languages.claim_is_english`` against ``languages.is_english``: an English
+   claim on a German page, a German claim on an English page), the judge gets today's
+   selection (the top 3 passages of the engine's order and the straddled neighbour, as
+   ``retrieval.select`` joins them): the unit features are mostly lexical, and BM25 sees
+   little of a claim across languages.
 1. **Units.** Every line of every passage (a paragraph, a heading, a list item) is one unit
    when it holds at most :data:`UNIT_WORDS` words; a longer line is cut by
    ``scripts.cut`` (consecutive sentences packed up to that size, a longer sentence cut at
@@ -43,6 +49,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from pytest_citations.languages import claim_is_english, is_english
 from pytest_citations.lexical import BM25, terms
 from pytest_citations.retrieval import LEXICAL_FLOOR, _order, fuse
 from pytest_citations.scripts import cut, is_unspaced, units
@@ -54,6 +61,9 @@ BUDGET = 560.0
 UNIT_WORDS = 40.0
 #: Units either side of a chosen unit that come with it.
 RADIUS = 1
+#: Passages of today's selection, sent when the claim and the page are in different
+#: languages (step 0).
+TOP_K = 3
 #: BM25's highest weight in the passage fusion (the engine's default; 0.7 beside e5).
 LEXICAL_CEILING = 1.0 - LEXICAL_FLOOR
 HEAD_FILE = Path(__file__).with_name("head.json")
@@ -308,6 +318,7 @@ def select_evidence(
     radius: int = RADIUS,
     head: Head | None = None,
     ceiling: float = LEXICAL_CEILING,
+    neighbour: int | None = None,
 ) -> list[str]:
     """The texts the judge receives for ``claim`` on a page of ``passages``: exact slices of
     ``"\n\n".join(passages)``, adjacent units merged, best first. ``lexical``, ``dense``,
@@ -317,7 +328,17 @@ def select_evidence(
     alone."""
     page = JOIN.join(passages)
     spans = evidence_spans(
-        claim, passages, lexical, dense, coverage, order, budget, radius, head, ceiling
+        claim,
+        passages,
+        lexical,
+        dense,
+        coverage,
+        order,
+        budget,
+        radius,
+        head,
+        ceiling,
+        neighbour,
     )
     return [page[start:end] for start, end in spans]
 
@@ -333,6 +354,7 @@ def evidence_spans(
     radius: int = RADIUS,
     head: Head | None = None,
     ceiling: float = LEXICAL_CEILING,
+    neighbour: int | None = None,
 ) -> list[tuple[int, int]]:
     """Where :func:`select_evidence`'s texts lie in ``"\n\n".join(passages)``."""
     if not passages:
@@ -344,12 +366,33 @@ def evidence_spans(
         dense = [0.0] * len(passages)
     if order is None:
         order = _order(fuse(lexical, dense, coverage, ceiling))
+    if claim_is_english(claim) != is_english(passages):  # step 0
+        return passage_spans(passages, order, neighbour)
     found = split_units(passages)
     if not found:
         return []
     x = unit_features(claim, passages, found, lexical, dense, coverage, order, ceiling)
     scores = (head or _default_head()).score(x)
     return slices(passages, found, choose(found, scores, budget, radius), scores)
+
+
+def passage_spans(
+    passages: Sequence[str], order: Sequence[int], neighbour: int | None, k: int = TOP_K
+) -> list[tuple[int, int]]:
+    """Today's selection (``retrieval.select``: the top ``k`` passages and the straddled
+    neighbour, adjacent ones joined) as spans of the page."""
+    starts = list(itertools.accumulate((len(p) + len(JOIN) for p in passages), initial=0))
+    chosen = list(order[:k])
+    if neighbour is not None and neighbour not in chosen and chosen:
+        chosen.insert(1, neighbour)
+    runs: list[list[int]] = []
+    for passage in sorted(chosen):
+        if runs and runs[-1][-1] == passage - 1:
+            runs[-1].append(passage)
+        else:
+            runs.append([passage])
+    runs.sort(key=lambda run: min(chosen.index(p) for p in run))
+    return [(starts[run[0]], starts[run[-1]] + len(passages[run[-1]])) for run in runs]
 
 
 _HEAD: list[Head] = []

@@ -18,6 +18,7 @@ dense signal among the features comes from all-MiniLM-L6-v2 (Apache-2.0).
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
@@ -59,6 +60,7 @@ def sent(claim: Claim, s: Signals, fitted: route.Head, budget: float = route.BUD
         s.order,
         budget=budget,
         head=fitted,
+        neighbour=s.neighbour,
     )
     return evaluate.spans_sent(claim, spans)
 
@@ -85,6 +87,20 @@ def cross_validated(
         )
         for budget in budgets
     }
+
+
+def paired(claims: Sequence[Claim], signals: dict[str, Signals], figures: Figures) -> str:
+    """Claim by claim against today's selection: claims only the route gets whole, claims
+    only today gets whole, and the two-sided sign test's p-value on them."""
+    today = set(evaluate.score("", evaluate.today(), claims, signals).misses)
+    route_misses = set(figures.misses)
+    gained, lost = len(today - route_misses), len(route_misses - today)
+    n = gained + lost
+    tail = sum(math.comb(n, k) for k in range(min(gained, lost) + 1)) / 2**n if n else 1.0
+    return (
+        f"against today, claim by claim: {gained} gained, {lost} lost, "
+        f"{len(today & route_misses)} missed by both (sign test p = {min(1.0, 2 * tail):.2g})"
+    )
 
 
 def write(fitted: route.Head, path: Path, figures: dict[str, float]) -> None:
@@ -116,6 +132,7 @@ def run(claims: list[Claim], signals: dict[str, Signals], out: Path = route.HEAD
         figures = cross_validated(claims, signals, x, y, seed)[route.BUDGET]
         runs.append(figures)
         print(figures.row(), flush=True)
+    print(paired(claims, signals, runs[0]))
     shipped = fit(claims, x, y)
     inside = evaluate.score(
         "route, in-sample (the shipped head)", lambda c, s: sent(c, s, shipped), claims, signals

@@ -1,18 +1,21 @@
-"""XQuAD dev in 12 languages (and English questions on German pages, German on English):
-does a route keep what the judge receives as good as today's?
+"""XQuAD dev in 12 languages (and English questions on German pages, German ones on English
+pages): does the route keep what the judge receives as good as today's in every language?
 
 For every question, with the default setting (``auto``: MiniLM on English pages,
-multilingual-e5-small elsewhere) and the engine's own ranking:
+multilingual-e5-small elsewhere) and the engine's own signals:
 
 * ``hit@1``: the passage holding the answer ranks first (``retrieval_languages.py``'s
-  figure; a route that keeps the engine's passage order keeps it);
-* ``answer@judge``: the answer span is inside what the judge receives (today: the top 3
-  passages and a straddled neighbour; a route: its slices);
+  figure; the route keeps the engine's passage ranking, so it keeps this figure);
+* ``answer@judge``: the answer span lies inside what the judge receives (today: the top 3
+  passages and a straddled neighbour; the route: its slices);
 * ``first``: the first text the judge reads holds the answer;
 * units (script-aware words) the judge receives, median and mean.
 
-Signals of a unit come from what the page's embedder already gives: e5 embeds every
-sentence (its vector is the unit's), MiniLM's token rows are pooled per unit.
+The route runs at its budget and, since XQuAD's pages are short (5 paragraphs), also at
+today's cost question by question (the words today's selection sends), so that no language
+gains from more text.
+
+    python -m benchmarks.evidence xquad --cache-dir /work/wt/evidence-cache
 """
 
 from __future__ import annotations
@@ -23,29 +26,20 @@ import re
 import statistics
 import sys
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from benchmarks.evidence.data import XQUAD_DIR, Claim, Layout
-from benchmarks.evidence.signals import (
-    Signals,
-    claim_rows,
-    context_units,
-    maxsim,
-)
-from benchmarks.evidence.tokens import TokenStore, pooled
+from benchmarks.evidence import route
+from benchmarks.evidence.data import XQUAD_DIR
 from pytest_citations import retrieval
-from pytest_citations.lexical import BM25
+from pytest_citations.languages import claim_is_english, is_english
 from pytest_citations.passages import split_passages
 from pytest_citations.scripts import units
 
 LANGUAGES = "en,de,es,ru,zh,ar,tr,el,hi,vi,th,ro"
 CROSS = "en:de,de:en"
-#: A route's selection: (the question as a claim without gold, its signals) -> the texts sent.
-Chooser = Callable[[Claim, Signals], list[str]]
+CHEAP = "route at today's cost"
 
 
 def load() -> tuple[dict[tuple[str, str], dict[str, Any]], list[dict[str, Any]]]:
@@ -61,134 +55,39 @@ def load() -> tuple[dict[tuple[str, str], dict[str, Any]], list[dict[str, Any]]]
     return articles, questions
 
 
-def answer_span(layout: Layout, paragraph: str, question: dict[str, Any]) -> tuple[int, int] | None:
-    """Character span of the answer in ``layout.text`` (whitespace collapsed as passages
-    are), located from the answer's offset in its paragraph."""
+def answer_span(page: str, paragraph: str, question: dict[str, Any]) -> tuple[int, int] | None:
+    """Character span of the answer in the page (passages joined, whitespace collapsed as
+    passages are), located from the answer's offset in its paragraph."""
     answer = " ".join(question["answer"].split())
     flat = " ".join(paragraph.split())
     prefix = re.sub(r"\s+", " ", paragraph[: int(question["answer_start"])]).lstrip()
-    at = layout.text.find(flat)
-    if at >= 0 and layout.text[at + len(prefix) : at + len(prefix) + len(answer)] == answer:
+    at = page.find(flat)
+    if at >= 0 and page[at + len(prefix) : at + len(prefix) + len(answer)] == answer:
         return at + len(prefix), at + len(prefix) + len(answer)
     head = " ".join(flat.split()[:8])
-    start = layout.text.find(head)
-    found = layout.text.find(answer, max(start, 0))
+    found = page.find(answer, max(page.find(head), 0))
     if found < 0:
-        found = layout.text.find(answer)
+        found = page.find(answer)
     return (found, found + len(answer)) if found >= 0 else None
 
 
-def within(span: tuple[int, int], texts: list[str], text: str) -> bool:
-    """The answer span lies inside one of the sent slices (located in the page text)."""
-    for piece in texts:
-        start = text.find(piece)
-        while start >= 0:
-            if start <= span[0] and span[1] <= start + len(piece):
-                return True
-            start = text.find(piece, start + 1)
-    return False
-
-
-def question_signals(
-    question: str,
-    layout: Layout,
-    index: retrieval.PageIndex,
-    vector: np.ndarray | None,
-    embed: Callable[[list[str]], np.ndarray],
-    store: TokenStore | None,
-) -> Signals:
-    """The signals of :class:`~benchmarks.evidence.signals.Signals` for one question."""
-    dense = (
-        retrieval.dense_scores(vector, index)
-        if vector is not None
-        else [0.0] * len(layout.passages)
-    )
-    order = retrieval.rank_passages(question, vector, index)
-    neighbour = (
-        retrieval.straddling_neighbour(vector, index, order[0], embed)
-        if vector is not None
-        else None
-    )
-    texts = [layout.unit_text(u) for u in range(len(layout.unit_chars))]
-    count = len(texts)
-    context = np.zeros(count, np.float32)
-    pieces: list[str] = []
-    rows_context = np.zeros((count, 0), np.float16)
-    if vector is not None and store is not None:  # MiniLM: token rows of its windows
-        window_texts, owners = retrieval.pieces(layout.passages, _embedder_of(index))
-        tokens = store.get(window_texts, "xquad windows")
-        in_window = context_units(layout, window_texts, owners, tokens)
-        pieces, matrix = claim_rows(question, store.get([question])[0])
-        context = np.array(
-            [float(pooled((r, np.zeros(0))) @ vector) if len(r) else 0.0 for r in in_window],
-            np.float32,
-        )
-        rows_context = np.stack([maxsim(matrix, r) for r in in_window]).astype(np.float16)
-    elif vector is not None and len(index.vectors):  # e5: one vector per sentence piece
-        sims = index.vectors @ np.asarray(vector).reshape(-1)
-        context = np.array([_piece_score(layout, u, index, sims) for u in range(count)], np.float32)
-    return Signals(
-        id=question,
-        coverage=index.lexical.coverage(question),
-        bm25=np.array(index.lexical.scores(question), np.float32),
-        dense=np.array(dense, np.float32),
-        order=list(order),
-        neighbour=neighbour,
-        unit_bm25=np.array(BM25(texts).scores(question), np.float32),
-        unit_alone=context,
-        unit_context=context,
-        claim_pieces=pieces,
-        maxsim_context=rows_context,
-        maxsim_alone=rows_context,
-    )
-
-
-_EMBEDDERS: dict[str, Any] = {}
-
-
-def _embedder_of(index: retrieval.PageIndex) -> Any:
-    return _EMBEDDERS[index.embedder]
-
-
-def _piece_score(layout: Layout, unit: int, index: retrieval.PageIndex, sims: np.ndarray) -> float:
-    """The best cosine among the e5 pieces of the unit's passage that share its text."""
-    text = " ".join(layout.unit_text(unit).split())
-    passage = layout.unit_passage[unit]
-    best = -1.0
-    for row, owner in enumerate(index.owners):
-        if owner == passage:
-            best = (
-                max(best, float(sims[row]))
-                if _overlaps(text, _PIECES[index.embedder][row])
-                else best
-            )
-    return best if best > -1.0 else 0.0
-
-
-_PIECES: dict[str, list[str]] = defaultdict(list)
-
-
-def _overlaps(unit: str, piece: str) -> bool:
-    return unit in piece or piece in unit
+def inside(span: tuple[int, int], spans: Sequence[tuple[int, int]]) -> bool:
+    return any(a <= span[0] and span[1] <= b for a, b in spans)
 
 
 def evaluate(
-    routes: dict[str, Chooser], cache_dir: Path, limit: int = 0, langs: str = LANGUAGES
+    cache_dir: Path, limit: int = 0, langs: str = LANGUAGES, cross: str = CROSS
 ) -> dict[str, dict[str, Any]]:
-    """Figures per language pair for today and for every route (see the module docstring)."""
+    """Figures per language pair for today and the route (see the module docstring)."""
     articles, questions = load()
     by_language: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for question in questions:
         by_language[question["lang"]][question["id"]] = question
-    languages = [lang for lang in langs.split(",") if lang]
-    pairs = [(lang, lang) for lang in languages] + [tuple(p.split(":")) for p in CROSS.split(",")]
+    pairs = [(lang, lang) for lang in langs.split(",") if lang]
+    pairs += [(p.split(":")[0], p.split(":")[1]) for p in cross.split(",") if p]
     retriever = retrieval.Retriever.named("auto", cache_dir)
-    for cache in retriever.embedders:
-        _EMBEDDERS[cache.name] = cache
-    store = TokenStore(cache_dir)
-    results: dict[str, dict[str, Any]] = {}
-    layouts: dict[int, Layout] = {}
     indexes: dict[tuple[str, str], retrieval.PageIndex] = {}
+    results: dict[str, dict[str, Any]] = {}
     for asked_in, page_in in pairs:
         tally: dict[str, list[float]] = defaultdict(list)
         for question in list(by_language[asked_in].values())[: limit or None]:
@@ -199,53 +98,107 @@ def evaluate(
             local = by_language[page_in].get(question["id"])
             if local is None:
                 continue
-            index = retriever.for_claim(question["question"], indexes[key])
-            layout = layouts.setdefault(id(index), Layout(list(index.passages)))
-            paragraph = article["paragraphs"][int(local["paragraph"])]
-            span = answer_span(layout, paragraph, local)
+            asked = question["question"]
+            index = retriever.for_claim(asked, indexes[key])
+            page = route.JOIN.join(index.passages)
+            span = answer_span(page, article["paragraphs"][int(local["paragraph"])], local)
             if span is None:
                 continue
-            gold = next(
-                (
-                    i
-                    for i, (a, b) in enumerate(layout.passage_chars)
-                    if a <= span[0] and span[1] <= b
-                ),
-                None,
-            )
-            if gold is None:
-                continue
-            vector = retriever._vector(question["question"], index)
-            cache = retriever._cache(index)
-            if cache.by_sentence:
-                _PIECES[index.embedder] = retrieval.pieces(index.passages, cache)[0]
-            s = question_signals(
-                question["question"],
-                layout,
-                index,
-                None if vector is None else np.asarray(vector, np.float32),
-                cache.embed,
-                store if index.embedder == retriever.embedders[0].name else None,
-            )
-            today = retrieval.select(s.order, index.passages, retrieval.DEFAULT_TOP_K, s.neighbour)
-            tally["hit@1"].append(s.order[0] == gold)
-            tally["today answer@judge"].append(within(span, today, layout.text))
-            tally["today first"].append(within(span, today[:1], layout.text))
-            tally["today units"].append(sum(units(t) for t in today))
-            asked = Claim(question["id"], question["question"], layout, [], {})
-            for name, choose in routes.items():
-                sent = choose(asked, s)
-                tally[f"{name} answer@judge"].append(within(span, sent, layout.text))
-                tally[f"{name} first"].append(within(span, sent[:1], layout.text))
-                tally[f"{name} units"].append(sum(units(t) for t in sent))
+            one(tally, asked, index, retriever, page, span)
         pair = f"{asked_in}:{page_in}"
         results[pair] = {"n": len(tally["hit@1"])}
         for name, values in tally.items():
             if name.endswith("units"):
-                results[pair][name] = (statistics.median(values), statistics.mean(values))
+                results[pair][name] = [statistics.median(values), statistics.mean(values)]
             else:
                 results[pair][name] = round(sum(values) / max(len(values), 1), 3)
-        print(f"  {pair}: {json.dumps(results[pair])}", file=sys.stderr)
+        print(f"  {pair}: {json.dumps(results[pair])}", file=sys.stderr, flush=True)
     retriever.close()
-    store.close()
     return results
+
+
+def one(
+    tally: dict[str, list[float]],
+    asked: str,
+    index: retrieval.PageIndex,
+    retriever: retrieval.Retriever,
+    page: str,
+    span: tuple[int, int],
+) -> None:
+    """Score one question: today's selection and the route's, at its budget and at today's."""
+    vector = retriever._vector(asked, index)
+    order = retrieval.rank_passages(asked, vector, index)
+    dense = (
+        retrieval.dense_scores(vector, index)
+        if vector is not None and len(index.vectors)
+        else [0.0] * len(index.passages)
+    )
+    embed = retriever._cache(index).embed
+    neighbour = (
+        None if vector is None else retrieval.straddling_neighbour(vector, index, order[0], embed)
+    )
+    lexical, coverage = index.lexical.scores(asked), index.lexical.coverage(asked)
+    gold = next(i for i, p in enumerate(index.passages) if inside(span, [_where(page, index, i)]))
+    today = route.passage_spans(index.passages, order, neighbour)
+    cost = sum(units(page[a:b]) for a, b in today)
+    tally["hit@1"].append(order[0] == gold)
+    tally["falls back"].append(claim_is_english(asked) != is_english(index.passages))
+    for name, spans in (
+        ("today", today),
+        (
+            "route",
+            route.evidence_spans(
+                asked,
+                index.passages,
+                lexical,
+                dense,
+                coverage,
+                order,
+                ceiling=index.ceiling,
+                neighbour=neighbour,
+            ),
+        ),
+        (
+            CHEAP,
+            route.evidence_spans(
+                asked,
+                index.passages,
+                lexical,
+                dense,
+                coverage,
+                order,
+                budget=cost,
+                ceiling=index.ceiling,
+                neighbour=neighbour,
+            ),
+        ),
+    ):
+        tally[f"{name} answer@judge"].append(inside(span, spans))
+        tally[f"{name} first"].append(inside(span, spans[:1]))
+        tally[f"{name} units"].append(sum(units(page[a:b]) for a, b in spans))
+
+
+def _where(page: str, index: retrieval.PageIndex, passage: int) -> tuple[int, int]:
+    start = sum(len(p) + len(route.JOIN) for p in index.passages[:passage])
+    return start, start + len(index.passages[passage])
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    names = ("today", "route", CHEAP)
+    lines = [
+        "| pair | n | hit@1 | falls back | answer@judge: today / route / route at today's cost "
+        "| first text: today / route / at today's cost | units (median / mean): today / route / "
+        "at today's cost |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for pair, row in results.items():
+        judged = " / ".join(f"{row[f'{name} answer@judge']:.3f}" for name in names)
+        first = " / ".join(f"{row[f'{name} first']:.3f}" for name in names)
+        cost = " / ".join(
+            f"{row[f'{name} units'][0]:.0f}, {row[f'{name} units'][1]:.0f}" for name in names
+        )
+        lines.append(
+            f"| {pair} | {row['n']} | {row['hit@1']:.3f} | {row['falls back']:.3f} | {judged} | "
+            f"{first} | {cost} |"
+        )
+    return "\n".join(lines)
