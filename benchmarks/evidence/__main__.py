@@ -40,7 +40,11 @@ def main() -> None:
         short = args.units != "spans" or args.layout != "sentence_paragraphs"
         frontier.run(claims, signals.load(held), cache, short=short)
     elif args.command == "cost":
-        print(json.dumps(cost.measure(claims), indent=1))
+        print(
+            json.dumps(
+                {"wice": cost.measure(claims), "plugin world": cost.plugin_world()}, indent=1
+            )
+        )
     elif args.command == "apply":  # the shipped head, as route.py runs it
         held = signals.load(signals_path(args))
         print(evaluate.HEADER)

@@ -67,10 +67,10 @@ def route_units(claim: Claim) -> list[route.Unit]:
 def matrix(claim: Claim, s: Signals, ceiling: float = route.LEXICAL_CEILING) -> np.ndarray:
     """The feature matrix of a claim's units (rows) in :data:`FEATURES` order."""
     layout = claim.layout
+    page = route.prepare(layout.passages, units_given=route_units(claim))
     cheap = route.unit_features(
         claim.claim,
-        layout.passages,
-        route_units(claim),
+        page,
         list(s.bm25),
         list(s.dense),
         s.coverage,

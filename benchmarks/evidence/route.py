@@ -177,25 +177,86 @@ def _beside(values: np.ndarray) -> np.ndarray:
     return np.maximum(before, after)
 
 
-def _term_share(claim: str, texts: list[str]) -> np.ndarray:
+@dataclass(frozen=True)
+class Page:
+    """What the route needs of a page, whatever the claim: built once per page (beside the
+    engine's ``PageIndex``), so a claim costs only its own scoring."""
+
+    passages: tuple[str, ...]
+    units: tuple[Unit, ...]
+    english: bool
+    #: BM25 over the units, and over each unit read with the unit before and after it.
+    lexical: BM25
+    windows: BM25
+    #: Each unit's distinct terms, years, other figures and names; its structure flags.
+    terms: tuple[frozenset[str], ...]
+    years: tuple[frozenset[str], ...]
+    numbers: tuple[frozenset[str], ...]
+    names: tuple[frozenset[str], ...]
+    #: Per unit: metadata or heading line, date line, log words, place, first passage.
+    fixed: np.ndarray
+    #: Lucene idf of each term over the units (as BM25 weighs it).
+    idf: dict[str, float]
+
+
+def prepare(
+    passages: Sequence[str], size: float = UNIT_WORDS, units_given: Sequence[Unit] | None = None
+) -> Page:
+    """Split a page into units (or take ``units_given``) and index them (step 1 and the
+    page's half of step 2)."""
+    found = list(units_given) if units_given is not None else split_units(passages, size)
+    texts = [passages[u.passage][u.start : u.end] for u in found]
+    count = len(texts)
+    unit_terms = tuple(frozenset(terms(text)) for text in texts)
+    frequency: dict[str, int] = {}
+    for held in unit_terms:
+        for term in held:
+            frequency[term] = frequency.get(term, 0) + 1
+    years = tuple(frozenset(YEAR.findall(t)) for t in texts)
+    owner = np.array([u.passage for u in found])
+    fixed = (
+        np.stack(
+            [
+                np.array([bool(META.search(t)) for t in texts], np.float64),
+                np.array([bool(DATE_LINE.search(t)) for t in texts], np.float64),
+                np.log1p([u.size for u in found]),
+                np.arange(count) / max(count - 1, 1),
+                (owner == 0).astype(np.float64),
+            ],
+            axis=1,
+        )
+        if count
+        else np.zeros((0, 5))
+    )
+    return Page(
+        passages=tuple(passages),
+        units=tuple(found),
+        english=is_english(passages),
+        lexical=BM25(texts),
+        windows=BM25([" ".join(texts[max(0, u - 1) : u + 2]) for u in range(count)]),
+        terms=unit_terms,
+        years=years,
+        numbers=tuple(frozenset(NUMBER.findall(t)) for t in texts),
+        names=tuple(frozenset(_names(t)) for t in texts),
+        fixed=fixed,
+        idf={t: math.log(1 + (count - n + 0.5) / (n + 0.5)) for t, n in frequency.items()},
+    )
+
+
+def _term_share(claim: str, page: Page) -> np.ndarray:
     """The idf-weighted share of the claim's distinct terms each unit holds."""
     wanted = set(terms(claim))
     if not wanted:
-        return np.zeros(len(texts))
-    held = [set(terms(text)) for text in texts]
-    size = len(texts)
-    idf = {}
-    for term in wanted:
-        n = sum(term in h for h in held)
-        idf[term] = math.log(1 + (size - n + 0.5) / (n + 0.5))
+        return np.zeros(len(page.units))
+    absent = math.log(1 + (len(page.units) + 0.5) / 0.5)  # a term on no unit
+    idf = {term: page.idf.get(term, absent) for term in wanted}
     total = sum(idf.values()) or 1.0
-    return np.array([sum(idf[t] for t in wanted & h) / total for h in held])
+    return np.array([sum(idf[t] for t in wanted & held) / total for held in page.terms])
 
 
 def unit_features(
     claim: str,
-    passages: Sequence[str],
-    found: Sequence[Unit],
+    page: Page,
     lexical: Sequence[float],
     dense: Sequence[float],
     coverage: float,
@@ -204,21 +265,20 @@ def unit_features(
 ) -> np.ndarray:
     """The :data:`FEATURES` of every unit (rows), from the engine's passage scores
     (``lexical``: BM25; ``dense``: best-window cosine; their fusion as ``rank_passages``
-    makes it) and the units' own text (step 2)."""
-    texts = [passages[u.passage][u.start : u.end] for u in found]
-    count = len(texts)
-    owner = np.array([u.passage for u in found])
+    makes it) and the page's units (the claim's half of step 2)."""
+    count = len(page.units)
+    owner = np.array([u.passage for u in page.units])
     fused = np.array(fuse(lexical, dense, coverage, ceiling))
     rank = np.empty(len(order))
     rank[list(order)] = np.arange(len(order))
-    raw = np.array(BM25(texts).scores(claim))
+    raw = np.array(page.lexical.scores(claim))
     bm25 = _z(raw)
-    windows = [" ".join(texts[max(0, u - 1) : u + 2]) for u in range(count)]
     years = set(YEAR.findall(claim))
     numbers = set(NUMBER.findall(claim)) - years
     names = _names(claim)
     unit_order = np.empty(count)
     unit_order[np.argsort(-raw, kind="stable")] = np.arange(count)
+    meta, date_line, log_words, position, first_passage = page.fixed.T
     columns = {
         "unit_bm25": bm25,
         "unit_bm25_raw": np.log1p(raw),
@@ -227,16 +287,16 @@ def unit_features(
         "passage_bm25": _z(lexical)[owner],
         "passage_dense": _z(dense)[owner],
         "neighbour_bm25": _beside(bm25),
-        "meta": [bool(META.search(t)) for t in texts],
-        "date_line": [bool(DATE_LINE.search(t)) for t in texts],
-        "shares_year": [bool(years & set(YEAR.findall(t))) for t in texts],
-        "shares_number": [bool(numbers & set(NUMBER.findall(t))) for t in texts],
-        "shares_name": [len(names & _names(t)) / max(len(names), 1) for t in texts],
-        "log_words": np.log1p([u.size for u in found]),
-        "position": np.arange(count) / max(count - 1, 1),
-        "first_passage": owner == 0,
-        "window_bm25": _z(BM25(windows).scores(claim)),
-        "term_share": _term_share(claim, texts),
+        "meta": meta,
+        "date_line": date_line,
+        "shares_year": [bool(years & held) for held in page.years],
+        "shares_number": [bool(numbers & held) for held in page.numbers],
+        "shares_name": [len(names & held) / max(len(names), 1) for held in page.names],
+        "log_words": log_words,
+        "position": position,
+        "first_passage": first_passage,
+        "window_bm25": _z(page.windows.scores(claim)),
+        "term_share": _term_share(claim, page),
         "unit_rank": 1.0 / (1.0 + unit_order),
     }
     return np.stack([np.asarray(columns[name], np.float64) for name in FEATURES], axis=1)
@@ -309,7 +369,7 @@ def slices(
 
 def select_evidence(
     claim: str,
-    passages: Sequence[str],
+    passages: Sequence[str] | Page,
     lexical: Sequence[float] | None = None,
     dense: Sequence[float] | None = None,
     coverage: float | None = None,
@@ -326,7 +386,7 @@ def select_evidence(
     ``dense_scores(vector, index)``, ``index.lexical.coverage(claim)``,
     ``rank_passages(...)``; ``ceiling`` the index's); missing ones are computed from BM25
     alone."""
-    page = JOIN.join(passages)
+    text = JOIN.join(passages.passages if isinstance(passages, Page) else passages)
     spans = evidence_spans(
         claim,
         passages,
@@ -340,12 +400,12 @@ def select_evidence(
         ceiling,
         neighbour,
     )
-    return [page[start:end] for start, end in spans]
+    return [text[start:end] for start, end in spans]
 
 
 def evidence_spans(
     claim: str,
-    passages: Sequence[str],
+    passages: Sequence[str] | Page,
     lexical: Sequence[float] | None = None,
     dense: Sequence[float] | None = None,
     coverage: float | None = None,
@@ -356,24 +416,26 @@ def evidence_spans(
     ceiling: float = LEXICAL_CEILING,
     neighbour: int | None = None,
 ) -> list[tuple[int, int]]:
-    """Where :func:`select_evidence`'s texts lie in ``"\n\n".join(passages)``."""
-    if not passages:
+    """Where :func:`select_evidence`'s texts lie in ``"\n\n".join(passages)``. ``passages``
+    may be the page already prepared (:func:`prepare`, once per page)."""
+    page = passages if isinstance(passages, Page) else prepare(passages)
+    texts = page.passages
+    if not texts:
         return []
     if lexical is None or coverage is None:
-        index = BM25(passages)
+        index = BM25(texts)
         lexical, coverage = index.scores(claim), index.coverage(claim)
     if dense is None:
-        dense = [0.0] * len(passages)
+        dense = [0.0] * len(texts)
     if order is None:
         order = _order(fuse(lexical, dense, coverage, ceiling))
-    if claim_is_english(claim) != is_english(passages):  # step 0
-        return passage_spans(passages, order, neighbour)
-    found = split_units(passages)
-    if not found:
+    if claim_is_english(claim) != page.english:  # step 0
+        return passage_spans(texts, order, neighbour)
+    if not page.units:
         return []
-    x = unit_features(claim, passages, found, lexical, dense, coverage, order, ceiling)
+    x = unit_features(claim, page, lexical, dense, coverage, order, ceiling)
     scores = (head or _default_head()).score(x)
-    return slices(passages, found, choose(found, scores, budget, radius), scores)
+    return slices(texts, page.units, choose(page.units, scores, budget, radius), scores)
 
 
 def passage_spans(
