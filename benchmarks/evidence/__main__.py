@@ -1,5 +1,5 @@
-"""``python -m benchmarks.evidence COMMAND``: see benchmarks/README.md, "The whole evidence at
-equal cost"."""
+"""``python -m benchmarks.evidence COMMAND``: see benchmarks/README.md, section "``evidence/``:
+the whole evidence in front of the judge at equal cost"."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from benchmarks.evidence import cost, data, evaluate, frontier, route, signals, train, xquad
 
-DEFAULT_CACHE = Path("/work/wt/evidence-cache")
+DEFAULT_CACHE = Path.home() / ".cache" / "citations-bench" / "evidence"
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
-"""WiCE dev as the engine sees it: each claim's page as passages, the page as units
-(sentences, long ones cut), and the dev set's own notion of *inside* extended from passages
-to any slices of the page.
+"""WiCE dev as the engine sees it: each claim's page as passages, the page as units (lines
+of at most 40 words, as the route cuts them, or sentences), and the dev set's own notion of
+*inside* extended from passages to any slices of the page.
 
 The dev set's scorer (``score_retrieval.py``, :class:`Page`) says a gold sentence is inside
 the chosen passages when every one of its words is in them, by word offsets. Here a choice is
@@ -46,8 +46,7 @@ def load_scorer(folder: Path = WICE_DIR) -> ModuleType:
 class Layout:
     """A page as the engine's passages, joined as the judge would read them all
     (``text``), with every passage and every unit as a character span and a word span of
-    it. Units are the sentences of each line (:func:`~pytest_citations.scripts.sentence_spans`),
-    a sentence over :data:`UNIT_WORDS` cut by :func:`~pytest_citations.scripts.cut`."""
+    it. Units follow ``mode`` (below); every cut falls between words."""
 
     passages: list[str]
     #: ``"sentences"``: every sentence of a line is a unit (cut when over ``unit_size``);

@@ -6,7 +6,7 @@ head fitted without it), repeated over :data:`SEEDS` shuffles; a row gives the m
 shuffles and, for all@judge, the spread (sd). Unit scores of each (head, shuffle) are cached
 beside the signals, so a second run takes minutes.
 
-    python -m benchmarks.evidence frontier --cache-dir /work/wt/evidence-cache
+    python -m benchmarks.evidence frontier --cache-dir CACHE
 """
 
 from __future__ import annotations
@@ -92,6 +92,27 @@ def earned(base: float, beta: float, mean_facts: float) -> routes.Budget:
     return lambda c, s, scores: base * (1 + beta * (facts(c.claim) - mean_facts) / mean_facts)
 
 
+def prefixed(f: Frontier, scores: Scores, cap: int) -> routes.UnitScore:
+    """The head's scores with the page's structure lines (metadata, heading or date lines)
+    that share a year or a name with the claim moved to the top, at most ``cap`` of them."""
+    names = list(features.FEATURES)
+    meta, date, year, name = (
+        names.index(n) for n in ("meta", "date_line", "shares_year", "shares_name")
+    )
+
+    def score(claim: Claim, s: Signals) -> np.ndarray:
+        x, found = f.x[claim.id], scores[claim.id].copy()
+        lines = np.where(
+            ((x[:, meta] > 0) | (x[:, date] > 0)) & ((x[:, year] > 0) | (x[:, name] > 0))
+        )[0]
+        top = sorted(lines, key=lambda u: -found[u])[:cap]
+        for place, unit in enumerate(top):
+            found[unit] = scores[claim.id].max() + 1 + cap - place
+        return found
+
+    return score
+
+
 @dataclass
 class Frontier:
     claims: list[Claim]
@@ -147,6 +168,24 @@ def run(
     if short:
         return run_short(f)
     print(HEADER)
+    today_rows(f)
+    untrained_rows(f)
+    cheap_rows(f)
+    costly_rows(f)
+    for seed in range(2):
+        f.emit(f"route, choices made by nested CV (seed {seed})", "560", [nested(f, seed)])
+    shipped = train.fit(claims, f.x, f.y)
+    f.emit(
+        "route.py with the shipped head (in-sample)",
+        "560",
+        [evaluate.score("", lambda c, s: train.sent(c, s, shipped), claims, signals)],
+    )
+    return f.rows
+
+
+def today_rows(f: Frontier) -> None:
+    """Today's selection at every ``top_k``."""
+    claims, signals = f.claims, f.signals
     for k in range(1, 7):
         f.emit(
             f"today: top {k} passages + straddled neighbour",
@@ -158,7 +197,11 @@ def run(
         "-",
         [evaluate.score("", evaluate.today(3, straddle=False), claims, signals)],
     )
-    none = [{}]  # rankings that need no training
+
+
+def untrained_rows(f: Frontier) -> None:
+    """Spans ranked without a head."""
+    none: list[Scores] = [{}]  # rankings that need no training
 
     def unit_bm25(c: Claim, s: Signals) -> np.ndarray:
         return features.z(s.unit_bm25)
@@ -181,6 +224,10 @@ def run(
             lambda _, b=budget: routes.units_route(hand, routes.fixed(b), 1),
             none,
         )
+
+
+def cheap_rows(f: Frontier) -> None:
+    """The cheap head at every budget, and the variants of its choice and budget."""
     cheap = f.scores("cheap")
     for budget in BUDGETS:
         f.row(
@@ -214,7 +261,14 @@ def run(
         lambda run: routes.units_route(by(run), today_words(3), 1),
         cheap,
     )
-    mean_facts = statistics.mean(facts(c.claim) for c in claims)
+    for cap in (1, 3):
+        f.row(
+            f"cheap head, r1, structure prefix (at most {cap} lines first)",
+            "560",
+            lambda run, k=cap: routes.units_route(prefixed(f, run, k), routes.fixed(560), 1),
+            cheap,
+        )
+    mean_facts = statistics.mean(facts(c.claim) for c in f.claims)
     for base, beta in ((550, 0.1), (560, 0.2)):
         f.row(
             f"cheap head, r1, earned budget ({beta:g} per fact above the mean)",
@@ -222,6 +276,10 @@ def run(
             lambda run, b=base, e=beta: routes.units_route(by(run), earned(b, e, mean_facts), 1),
             cheap,
         )
+
+
+def costly_rows(f: Frontier) -> None:
+    """Other heads: other losses, and the features that need model outputs."""
     f.row(
         "cheap head, listwise loss, r1",
         "560",
@@ -249,15 +307,6 @@ def run(
                 lambda run, b=budget: routes.units_route(by(run), routes.fixed(b), 1),
                 runs,
             )
-    for seed in range(2):
-        f.emit(f"route, choices made by nested CV (seed {seed})", "560", [nested(f, seed)])
-    shipped = train.fit(claims, f.x, f.y)
-    f.emit(
-        "route.py with the shipped head (in-sample)",
-        "560",
-        [evaluate.score("", lambda c, s: train.sent(c, s, shipped), claims, signals)],
-    )
-    return f.rows
 
 
 def run_short(f: Frontier) -> list[str]:

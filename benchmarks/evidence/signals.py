@@ -2,12 +2,12 @@
 
 * the engine's own, per passage: BM25, best-window cosine, coverage, the fused order and
   the straddled neighbour (exactly as ``retrieval.select`` gets them);
-* per unit (sentence): BM25 over the page's units, the cosine of the unit embedded alone
-  (extra model work: every sentence once more), the cosine of the unit pooled inside its
-  passage's window (no extra forward pass), and MaxSim rows (each claim token's best match
-  among the unit's tokens) both in the window and alone.
+* per unit (a line of the page, or a sentence): BM25 over the page's units, the cosine of
+  the unit embedded alone (extra model work: every unit once more), the cosine of the unit
+  pooled inside its passage's window (no extra forward pass), and MaxSim rows (each claim
+  token's best match among the unit's tokens) both in the window and alone.
 
-    python -m benchmarks.evidence signals --cache-dir /work/wt/evidence-cache
+    python -m benchmarks.evidence signals --cache-dir CACHE
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ claims, repeated over several shuffles: each claim's slices are chosen by a head
 without it, through ``route.evidence_spans`` itself. The in-sample figure (the shipped
 head on the claims it was fitted on) is printed beside it.
 
-    python -m benchmarks.evidence train --cache-dir /work/wt/evidence-cache
+    python -m benchmarks.evidence train --cache-dir CACHE
 
 Licence: the weights are fitted on WiCE's annotations (Kamoi et al., EMNLP 2023,
 https://github.com/ryokamoi/wice), released under ODC-BY 1.0: attribution required. The

@@ -15,7 +15,7 @@ The route runs at its budget and, since XQuAD's pages are short (5 paragraphs), 
 today's cost question by question (the words today's selection sends), so that no language
 gains from more text.
 
-    python -m benchmarks.evidence xquad --cache-dir /work/wt/evidence-cache
+    python -m benchmarks.evidence xquad --cache-dir CACHE
 """
 
 from __future__ import annotations
