@@ -174,7 +174,8 @@ def _beside(values: np.ndarray) -> np.ndarray:
         return np.zeros_like(values)
     before = np.concatenate([[-np.inf], values[:-1]])
     after = np.concatenate([values[1:], [-np.inf]])
-    return np.maximum(before, after)
+    found: np.ndarray = np.maximum(before, after)
+    return found
 
 
 @dataclass(frozen=True)
@@ -324,7 +325,8 @@ class Head:
     def score(self, x: np.ndarray) -> np.ndarray:
         if self.features != FEATURES:
             raise ValueError("the head was trained on other features")
-        return ((x - self.mean) / self.scale) @ self.weights
+        scores: np.ndarray = ((x - self.mean) / self.scale) @ self.weights
+        return scores
 
 
 def choose(found: Sequence[Unit], scores: np.ndarray, budget: float, radius: int) -> list[int]:
