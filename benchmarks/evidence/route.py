@@ -21,7 +21,7 @@ Step by step, for one claim and one page (its passages, as ``split_passages`` ma
    length and place, and the page's structure: a metadata or heading line, a date line, a
    year, a figure or a name the unit shares with the claim).
 3. **Score** each unit with the head: a logistic regression over the standardised features
-   (weights in ``head.json``, 20 numbers and their means and scales; trained by
+   (``head.json``: 18 weights with the 18 means and scales they standardise by; trained by
    ``python -m benchmarks.evidence train``).
 4. **Choose** units best first; each brings the unit before and after it
    (:data:`RADIUS`), or comes alone when the three do not fit, or is skipped when it does
@@ -32,8 +32,11 @@ Step by step, for one claim and one page (its passages, as ``split_passages`` ma
    unit's score, best first. Every slice is a substring of ``"\\n\\n".join(passages)``, so a
    quote copied from it passes the guard.
 
-No model runs beyond the engine's own embedding of the page: the dense score is the one
-``rank_passages`` computed. Without it (``dense=None``) the route runs on BM25 alone.
+Step 1 and the page's half of step 2 depend on the page only: :func:`prepare` does them once
+per page (the engine would keep the result beside its ``PageIndex``), so a claim costs only
+its own scoring. No model runs beyond the engine's own embedding of the page: the dense
+score is the one ``rank_passages`` computed. Without it (``dense=None``) the route runs on
+BM25 alone.
 """
 
 from __future__ import annotations
