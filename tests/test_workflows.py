@@ -210,7 +210,8 @@ def test_the_gate_replays_offline_and_uploads_every_report_even_when_it_fails() 
         for line in (ROOT / ".github/replay-requirements.txt").read_text("utf-8").splitlines()
         if line and not line.startswith("#")
     ]
-    assert pins and all(re.fullmatch(r"[A-Za-z0-9_.-]+==[^=\s]+", line) for line in pins)
+    assert pins
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[^=\s]+", line) for line in pins)
 
     [gate] = [words for script in scripts for words in commands(script) if pytest_arguments(words)]
     arguments = pytest_arguments(gate) or []
