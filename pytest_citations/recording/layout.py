@@ -101,6 +101,17 @@ class CassetteLayout:
             write_cassette(path, parse_cassette(older.read_bytes()))
         return path
 
+    def upgrade_command(self, cassette: Path) -> str | None:
+        """The command that adds retrieval's choices to a case file's cassette recorded
+        before they were kept (None for a test's cassette: only recording it again can)."""
+        source = self._sources.get(cassette)
+        if source is None or "::" in source or not source.endswith((".yaml", ".yml")):
+            return None
+        words = ["pytest-citations", "cassettes", "upgrade", shown(cassette, self.root)]
+        if self.folder.resolve() != (self.root / "cassettes").resolve():
+            words += ["--cassette-dir", shown(self.folder, self.root)]
+        return " ".join(words)
+
     def record_command(self, cassette: Path) -> str:
         """The command that records what a cassette lacks."""
         variables = [f"{name}=…" for name in self.required]
