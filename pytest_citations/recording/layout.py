@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..paths import shown
-from .files import CassetteContentError, parse_cassette, write_cassette
+from .choices import choices_document, parse_choices
+from .files import CassetteContentError, read_cassette, write_cassette
 from .library import CassetteLibrary
 
 
@@ -98,7 +99,9 @@ class CassetteLayout:
         if not self.records:
             return older
         with contextlib.suppress(CassetteContentError, OSError):
-            write_cassette(path, parse_cassette(older.read_bytes()))
+            # Retrieval's choices come along: a replay of the new path needs no model either.
+            interactions, section = read_cassette(older.read_bytes())
+            write_cassette(path, interactions, choices_document(parse_choices(section)))
         return path
 
     def upgrade_command(self, cassette: Path) -> str | None:
