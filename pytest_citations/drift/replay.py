@@ -21,6 +21,7 @@ from ..errors import CitationsError, RequestRefused
 from ..fetchers import FetchResult, fetch_citation
 from ..labels import Label, Reason
 from ..pipeline.backends import Backends
+from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
 from ..pipeline.verifier import ClaimRequest, Verifier
 from ..recording import (
@@ -31,7 +32,8 @@ from ..recording import (
     recorded_client,
 )
 from ..recording.files import CassetteContentError, Interaction
-from ..recording.pages import read_interactions
+from ..recording.pages import read_recording
+from ..retrieval.selection import Selection
 from ..usage import Usage
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .sources import DriftCheck, DriftSource
@@ -79,6 +81,8 @@ class RecordedSource:
     used: frozenset[int] | None = None
     #: Per URL, what its recorded fetch sequence cost: (crawl requests, credits).
     page_costs: dict[str, tuple[int, float]] = field(default_factory=dict)
+    #: Retrieval's choices the file holds (its ``retrieval:`` section).
+    choices: dict[ChoiceKey, Selection] = field(default_factory=dict)
 
 
 class Replayer:
@@ -221,10 +225,13 @@ def _why(verdict: ClaimVerdict, citation: CitationVerdict, problem: str, command
     return f"the recorded page does not replay: {problem or 'it is missing'}"
 
 
-def _read(replayer: Replayer, source: DriftSource, shown: str) -> list[Interaction]:
-    """The cassette's interactions; an unreadable file is an error naming it and the fix."""
+def _read(
+    replayer: Replayer, source: DriftSource, shown: str
+) -> tuple[list[Interaction], dict[ChoiceKey, Selection]]:
+    """The cassette's interactions and retrieval's choices; an unreadable file is an error
+    naming it and the fix."""
     try:
-        return read_interactions(source.cassette)
+        return read_recording(source.cassette)
     except (OSError, CassetteContentError) as error:
         problem = error.strerror if isinstance(error, OSError) else str(error)
         command = replayer.command(source.cassette)
@@ -239,7 +246,7 @@ async def replay_source(replayer: Replayer, source: DriftSource) -> RecordedSour
     recorded = RecordedSource(source, replayer.library.shown(source.cassette))
     if not source.cassette.exists():
         return _missing_cassette(recorded)
-    recorded.interactions = _read(replayer, source, recorded.cassette)
+    recorded.interactions, recorded.choices = _read(replayer, source, recorded.cassette)
     checks = source.checks
     requests = [check.request for check in checks]
     verdicts, recorded.used = await replayer.verify(
