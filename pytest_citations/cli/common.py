@@ -17,7 +17,7 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS, Settings
 from ..redact import LogRedaction
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH, EXIT_MODELS = 0, 1, 2, 3, 4
 PROG = "pytest-citations"
 
 #: The exit codes, shown by ``--help`` of the command and of every subcommand.
@@ -25,8 +25,9 @@ EXIT_CODES = (
     "Exit codes: 0 done; 1 failing label, a citation that could not be checked (unless "
     "--allow-unchecked), skipped batch lines or import records, or no stored page; 2 usage "
     "or configuration error (every missing variable is named, service unreachable); "
-    "3 credential refused or no credits left. Tokens come from CRAWLBASE_TOKEN, "
-    "CRAWLBASE_JS_TOKEN and OPENAI_API_KEY (or ANTHROPIC_API_KEY)."
+    "3 credential refused or no credits left; 4 cassettes upgrade or check run without "
+    "the embedding models (pip install 'pytest-citations[record]'). Tokens come from "
+    "CRAWLBASE_TOKEN, CRAWLBASE_JS_TOKEN and OPENAI_API_KEY (or ANTHROPIC_API_KEY)."
 )
 
 #: A command: parsed arguments in, exit code out.

@@ -83,11 +83,39 @@ class RecordedSource:
     page_costs: dict[str, tuple[int, float]] = field(default_factory=dict)
     #: Retrieval's choices the file holds (its ``retrieval:`` section).
     choices: dict[ChoiceKey, Selection] = field(default_factory=dict)
+    #: The (claim, URL) pairs whose judge call the replay found in the file.
+    judged: frozenset[tuple[str, str]] = frozenset()
+
+
+class _Keeping:
+    """The library's recall, keeping every choice retrieval makes while it replays (the
+    library keeps none when it only replays)."""
+
+    def __init__(self, library: CassetteLibrary, made: dict[ChoiceKey, Selection]) -> None:
+        self._library = library
+        self._made = made
+
+    def recall(self, key: ChoiceKey) -> Selection | None:
+        return self._library.recall(key)
+
+    def keep(self, key: ChoiceKey, selection: Selection) -> None:
+        self._made.setdefault(key, selection)
+
+    def replays(self) -> bool:
+        return False  # retrieval runs here: the claims may be embedded ahead
+
+    def refuse(self, key: ChoiceKey, why: str) -> RequestRefused:
+        return self._library.refuse(key, why)
+
+    def unchosen(self, key: ChoiceKey, missing: Sequence[str]) -> RequestRefused:
+        return self._library.unchosen(key, missing)
 
 
 class Replayer:
     """Replays cassettes offline (mode ``none``): verdicts with their evidence, and pages.
-    Use as ``async with Replayer(...) as replayer``."""
+    Use as ``async with Replayer(...) as replayer``. With ``keep_choices``, what retrieval
+    chooses where a cassette holds no choice is kept in :attr:`made` (the upgrade of a
+    cassette recorded before choices were kept)."""
 
     def __init__(
         self,
@@ -96,6 +124,8 @@ class Replayer:
         backends: Backends,
         commands: Mapping[Path, str],
         root: Path | None = None,
+        *,
+        keep_choices: bool = False,
     ) -> None:
         # No waiting on a recorded Retry-After.
         self.settings = settings.replace(backoff=0.0, max_backoff=0.0)
@@ -103,12 +133,14 @@ class Replayer:
         self._commands = commands
         self.library = CassetteLibrary(config, RecordMode.NONE, self.command, root=root)
         self._http = recorded_client(self.settings, self.library, _Offline())
+        #: Retrieval's choices made while replaying (with ``keep_choices``).
+        self.made: dict[ChoiceKey, Selection] = {}
         self.verifier = Verifier(
             self.settings,
             http=self._http,
             backends=backends,
             observer=self.library,
-            recall=self.library,
+            recall=_Keeping(self.library, self.made) if keep_choices else self.library,
         )
 
     def command(self, path: Path) -> str:
@@ -254,6 +286,7 @@ async def replay_source(replayer: Replayer, source: DriftSource) -> RecordedSour
     )
     pages = await replayer.pages(source.cassette, source.urls)
     recorded.incomplete = frozenset(i for i, v in enumerate(verdicts) if not v.complete)
+    recorded.judged = frozenset((v.claim, e.url) for v in verdicts for e in v.evidence)
     for url, (_, usage, _) in pages.items():
         recorded.page_costs[url] = (usage.replayed_crawls, usage.replayed_credits)
     labels = {c.nodeid: v.label for c, v in zip(checks, verdicts, strict=True) if not c.retrieved}

@@ -8,41 +8,14 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-from light_env import light_python
-from ops_support import PYTEST_ARGS, Run, base_env, copy_examples
+from light_env import light_pytest, strip_choices
+from ops_support import base_env, copy_examples
 
 from pytest_citations.recording import CassetteLibrary, RecordMode, build_vcr
-from pytest_citations.recording.files import read_cassette, write_cassette
 from pytest_citations.recording.layout import CassetteLayout
 from pytest_citations.redact import Redactor
 
 BOILING = "cassettes/cases/boiling-point.yaml"
-
-
-def run_light(python: Path, project: Path, *args: str) -> Run:
-    """``pytest --citations ARGS`` with the light interpreter, the default embedder."""
-    done = subprocess.run(
-        [str(python), "-m", "pytest", *PYTEST_ARGS, *args],
-        cwd=project,
-        env=base_env(project, lexical=False),
-        capture_output=True,
-        timeout=300,
-        check=False,
-    )
-    return Run(done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
-
-
-def strip_choices(path: Path) -> None:
-    """Make ``path`` a cassette of before retrieval's choices were kept."""
-    interactions, section = read_cassette(path.read_bytes())
-    assert section, "the shipped cassette holds retrieval's choices"
-    write_cassette(path, interactions)
-
-
-@pytest.fixture(scope="module")
-def light(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return light_python(tmp_path_factory.mktemp("light"))
 
 
 def test_the_light_environment_lacks_the_models(light: Path) -> None:
@@ -66,7 +39,7 @@ def test_the_light_environment_lacks_the_models(light: Path) -> None:
 def test_a_cassette_with_choices_replays_without_the_models(light: Path, tmp_path: Path) -> None:
     copy_examples(tmp_path)
 
-    run = run_light(light, tmp_path, "cases/boiling-point.yaml")
+    run = light_pytest(light, tmp_path, "cases/boiling-point.yaml")
 
     # As with every model installed: the example's contradicted claim fails its case.
     assert run.returncode == 1, run.stdout + run.stderr
@@ -80,7 +53,7 @@ def test_a_cassette_without_choices_names_the_upgrade_command_without_the_models
     copy_examples(tmp_path)
     strip_choices(tmp_path / BOILING)
 
-    run = run_light(light, tmp_path, "cases/boiling-point.yaml")
+    run = light_pytest(light, tmp_path, "cases/boiling-point.yaml")
 
     assert run.returncode == 1, run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
