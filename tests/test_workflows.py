@@ -102,9 +102,14 @@ def help_options(*command: str) -> set[str]:
     return set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", help_text(*command)))
 
 
-def subcommands() -> tuple[str, ...]:
-    """The commands ``pytest-citations --help`` lists."""
-    listing = help_text(*COMMAND).split("\ncommands:\n", 1)[1]
+def subcommands(*command: str) -> tuple[str, ...]:
+    """The commands ``pytest-citations --help`` lists, or the actions of ``command`` (none
+    for a command without actions)."""
+    text = help_text(*COMMAND, *command)
+    title = "\nactions:\n" if command else "\ncommands:\n"
+    if title not in text:
+        return ()
+    listing = text.split(title, 1)[1]
     return tuple(re.findall(r"^    ([a-z][a-z-]*) ", listing, re.MULTILINE))
 
 
