@@ -34,6 +34,7 @@ def _claim(data: Mapping[str, Any]) -> ClaimState:
         str(data["label"]),
         Decision(decision) if decision else None,
         int(data.get("line") or 0),
+        bool(data.get("general")),
     )
 
 

@@ -40,6 +40,8 @@ class ClaimState:
     #: None when the base does not say (a baseline file stores labels only).
     decision: Decision | None
     line: int = 0
+    #: Uncited general phrasing (``general: true``), which needs no citation.
+    general: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,20 +63,23 @@ class CaseState:
 @dataclass(frozen=True)
 class Regression:
     """A claim that differs from the base (``kind``), with its labels ``before`` and
-    ``after`` (None on the side it is missing from). ``became_failing`` marks the
-    regressions proper: it fails now and did not before (see the module's docstring)."""
+    ``after`` (None on the side it is missing from). ``regressed`` marks the regressions
+    proper, the claims that got worse (see :mod:`.regressions`); the other differences are
+    shown, never failed."""
 
     case: str
     claim: str
     kind: ChangeKind
     before: str | None
     after: str | None
+    #: The claim's text in the base when it changed (or was removed), and now (None for a
+    #: removed claim).
     text_before: str | None = None
     text_after: str | None = None
     #: This run's node id (the base's, for a removed claim) and line in its case file.
     nodeid: str = ""
     line: int = 0
-    became_failing: bool = False
+    regressed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
@@ -88,7 +93,7 @@ class Regression:
             "after": self.after,
             "text_before": self.text_before,
             "text_after": self.text_after,
-            "became_failing": self.became_failing,
+            "regressed": self.regressed,
         }
 
 
@@ -120,13 +125,15 @@ class CaseDiff:
 
     @property
     def changed(self) -> bool:
-        """Anything to show: claims that differ, a precision that moved, or a whole case."""
+        """Anything to show: claims that differ, a precision that moved, a case found under
+        another name, or a whole case added or removed."""
         moved = (
             self.precision_before is not None
             and self.precision_after is not None
             and self.precision_before.citation != self.precision_after.citation
         )
-        return bool(self.changes) or moved or self.status != "matched"
+        renamed = self.matched_by not in (None, "key")
+        return bool(self.changes) or moved or renamed or self.status != "matched"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
@@ -171,11 +178,11 @@ class Comparison:
 
     @property
     def regressions(self) -> tuple[Regression, ...]:
-        """The claims that became failing."""
-        return tuple(change for change in self.changes if change.became_failing)
+        """The claims that regressed."""
+        return tuple(change for change in self.changes if change.regressed)
 
     def failures(self, *, fail_on_regression: bool, max_drop: float | None) -> list[Failure]:
-        """What the gates fail: every claim that became failing (with
+        """What the gates fail: every claim that regressed (with
         ``fail_on_regression``), and every matched case, and the run, whose citation
         precision fell by more than ``max_drop``."""
         found = []
@@ -183,7 +190,7 @@ class Comparison:
             found += [
                 Failure(
                     "fail_on_regression",
-                    f"{change.nodeid} became failing against {self.base} "
+                    f"{change.nodeid} regressed against {self.base} "
                     f"({change.before or 'new'} -> {change.after})",
                 )
                 for change in self.regressions

@@ -11,15 +11,14 @@ def _plural(count: int, noun: str) -> str:
 
 
 def headline(comparison: Comparison) -> str:
-    """``Regressions against base.json: 1 claim became failing; 2 cases changed, …``."""
+    """``Regressions against base.json: 1 claim regressed; cases: 2 changed, …``."""
     statuses = [case.status for case in comparison.cases if case.changed]
     parts = [
         f"{statuses.count(status)} {word}"
         for status, word in (("matched", "changed"), ("added", "added"), ("removed", "removed"))
         if statuses.count(status)
     ]
-    failing = len(comparison.regressions)
-    said = _plural(failing, "claim") + " became failing"
+    said = _plural(len(comparison.regressions), "claim") + " regressed"
     cases = f"; cases: {', '.join(parts)}" if parts else "; no case changed"
     before, after = comparison.precision_before, comparison.precision_after
     return (
@@ -29,7 +28,7 @@ def headline(comparison: Comparison) -> str:
 
 
 def _change_lines(change: Regression) -> list[str]:
-    flag = " (became failing)" if change.became_failing else ""
+    flag = " (regressed)" if change.regressed else ""
     if change.kind is ChangeKind.ADDED:
         lines = [f"    {change.claim} added: {change.after}{flag}"]
     elif change.kind is ChangeKind.REMOVED:
@@ -40,6 +39,9 @@ def _change_lines(change: Regression) -> list[str]:
         lines = [f"    {change.claim}: {change.after}, decision changed{flag}"]
     else:
         lines = [f"    {change.claim}: {change.before} -> {change.after}{flag}"]
+    if change.kind in (ChangeKind.LABEL, ChangeKind.DECISION):
+        lines.append(f"      claim: {change.text_after}")
+        return lines
     if change.text_before is not None:
         lines.append(f"      was: {change.text_before}")
     if change.text_after is not None:

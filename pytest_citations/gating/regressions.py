@@ -11,11 +11,19 @@ claims. Within a matched case, claims are matched by their text, then by their n
 (``claim-2``): same text is the same claim (its label may have changed); same name with
 another text is a *changed* claim, shown with its old and new text.
 
-A claim **became failing** (what ``--citations-fail-on-regression`` fails) when it fails
-now and did not in the base: a matched claim whose base decision was not ``fail`` (for a
-base without decisions, a baseline file, one whose label was better), or a claim added to
-a case the base had. A claim of a case the base did not have is new, not a regression: it
-fails (or passes) on its own criteria.
+A claim **regressed** (what ``--citations-fail-on-regression`` fails; without it a
+regression is shown, not failed) when it got worse against the base:
+
+- a claim of both runs (same text, or a changed text in its place) whose label ranks worse
+  (supported, partial, misattributed, not_found, uncited, unreachable, contradicted, best
+  first, as for baselines), or that fails now with the label it passed with (a new
+  criterion);
+- a claim added to a case the base had that fails, or that its citations do not fully
+  support (uncited general phrasing, ``general: true``, excepted).
+
+A claim that could not be checked now has not regressed (the run is incomplete anyway), and
+neither has a claim of a case the base did not have: it is new, and fails (or passes) on
+its own criteria. A baseline file stores no decisions, so only labels count against one.
 """
 
 from __future__ import annotations
@@ -55,7 +63,9 @@ def states_of(report: RunReport) -> tuple[CaseState, ...]:
 
 def _claim_state(claim: ClaimRecord) -> ClaimState:
     name = claim.nodeid.rsplit("::", 1)[-1]
-    return ClaimState(claim.nodeid, name, claim.claim, claim.label, claim.decision, claim.line)
+    return ClaimState(
+        claim.nodeid, name, claim.claim, claim.label, claim.decision, claim.line, claim.general
+    )
 
 
 def _norm(text: str | None) -> str:
@@ -98,14 +108,16 @@ def _count(cases: Iterable[CaseState], key: Callable[[CaseState], str], value: s
     return sum(1 for case in cases if key(case) == value)
 
 
-def _became_failing(before: ClaimState | None, after: ClaimState) -> bool:
-    if after.decision is not Decision.FAIL:
+def _regressed(before: ClaimState | None, after: ClaimState) -> bool:
+    """Worse than in the base (see the module's docstring)."""
+    if after.decision is Decision.INCOMPLETE:
         return False
     if before is None:
+        holds = after.label == Label.SUPPORTED or (after.label == Label.UNCITED and after.general)
+        return after.decision is Decision.FAIL or not holds
+    if _rank(after.label) > _rank(before.label):
         return True
-    if before.decision is not None:
-        return before.decision is not Decision.FAIL
-    return _rank(after.label) > _rank(before.label)
+    return after.decision is Decision.FAIL and before.decision not in (None, Decision.FAIL)
 
 
 def _rank(label: str) -> int:
@@ -157,10 +169,10 @@ def _change(case: str, kind: ChangeKind, old: ClaimState | None, new: ClaimState
         old.label if old is not None else None,
         new.label,
         old.text if old is not None and kind is ChangeKind.CHANGED else None,
-        new.text if kind in (ChangeKind.CHANGED, ChangeKind.ADDED) else None,
+        new.text,
         new.nodeid,
         new.line,
-        _became_failing(old, new),
+        _regressed(old, new),
     )
 
 

@@ -1,7 +1,7 @@
 """A run against the base branch's result (``--citations-compare``), case by case, on the
 pure comparison: claims added, removed and changed, labels that changed, precision before and
 after; cases matched by key, then by question (a rephrased answer is the same case), then by
-id; which claims became failing; the two gates; and the base read from a JSON report or a
+id; which claims regressed (got worse); the two gates; and the base read from a JSON report or a
 baseline file."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_nothing_changed_is_no_change_and_no_regression() -> None:
     assert [c.matched_by for c in comparison.cases] == ["key", "key"]
     assert comparison.failures(fail_on_regression=True, max_drop=0.0) == []
     assert comparison_lines(comparison) == [
-        "Regressions against base.json: 0 claims became failing; no case changed; "
+        "Regressions against base.json: 0 claims regressed; no case changed; "
         "citation_precision 0.7500 (3/4) -> 0.7500 (3/4)"
     ]
 
@@ -93,7 +93,7 @@ def test_a_claim_whose_label_changed_to_failing_became_failing() -> None:
         RETURNS, f"{RETURNS}::claim-1", 11,
     )  # fmt: skip
     assert [str(f) for f in comparison.failures(fail_on_regression=True, max_drop=None)] == [
-        f"fail_on_regression: {RETURNS}::claim-1 became failing against base.json "
+        f"fail_on_regression: {RETURNS}::claim-1 regressed against base.json "
         "(supported -> contradicted)"
     ]
     assert comparison.failures(fail_on_regression=False, max_drop=None) == []
@@ -123,10 +123,10 @@ def test_a_rephrased_answer_is_the_same_case_with_changed_claims_old_and_new_tex
         "Opened software licences cannot be returned.",
         "Opened software licences can be returned.",
     )
-    assert third.became_failing
+    assert third.regressed
     lines = comparison_lines(comparison)
     assert lines[0] == (
-        "Regressions against base.json: 1 claim became failing; cases: 1 changed; "
+        "Regressions against base.json: 1 claim regressed; cases: 1 changed; "
         "citation_precision 0.7500 (3/4) -> 0.7500 (3/4)"
     )
     assert lines[1] == (
@@ -134,7 +134,7 @@ def test_a_rephrased_answer_is_the_same_case_with_changed_claims_old_and_new_tex
         "0.6667 (2/3) -> 0.6667 (2/3)"
     )
     assert lines[-3:] == [
-        "    claim-3 changed: not_found -> contradicted (became failing)",
+        "    claim-3 changed: not_found -> contradicted (regressed)",
         "      was: Opened software licences cannot be returned.",
         "      now: Opened software licences can be returned.",
     ]
@@ -164,12 +164,13 @@ def test_added_and_removed_claims_and_cases() -> None:
         BOILING: "removed",
         "cases/water.yaml::water": "added",
     }
-    # A new failing claim in a case the base had is a regression; a new case's is not.
+    # A new failing claim in a case the base had is a regression; a supported one is not,
+    # and neither is a new case's.
     assert [r.claim for r in comparison.regressions] == ["claim-3"]
     assert comparison_lines(comparison)[1:] == [
         f"  {BOILING}: removed (1 claim)",
         f"  {RETURNS}: citation precision 0.6667 (2/3) -> 0.6000 (3/5)",
-        "    claim-3 added: contradicted (became failing)",
+        "    claim-3 added: contradicted (regressed)",
         "      now: Gift cards cannot be refunded.",
         "    claim-5 added: supported",
         "      now: Shipping is free over 50 euros.",
@@ -209,9 +210,7 @@ def test_a_claim_that_now_fails_a_new_criterion_changed_its_decision() -> None:
 
     comparison = compare_runs(before, after, base="base.json")
 
-    assert [(c.kind, c.became_failing) for c in comparison.changes] == [
-        (ChangeKind.DECISION, True)
-    ]
+    assert [(c.kind, c.regressed) for c in comparison.changes] == [(ChangeKind.DECISION, True)]
 
 
 def test_a_base_without_decisions_counts_a_worse_label_that_fails_as_a_regression() -> None:
@@ -307,3 +306,47 @@ def test_a_base_that_is_not_one_is_an_error_naming_it(
         load_base(path)
 
     assert str(path) in str(raised.value)
+
+
+def test_a_worse_label_that_still_passes_is_a_regression_and_a_better_one_is_not() -> None:
+    before = (case(BOILING, None, ("A.", "supported"), ("B.", "not_found"), ("C.", "partial")),)
+    after = (case(BOILING, None, ("A.", "partial"), ("B.", "supported"), ("C.", "not_found")),)
+
+    comparison = compare_runs(before, after, base="base.json")
+
+    assert [(r.claim, r.before, r.after) for r in comparison.regressions] == [
+        ("claim-1", "supported", "partial"),
+        ("claim-3", "partial", "not_found"),
+    ]
+    assert [c.claim for c in comparison.changes] == ["claim-1", "claim-2", "claim-3"]
+
+
+def test_an_added_claim_regresses_unless_its_citations_support_it_or_it_is_general() -> None:
+    before = (case(BOILING, None, ("A.", "supported")),)
+    general = ClaimState(f"{BOILING}::claim-4", "claim-4", "Enjoy.", "uncited", PASS, 9, True)
+    after = (
+        CaseState(
+            "cases/boiling.yaml", "boiling", None,
+            (*case(BOILING, None, ("A.", "supported"), ("B.", "supported"),
+                   ("C.", "not_found")).claims, general),
+            Precision(2, 3, 3),
+        ),
+    )  # fmt: skip
+
+    comparison = compare_runs(before, after, base="base.json")
+
+    assert [(c.claim, c.regressed) for c in comparison.changes] == [
+        ("claim-2", False),
+        ("claim-3", True),
+        ("claim-4", False),
+    ]
+
+
+def test_a_claim_that_could_not_be_checked_has_not_regressed() -> None:
+    before = (case(BOILING, None, ("A.", "supported")),)
+    after = (case(BOILING, None, ("A.", "not_found", Decision.INCOMPLETE)),)
+
+    comparison = compare_runs(before, after, base="base.json")
+
+    assert [c.kind for c in comparison.changes] == [ChangeKind.LABEL]
+    assert comparison.regressions == ()

@@ -17,7 +17,9 @@ from pytest_citations.gating.shards import (
     shard_problems,
 )
 
-FILES = [f"cases/{topic}/case-{n:02}.yaml" for topic in ("hr", "shop", "physics") for n in range(20)]
+FILES = [
+    f"cases/{topic}/case-{n:02}.yaml" for topic in ("hr", "shop", "physics") for n in range(20)
+]
 
 
 @pytest.mark.parametrize(("raw", "shard"), [("1/3", Shard(1, 3)), (" 3 / 3 ", Shard(3, 3))])
@@ -94,9 +96,7 @@ def test_the_shards_of_one_run_have_no_problem() -> None:
 def test_a_missing_shard_is_named() -> None:
     first, _, third = reports(3)
 
-    assert shard_problems([first, third]) == [
-        "shard 2/3 is missing: no report given holds it"
-    ]
+    assert shard_problems([first, third]) == ["shard 2/3 is missing: no report given holds it"]
 
 
 def test_a_shard_given_twice_is_named_with_both_files() -> None:
