@@ -69,7 +69,7 @@ def _add_case(report: RunReport, data: Mapping[str, Any]) -> None:
             _counts(data),
             tuple(release.get("failures") or ()),
             tuple(release.get("incomplete") or ()),
-            Decision(release.get("precision_item") or Decision.PASS),
+            Decision(data.get("precision_item") or Decision.PASS),
         ))  # fmt: skip
 
 

@@ -41,8 +41,9 @@ def _case(case: CaseRecord, info: RunInfo) -> dict[str, Any]:
             "decision": outcome.decision if outcome else None,
             "failures": list(outcome.failures) if outcome else [],
             "incomplete": list(outcome.incomplete) if outcome else [],
-            "precision_item": outcome.item if outcome else None,
         },
+        # What the case's precision item reported (a merge writes it into JUnit).
+        "precision_item": outcome.item if outcome else None,
     }
     if info.baseline is not None:
         found["baseline"] = _precision(info.baseline.precision([case.key]))
