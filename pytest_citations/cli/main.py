@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from . import batch, drift, importer, schema, serve, stored_page, verify
+from . import batch, drift, importer, merge, schema, serve, stored_page, verify
 from .common import EXIT_CODES, PROG, Command, global_options, version
 
 #: The subcommands in the order ``--help`` lists them.
-COMMANDS = (verify, batch, drift, stored_page, importer, schema, serve)
+COMMANDS = (verify, batch, drift, merge, stored_page, importer, schema, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:
