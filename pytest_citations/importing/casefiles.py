@@ -1,11 +1,11 @@
 """Case files from answer records: built, checked with the case-file parser, and written so
 that importing the same answers again gives byte-identical files.
 
-Stable ids (the record's own, else a content hash), files and cases in one fixed order, the
-text of :mod:`.render`: the same input always gives the same bytes, so case files diff well
-in review. Every file is loaded with :func:`pytest_citations.cases.load_cases` before it is
-written; a file edited by hand since the last import is kept unless ``overwrite`` is asked
-for.
+Stable ids (:mod:`.identity`: the record's question id, else its question), files and cases
+in one fixed order, the text of :mod:`.render`: the same input always gives the same bytes,
+so case files diff well in review. Every file is loaded with
+:func:`pytest_citations.cases.load_cases` before it is written; a file edited by hand since
+the last import is kept unless ``overwrite`` is asked for.
 """
 
 from __future__ import annotations

@@ -220,7 +220,7 @@ def test_grouped_import_writes_one_file_per_input_with_every_case(
     assert len(loaded["answers.yaml"]) == 12
     assert [c.id for c in loaded["generic.yaml"]] == [
         "boiling-point-2",
-        "who-wrote-middlemarch-1c271a22-2",
+        "who-wrote-middlemarch-f7d00f2a-2",
     ]
     assert (
         (tmp_path / "cases" / "answers.yaml")
