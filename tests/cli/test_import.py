@@ -206,6 +206,7 @@ def test_an_unreadable_input_is_skipped_with_its_name(tmp_path: Path) -> None:
 # -- the README's flow: export answers -> import -> review -> record -> gate ------------------
 
 FLOW = "From your application's answers to a gate in CI"
+WRAPPER = "Records in a wrapper"
 NEXT_EXPORT = "The next export"
 GATE_WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "citations.yml"
 
@@ -226,6 +227,26 @@ def ci_gate_command() -> str:
 def flow_steps() -> str:
     """The README's five steps, without the subsections that follow them."""
     return readme_section(FLOW).split("\n### ")[0]
+
+
+def test_the_readmes_wrapped_response_imports_as_shown(tmp_path: Path) -> None:
+    """The raw response wrapper the README documents: its record, command, output and the
+    case file, named by the wrapper's id and citing the page without OpenAI's utm_source."""
+    blocks = code_blocks(readme_section(WRAPPER))
+    [record] = [block.text for block in blocks if block.language == "jsonl"]
+    [printed] = [block for block in blocks if block.language == ""]
+    [shown] = [block.text for block in blocks if block.language == "yaml"]
+    [importing] = commands(blocks)
+    (tmp_path / "wrapped.jsonl").write_text(record, encoding="utf-8")
+    assert '"response": {"id": "chatcmpl-' in record
+    assert "utm_source=openai" in record
+
+    imported = run_readme_command(importing, env=base_env(tmp_path), cwd=tmp_path)
+
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    assert_printed(printed.lines, imported.stdout.splitlines())
+    [case_file] = (tmp_path / "cases" / "wrapped").iterdir()
+    assert case_file.read_text(encoding="utf-8") == shown
 
 
 def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
