@@ -88,6 +88,18 @@ def _untracked(value: Any) -> Any:
     return value
 
 
+def _not_cited(value: Any, citations: Mapping[str, str]) -> Any:
+    """The file's ``retrieved:`` without the pages (or markers) the new answer cites: a page
+    is cited or retrieved, not both."""
+    urls = {without_tracking(url) for url in citations.values()}
+    if isinstance(value, list):
+        return [item for item in value if item not in urls] or None
+    if isinstance(value, Mapping):
+        kept = {k: v for k, v in value.items() if v not in urls and str(k) not in citations}
+        return kept or None
+    return value
+
+
 def _notes(old: Any, new: Any) -> Any:
     """A reviewer's own notes on the case, else the import's (which say what it found)."""
     if isinstance(old, str) and old.strip() and not old.startswith(IMPORT_NOTE):
@@ -109,8 +121,11 @@ def merge_case(raw: Mapping[str, Any], case: Case, fresh: Fresh) -> _Merged:
             value = claims.entries if claims is not None else None
         elif key in IMPORTED:
             value = fresh.case.get(key)
+        elif key == "retrieved":
+            own = _not_cited(_untracked(raw.get(key)), fresh.sentences.citations)
+            value = _united(own, fresh.case.get(key))
         elif key in UNITED:
-            value = _united(_untracked(raw.get(key)), fresh.case.get(key))
+            value = _united(raw.get(key), fresh.case.get(key))
         elif key == "notes":
             value = _notes(raw.get(key), fresh.case.get(key))
         else:

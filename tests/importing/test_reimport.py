@@ -339,3 +339,15 @@ def test_a_file_imported_with_tracking_parameters_keeps_its_claims_on_the_clean_
         "expect": "supported",
     }
     assert load_cases(flow.case_file)[0].citations["1"] == BOILING
+
+
+def test_a_page_the_next_answer_cites_is_no_longer_listed_as_retrieved(tmp_path: Path) -> None:
+    flow = Flow(tmp_path)
+    flow.run(record(SENTENCES[:2], [BOILING, SALT]))
+    assert yaml.safe_load(flow.case_file.read_text("utf-8"))["retrieved"] == {2: SALT}
+
+    result = flow.run(record(SENTENCES[:3], [BOILING, SALT]))
+    document = yaml.safe_load(flow.case_file.read_text("utf-8"))
+    assert "retrieved" not in document
+    assert document["citations"] == {1: BOILING, 2: SALT}
+    assert (result.files[0].status, result.files[0].kept_edits) == ("updated", 0)
