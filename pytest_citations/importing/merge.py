@@ -6,9 +6,10 @@ wrote is known again from the case file's own ``answer:`` and ``citations:``. Wh
 holds beyond that is the review: a claim marked ``general: true``, given ``expect:``,
 ``notes:`` or other sources, its text rewritten, split into several, or deleted.
 
-Each reviewed claim is linked to the sentence it was reviewed from: its ``from:``, else its
-own text when that is a sentence of the old answer, else the most similar sentence between
-its linked neighbours. A sentence whose text (normalised) is in the new answer too keeps its
+Each reviewed claim is linked to the sentence it was reviewed from (:mod:`.links`): its
+``from:``, else its own text when that is a sentence of the old answer, else the most similar
+sentence, in the answer's order; the n-th copy of a sentence the answer holds twice is a
+sentence of its own. A sentence whose text (normalised) is in the new answer too keeps its
 reviewed claims (their citations re-pointed at the new numbering, a ``from:`` written where
 the text differs, so that the link is visible and survives the next import). A sentence not
 in the new answer is changed, when the new answer has a new sentence in its place, or
@@ -18,7 +19,6 @@ claim linked to no sentence is the reviewer's own and stays after the claim it f
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -27,13 +27,8 @@ from typing import Any
 from ..cases.claims import extract_claims
 from .answers import AnswerClaim, ImportedAnswer
 from .identity import claim_key, without_tracking
+from .links import Link, claim_text, links
 from .render import claim_entry, marker_key
-
-#: How alike a rewritten claim and a sentence must be for the claim to count as reviewed
-#: from it: the share of the shorter one's words that the other holds (a claim that adds a
-#: condition to the sentence, or a half split from it, holds most of them).
-SIMILAR = 0.5
-_WORDS = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -81,54 +76,19 @@ class ClaimsMerge:
     uncited: int
 
 
-def _text(entry: Any) -> str | None:
-    text = entry.get("text") if isinstance(entry, Mapping) else entry
-    return text if isinstance(text, str) and text.strip() else None
-
-
-def _words(text: str) -> set[str]:
-    return set(_WORDS.findall(text.lower()))
-
-
-def _likeness(one: str, other: str) -> float:
-    """The share of the shorter text's words that the longer one holds."""
-    words, others = _words(one), _words(other)
-    return len(words & others) / min(len(words), len(others)) if words and others else 0.0
-
-
-def _most_similar(text: str, candidates: Sequence[str]) -> str | None:
-    """The candidate most like ``text``, when alike enough; the first of equals."""
-    best, score = None, SIMILAR
-    for candidate in candidates:
-        likeness = _likeness(text, candidate)
-        if likeness > score or (best is None and likeness == score):
-            best, score = candidate, likeness
-    return best
-
-
-def _links(reviewed: Sequence[Any], old: Sentences) -> list[str | None]:
-    """The sentence (by key) each reviewed claim came from, None for the reviewer's own."""
-    keys = old.keys
-    first = {key: index for index, key in reversed(list(enumerate(keys)))}
-    links: list[str | None] = []
-    for entry in reviewed:
-        origin = entry.get("from") if isinstance(entry, Mapping) else None
-        text = _text(entry)
-        if isinstance(origin, str) and origin.strip():
-            links.append(claim_key(origin))
-        else:
-            links.append(claim_key(text) if text and claim_key(text) in first else None)
-    for number, entry in enumerate(reviewed):
-        text = _text(entry)
-        if links[number] is not None or text is None:
-            continue
-        before = [first[link] for link in links[:number] if link in first]
-        after = [first[link] for link in links[number + 1 :] if link in first]
-        low, high = (before[-1] if before else 0), (after[0] if after else len(keys) - 1)
-        candidates = keys[min(low, high) : max(low, high) + 1]
-        found = _most_similar(text, [old.claims[first[key]].text for key in candidates])
-        links[number] = claim_key(found) if found else None
-    return links
+def _places(old: Sequence[str], new: Sequence[str]) -> list[int | None]:
+    """For each new sentence, the place of the same sentence in the old answer (the n-th
+    time it stands there for its n-th time here), None for a sentence new to the answer."""
+    found: dict[str, list[int]] = {}
+    for place, key in enumerate(old):
+        found.setdefault(key, []).append(place)
+    seen: dict[str, int] = {}
+    places: list[int | None] = []
+    for key in new:
+        count = seen[key] = seen.get(key, -1) + 1
+        candidates = found.get(key, [])
+        places.append(candidates[count] if count < len(candidates) else None)
+    return places
 
 
 def _repointed(cites: Any, old: Mapping[str, str], new: Mapping[str, str]) -> Any:
@@ -157,7 +117,7 @@ def _repointed(cites: Any, old: Mapping[str, str], new: Mapping[str, str]) -> An
 def _carried(entry: Any, origin: str | None, old: Sentences, new: Sentences) -> Any:
     """A reviewed claim as it is kept: citations re-pointed, ``from:`` written when its text
     is not the sentence's."""
-    text = _text(entry)
+    text = claim_text(entry)
     linked = origin is not None and text is not None and claim_key(text) != claim_key(origin)
     if not isinstance(entry, Mapping):
         return {"text": entry, "from": origin} if linked else entry
@@ -173,48 +133,53 @@ def _carried(entry: Any, origin: str | None, old: Sentences, new: Sentences) -> 
 
 def merge_claims(reviewed: Sequence[Any], old: Sentences, new: Sentences) -> ClaimsMerge:
     """The reviewed ``claims:`` of a case carried over to the claims of its new answer."""
-    links = _links(reviewed, old)
-    groups: dict[str, list[Any]] = {}
-    for entry, link in zip(reviewed, links, strict=True):
-        if link is not None:
-            groups.setdefault(link, []).append(entry)
-    imported: dict[str, list[Any]] = {}
-    for key, fresh in zip(old.keys, old.entries, strict=True):
-        imported.setdefault(key, []).append(fresh)
-    edited = {key for key in {*groups, *imported} if groups.get(key, []) != imported.get(key, [])}
-    own = _own(reviewed, links, set(new.keys))
+    linked = links(reviewed, old.keys, [claim.text for claim in old.claims])
+    groups: dict[int | str, list[Any]] = {}
+    for entry, origin in zip(reviewed, linked, strict=True):
+        if origin is not None:
+            groups.setdefault(origin, []).append(entry)
+    places = _places(old.keys, new.keys)
+    own = _own(reviewed, linked, {place for place in places if place is not None})
     entries = [_carried(entry, None, old, new) for entry in own.get(None, [])]
-    kept, uncited, seen = sum(map(len, own.values())), 0, set()
-    for claim, key, fresh in zip(new.claims, new.keys, new.entries, strict=True):
-        first = key not in seen
-        seen.add(key)
-        if key not in edited:
+    kept, uncited, done = sum(map(len, own.values())), 0, set()
+    for claim, key, fresh, place in zip(new.claims, new.keys, new.entries, places, strict=True):
+        group: int | str = key if place is None else place
+        if place is None:  # a new sentence, kept only when a from: names it already
+            edited = key in groups and key not in done
+        else:
+            edited = groups.get(place, []) != [old.entries[place]]
+        if edited:
+            entries.extend(_carried(entry, claim.text, old, new) for entry in groups.get(group, []))
+            kept += 1
+            done.add(key)
+        else:
             entries.append(fresh)
             uncited += claim.uncited
-        elif first:
-            entries.extend(_carried(entry, claim.text, old, new) for entry in groups.get(key, []))
-            kept += 1
-        if first:
-            entries.extend(_carried(entry, None, old, new) for entry in own.get(key, []))
+        if place is not None:  # the reviewer's own claims after this sentence's
+            entries.extend(_carried(entry, None, old, new) for entry in own.get(place, []))
+    if not entries:  # every sentence left was deleted in review: a case needs a claim
+        entries, kept = list(new.entries), 0
+        uncited = sum(claim.uncited for claim in new.claims)
     changed, removed, added = _changes(old, new)
     stale = [
-        str(group[0].get("from"))
-        for key, group in groups.items()
-        if key not in imported and key not in seen and isinstance(group[0], Mapping)
+        str(entries_of[0].get("from"))
+        for origin, entries_of in groups.items()
+        if isinstance(origin, str) and origin not in new.keys and isinstance(entries_of[0], Mapping)
     ]
     return ClaimsMerge(entries, kept, changed, (*removed, *stale), added, uncited)
 
 
 def _own(
-    reviewed: Sequence[Any], links: Sequence[str | None], surviving: set[str]
-) -> dict[str | None, list[Any]]:
-    """The reviewer's own claims, by the sentence whose claims they follow (None: first)."""
-    own: dict[str | None, list[Any]] = {}
-    anchor: str | None = None
+    reviewed: Sequence[Any], links: Sequence[Link], surviving: set[int]
+) -> dict[int | None, list[Any]]:
+    """The reviewer's own claims, by the place of the sentence whose claims they follow
+    (None: before every claim)."""
+    own: dict[int | None, list[Any]] = {}
+    anchor: int | None = None
     for entry, link in zip(reviewed, links, strict=True):
         if link is None:
             own.setdefault(anchor, []).append(entry)
-        elif link in surviving:
+        elif isinstance(link, int) and link in surviving:
             anchor = link
     return own
 

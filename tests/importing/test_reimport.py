@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from pytest_citations.cases import load_cases
 from pytest_citations.importing import ImportResult, import_answers
@@ -339,6 +341,145 @@ def test_a_file_imported_with_tracking_parameters_keeps_its_claims_on_the_clean_
         "expect": "supported",
     }
     assert load_cases(flow.case_file)[0].citations["1"] == BOILING
+
+
+POOL = [
+    "Water boils at 100 °C at sea level [1].",
+    "That is why pasta cooks faster at the coast.",
+    "Salt raises the boiling point slightly [2].",
+    "Pressure cookers reach 120 °C [2].",
+    "Ice melts at 0 °C [1].",
+    "Steam carries more heat than water [1][2].",
+    "Water boils at 100 °C at sea level [1].",  # the same sentence twice in one answer
+]
+_EDITS = st.sampled_from(["general", "expect", "notes", "rewrite", "split", "delete", "own"])
+
+
+def _reviewed(claims: list[dict[str, Any]], edits: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    """The claims after a reviewer's edits (each at a claim's position, in turn)."""
+    claims = json.loads(json.dumps(claims))  # a copy with nothing shared (no YAML aliases)
+    for position, edit in edits:
+        if len(claims) < 2:
+            break
+        at = position % len(claims)
+        claim = claims[at]
+        if edit == "general":
+            claim["general"] = True
+        elif edit in ("expect", "notes"):
+            claim[edit] = "supported" if edit == "expect" else "seen"
+        elif edit == "rewrite":
+            claim["text"] = claim["text"].rstrip(".") + ", as measured."
+        elif edit == "split":
+            half = json.loads(json.dumps({**claim, "text": "Both " + claim["text"].lower()}))
+            claims.insert(at + 1, half)
+        elif edit == "delete":
+            del claims[at]
+        else:
+            claims.insert(at, {"text": "A claim of the reviewer's own.", "cites": []})
+    return claims
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@example(first=[POOL[0], POOL[1]], second=[POOL[0]], edits=[(0, "delete")])
+@example(first=[POOL[0], POOL[0], POOL[1]], second=[POOL[0]], edits=[(0, "rewrite")])
+@example(first=[POOL[0], POOL[0]], second=[POOL[0]] * 3, edits=[(0, "rewrite")])
+@example(
+    first=[POOL[2], POOL[4], POOL[0], POOL[0], POOL[0], POOL[2]],
+    second=[POOL[4], POOL[0], POOL[4], POOL[0], POOL[0], POOL[5]],
+    edits=[(3, "split"), (8, "delete")],
+)
+@given(
+    first=st.lists(st.sampled_from(POOL), min_size=1, max_size=6),
+    second=st.lists(st.sampled_from(POOL), min_size=1, max_size=6),
+    edits=st.lists(st.tuples(st.integers(0, 10), _EDITS), max_size=5),
+)
+def test_any_review_merges_into_a_file_that_loads_and_then_stays(
+    tmp_path_factory: pytest.TempPathFactory,
+    first: list[str],
+    second: list[str],
+    edits: list[tuple[int, str]],
+) -> None:
+    flow = Flow(tmp_path_factory.mktemp("merge"))
+    flow.run(record(first, [BOILING, SALT]))
+    document = yaml.safe_load(flow.case_file.read_text(encoding="utf-8"))
+    document["claims"] = _reviewed(document["claims"], edits)
+    flow.case_file.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    load_cases(flow.case_file)  # the review itself is a valid case file
+
+    merged = flow.run(record(second, [BOILING, SALT]))
+    assert [f.status for f in merged.files] != ["kept"], merged.lines()
+    load_cases(flow.case_file)
+    settled = flow.case_file.read_bytes()
+    again = flow.run(record(second, [BOILING, SALT]))
+    assert [f.status for f in again.files] == ["unchanged"], again.lines()
+    assert flow.case_file.read_bytes() == settled
+
+
+ICE = "Ice melts at 0 °C [1]."
+
+
+def test_of_a_sentence_the_answer_holds_twice_the_copy_deleted_in_review_stays_deleted(
+    tmp_path: Path,
+) -> None:
+    flow = Flow(tmp_path)
+    flow.run(record([ICE, SENTENCES[0], ICE], [BOILING, SALT]))
+    flow.review("  - text: Ice melts at 0 °C.\n    cites: [1]\n", "")  # the first copy
+    assert [c["text"] for c in flow.claims()] == [
+        "Water boils at 100 °C at sea level.",
+        "Ice melts at 0 °C.",
+    ]
+
+    result = flow.run(record([ICE, SENTENCES[0], ICE, SENTENCES[2]], [BOILING, SALT]))
+    assert [c["text"] for c in flow.claims()] == [
+        "Water boils at 100 °C at sea level.",
+        "Ice melts at 0 °C.",
+        "Salt raises the boiling point slightly.",
+    ]
+    assert (result.files[0].status, result.files[0].kept_edits) == ("updated", 1)
+    again = flow.run(record([ICE, SENTENCES[0], ICE, SENTENCES[2]], [BOILING, SALT]))
+    assert [f.status for f in again.files] == ["unchanged"]
+
+
+def test_of_a_sentence_the_answer_holds_twice_the_rewritten_copy_keeps_its_rewrite(
+    tmp_path: Path,
+) -> None:
+    flow = Flow(tmp_path)
+    flow.run(record([SENTENCES[0], SENTENCES[0], SENTENCES[1]], [BOILING, SALT]))
+    flow.review(
+        "  - text: Water boils at 100 °C at sea level.\n", "  - text: Water boils at 100 °C.\n"
+    )
+
+    flow.run(record([SENTENCES[0], SENTENCES[0], SENTENCES[2]], [BOILING, SALT]))
+    assert [(c["text"], c.get("from")) for c in flow.claims()] == [
+        ("Water boils at 100 °C.", "Water boils at 100 °C at sea level."),
+        ("Water boils at 100 °C at sea level.", None),
+        ("Salt raises the boiling point slightly.", None),
+    ]
+    again = flow.run(record([SENTENCES[0], SENTENCES[0], SENTENCES[2]], [BOILING, SALT]))
+    assert [f.status for f in again.files] == ["unchanged"]
+
+
+def test_a_claim_of_the_reviewers_own_is_written_once_beside_a_new_sentence(flow: Flow) -> None:
+    flow.review("claims:\n", "claims:\n  - text: Altitude matters.\n    cites: []\n")
+
+    flow.run(record(changed(3, "Pressure cookers reach about 120 °C [2]."), [BOILING, SALT]))
+    assert [c["text"] for c in flow.claims()].count("Altitude matters.") == 1
+    assert flow.claims()[0]["text"] == "Altitude matters."
+
+
+def test_a_case_whose_every_sentence_left_was_deleted_in_review_takes_the_new_claims(
+    tmp_path: Path,
+) -> None:
+    flow = Flow(tmp_path)
+    flow.run(record(SENTENCES[:2], [BOILING, SALT]))
+    flow.review("  - text: Water boils at 100 °C at sea level.\n    cites: [1]\n", "")
+
+    result = flow.run(record(SENTENCES[:1], [BOILING, SALT]))
+    assert result.files[0].status == "updated", result.lines()
+    assert [c["text"] for c in flow.claims()] == ["Water boils at 100 °C at sea level."]
+    assert [c.old for c in result.files[0].removed] == [SENTENCES[1]]
 
 
 def test_a_page_the_next_answer_cites_is_no_longer_listed_as_retrieved(tmp_path: Path) -> None:
