@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from ..labels import Label, unchecked_meaning
+from ..labels import DEFAULT_FAILING_LABELS, Label, unchecked_meaning
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .figures import Figure
 from .numbers import has_figures, missing_figures
@@ -46,7 +46,7 @@ LABEL_RANK = {
 class Criteria:
     """What a claim and a case must meet to ship. Ini defaults, overridable per case."""
 
-    fail_on: tuple[str, ...] = (Label.CONTRADICTED.value,)
+    fail_on: tuple[str, ...] = tuple(label.value for label in DEFAULT_FAILING_LABELS)
     forbid_contradicted_topics: tuple[str, ...] = ()
     numbers_traceable: bool = False
     min_supported_share: float | None = None
@@ -56,6 +56,23 @@ class Criteria:
     #: judge or crawler that is down must not let a contradicted claim pass.
     allow_unchecked: bool = False
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping (the JSON report's ``run.gates.criteria``)."""
+        return {
+            "fail_on": list(self.fail_on),
+            "forbid_contradicted_topics": list(self.forbid_contradicted_topics),
+            "numbers_traceable": self.numbers_traceable,
+            "min_supported_share": self.min_supported_share,
+            "uncited_allowed": self.uncited_allowed,
+            "min_precision": self.min_precision,
+            "allow_unchecked": self.allow_unchecked,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Criteria:
+        """Inverse of :meth:`to_dict`; a key left out keeps its default."""
+        return cls().merged({key: value for key, value in data.items() if key in _FIELDS})
+
     def merged(self, overrides: Mapping[str, Any]) -> Criteria:
         """These criteria with a case's ``criteria:`` (and ``min_precision:``) applied."""
         values = dict(overrides)
@@ -63,6 +80,9 @@ class Criteria:
             if key in values:
                 values[key] = tuple(values[key])
         return replace(self, **values)
+
+
+_FIELDS = frozenset(Criteria.__dataclass_fields__)
 
 
 @dataclass(frozen=True)
