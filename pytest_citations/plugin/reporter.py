@@ -27,7 +27,7 @@ from ..gating.run_report import RunReport
 from ..gating.shards import ShardPlan
 from ..paths import shown
 from ..reports import WRITERS, RunInfo
-from ..reports.github import commands
+from ..reports.github import commands, regression_annotations, regressions_of
 from ..reports.markdown_report import render
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
@@ -283,7 +283,9 @@ class CitationsReporter:
         self._drift_summary(terminalreporter)
         if under_github_actions():  # after every other line: GitHub hides these
             place = github_place(self.config.rootpath)
-            for command in commands(self.items.annotations(place)):
+            worse = regressions_of(self.report, self.info)
+            annotations = self.items.annotations(place) + regression_annotations(worse, place)
+            for command in commands(annotations):
                 terminalreporter.write_line(command)
 
     def _drift_summary(self, terminalreporter: Any) -> None:

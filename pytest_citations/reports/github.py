@@ -14,7 +14,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from ..gating.criteria import Decision
+from ..gating.run_report import RunReport
 from ..sanitize import strip_controls
+from .info import RunInfo
 
 #: Characters of a message GitHub would show as an annotation; a longer one is cut (the
 #: log and the reports hold the whole text).
@@ -100,6 +103,35 @@ def regression_annotations(
     ]
 
 
+@dataclass(frozen=True)
+class Worse:
+    """A regression of the run's comparison with its base, as the outputs show it."""
+
+    nodeid: str
+    line: int
+    summary: str
+    fails: bool
+
+
+def regressions_of(report: RunReport, info: RunInfo) -> list[Worse]:
+    """The claims of ``info``'s comparison that got worse against the base. One fails the
+    gate when the run fails on regressions (``--citations-fail-on-regression``) or when the
+    claim's own item fails (it then carries an ``::error`` already)."""
+    if info.comparison is None:
+        return []
+    failing = {claim.nodeid for claim in report.claims if claim.decision is Decision.FAIL}
+    gate = info.gates.fail_on_regression
+    found = []
+    for change in info.comparison.changes:
+        if not change.regressed:
+            continue
+        summary = f"{change.before or 'new'} → {change.after or 'removed'}"
+        if change.text_before is not None and change.text_after is not None:
+            summary += f" (was: {change.text_before})"
+        found.append(Worse(change.nodeid, change.line, summary, gate or change.nodeid in failing))
+    return found
+
+
 def commands(annotations: Sequence[Annotation]) -> list[str]:
     """The workflow command of each annotation, in order."""
     return [annotation.command() for annotation in annotations]
@@ -112,4 +144,5 @@ __all__ = [
     "escape_data",
     "escape_property",
     "regression_annotations",
+    "regressions_of",
 ]

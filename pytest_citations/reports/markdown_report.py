@@ -20,7 +20,7 @@ from ..gating.release import release_of
 from ..gating.run_report import CaseRecord, RunReport
 from ..labels import Label, is_unchecked, unchecked_meaning
 from ..usage import Usage
-from .github import Regression
+from .github import Regression, regressions_of
 from .info import RunInfo
 
 #: Entries a list shows before it says how many more there are.
@@ -130,10 +130,12 @@ def render(
     decision: RunDecision,
     info: RunInfo,
     *,
-    regressions: Sequence[Regression] = (),
+    regressions: Sequence[Regression] | None = None,
 ) -> str:
     """The Markdown of the run. ``regressions`` are the claims that got worse against the
-    base run (from a comparison; none without one)."""
+    base run (by default those of the run's comparison; none without one)."""
+    if regressions is None:
+        regressions = regressions_of(report, info)
     release = release_of(report, decision)
     verdict = release.verdict.value if release.verdict is not None else "nothing decided"
     precision = report.precision
