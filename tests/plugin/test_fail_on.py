@@ -148,4 +148,3 @@ def test_an_empty_option_value_means_the_default(recorded: Citations) -> None:
 
     result.stdout.fnmatch_lines([DEFAULT_HEADER])
     assert failed_nodeids(result) == DEFAULT_FAILED
-
