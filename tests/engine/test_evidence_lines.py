@@ -26,6 +26,7 @@ from pytest_citations.retrieval.passages import page_text, split_spans, text_of
 from pytest_citations.retrieval.ranking import fuse, order, passage_signals
 from pytest_citations.retrieval.selection import LINES, PASSAGES, RANKING, Chooser, Selection
 from pytest_citations.retrieval.writing import units
+from pytest_citations.upkeep.check import _Rechooser
 
 CLAIM = "The Harbour Bridge opened to traffic in 1932."
 DATE_LINE = "Sydney, Saturday, March 19, 1932"
@@ -257,3 +258,24 @@ def test_words_shown_never_exceed_the_budget(budget: int) -> None:
     selection = chosen(CLAIM, page, budget=budget)
     assert selection.chooser.units == LINES
     assert 0.9 * budget <= words_shown(selection, page) <= budget
+
+
+def test_a_check_chooses_a_top_3_choice_again_under_todays_budget() -> None:
+    # `cassettes check` says what a re-record would change: a choice recorded before the
+    # budget (ranking 1) is made again as a re-record would make it, under today's budget;
+    # one recorded with a budget keeps its own.
+    page = dated_page()
+    old = Chooser("lexical", "lexical", "lexical 1", 3, 200, ranking=1)
+    pinned = Chooser("lexical", "lexical", "lexical 1", 3, 200, budget=0, units=PASSAGES)
+    again = _Rechooser(None)
+    try:
+        now = again.choose(CLAIM, page, old)
+        kept = again.choose(CLAIM, page, pinned)
+    finally:
+        again.close()
+    assert now is not None
+    assert kept is not None
+    assert (now.chooser.budget, now.chooser.units) == (BUDGET, LINES)
+    assert any(DATE_LINE in text for text in now.texts(page))
+    assert (kept.chooser.budget, kept.chooser.units) == (0, PASSAGES)
+    assert kept.texts(page) == chosen(CLAIM, page, budget=0).texts(page)
