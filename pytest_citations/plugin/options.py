@@ -20,7 +20,7 @@ from ..errors import ConfigurationError
 from ..gating.criteria import Criteria
 from ..labels import Label
 from ..pipeline.backends import Backends
-from ..pipeline.settings import LIMITS, Limit
+from ..pipeline.settings import BUDGETS, LIMITS, Limit
 from ..recording import RecordMode
 from ..reports import WRITERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
@@ -85,7 +85,7 @@ def _limit_option(limit: Limit) -> Option:
         kind="parse",
         env=(limit.env,),
         parse=limit_parser(limit),
-        metavar="N" if limit.integer else "SECONDS",
+        metavar=limit.metavar,
     )
 
 
@@ -309,6 +309,17 @@ class Options:
     def min_precision(self) -> float | None:
         """The suite's (and each case's default) minimum citation precision."""
         return self.criteria.min_precision
+
+    @property
+    def budget(self) -> dict[str, float]:
+        """The budgets given, by settings field (``{"max_judge_calls": 3}``)."""
+        return {limit.field: self.limits[limit.field] for limit in BUDGETS
+                if limit.field in self.limits}  # fmt: skip
+
+    @property
+    def budget_names(self) -> list[str]:
+        """The names of the budgets given (``max-judge-calls``), in the table's order."""
+        return [limit.name for limit in BUDGETS if limit.field in self.limits]
 
     @property
     def report(self) -> Path | None:
