@@ -97,3 +97,35 @@ class Usage:
     def from_dict(cls, data: Mapping[str, Any]) -> Usage:
         """Inverse of :meth:`to_dict` (derived figures are ignored)."""
         return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+
+
+@dataclass(frozen=True)
+class SpendPlan:
+    """What a recording run is about to record and what that may cost, estimated from its
+    cassettes before anything is sent: the claims whose judge calls are not recorded, at
+    most how many judge calls they take, and the pages not recorded with what they cost when
+    each answers its first crawl (``credits``) and at most (``most_credits``)."""
+
+    claims: int = 0
+    judge_calls: int = 0
+    pages: int = 0
+    credits: float = 0.0
+    most_credits: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (the JSON report's ``summary.plan``)."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Spending:
+    """What a run was allowed to spend and how what it lacks gets recorded, for the
+    summary's next steps: the budgets set (by :class:`~pytest_citations.pipeline.Settings`
+    field), the variables a recording needs (named, never their values), where case files
+    named in node ids are from where the record command runs (``""``: the same folder),
+    and the plan made before the first request of a recording run."""
+
+    budget: Mapping[str, float] = field(default_factory=dict)
+    record_variables: tuple[str, ...] = ()
+    file_prefix: str = ""
+    plan: SpendPlan | None = None

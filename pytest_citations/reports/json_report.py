@@ -99,7 +99,10 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
         "supported_share": report.share.value,
         "release_decision": release.line,
         "usage": {**usage.to_dict(), "credits_by_kind": usage.credits_by_kind()},
+        "budget": dict(report.spending.budget),
     }
+    if report.spending.plan is not None:
+        summary["plan"] = report.spending.plan.to_dict()
     if info.baseline is not None:
         stored = info.baseline.precision([case.key for case in report.cases])
         summary["baseline_file"] = info.baseline.name
