@@ -19,9 +19,11 @@ from canaries import CANARIES, files_with_leaks, leaks
 from plugin_helpers import (
     ALTITUDE_APP_URL,
     ALTITUDE_CLAIM,
+    BOILING_CASE,
     BOILING_URL,
     CONTRADICTED_CLAIM,
     NOT_FOUND_CLAIM,
+    OLD_REPORT_URL,
     PARTIAL_CLAIM,
     REFUNDS_CLAIM,
     REFUNDS_URL,
@@ -287,3 +289,52 @@ def test_a_recording_run_records_only_what_is_new(grown: Citations) -> None:
 def crawl_target(interaction: dict[str, Any]) -> str | None:
     """The page a stored Crawling API request asked for (None for a judge call)."""
     return parse_qs(urlsplit(interaction["request"]["uri"]).query).get("url", [None])[0]
+
+
+# -- the plan ----------------------------------------------------------------------------------
+
+
+def plan_line(result: pytest.RunResult) -> str:
+    (line,) = [line for line in result.outlines if line.startswith("citations: to record:")]
+    return line
+
+
+def test_the_plan_reads_the_recorded_pages_through_the_fetch_rules(citations: Citations) -> None:
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    citations.record("cases/", mode="new_episodes")
+    # A new claim that cites only the recorded dead link: its verdict comes from the
+    # recording (a 404 needs no judge), so nothing needs to be sent.
+    grown = BOILING_CASE + "  - text: The old report is gone.\n    cites: [2]\n"
+    citations.write("cases/boiling.yaml", grown)
+
+    with citations.web() as web:
+        result = citations.run("--citations-record=new_episodes")
+
+    assert plan_line(result) == (
+        "citations: to record: nothing new (the recordings hold every claim and page); budget: none"
+    )
+    assert web.requests == 0
+    assert OLD_REPORT_URL in citations.cassette("cases/boiling.yaml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        # Recorded anew: claim-1's two pages and their joint check, claim-2's page (the
+        # dead link is known to need no judge only once it is fetched again), two pages.
+        ("rewrite", "2 claims new since the recording (judge calls ≤ 4), 2 pages not recorded "
+                    "(3 credits, ≤ 16 with retries and a browser)"),
+        ("all", "2 claims new since the recording (judge calls ≤ 4), 2 pages not recorded "
+                "(3 credits, ≤ 16 with retries and a browser)"),
+        ("once", "nothing new (the recordings hold every claim and page)"),
+    ],
+)  # fmt: skip
+def test_the_plan_follows_the_record_mode(citations: Citations, mode: str, expected: str) -> None:
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    citations.record("cases/", mode="new_episodes")
+
+    with citations.web():
+        result = citations.run(f"--citations-record={mode}", "--citations-max-credits", "20")
+
+    assert plan_line(result) == f"citations: to record: {expected}; budget: credits 20"
+    result.stdout.fnmatch_lines(["citation_precision=*", "*", "*", "*", f"to record: {expected}*"])
