@@ -34,6 +34,7 @@ from plugin_helpers import (
     interactions,
     load_report,
 )
+from test_readme import assert_printed, code_blocks, commands, readme_section
 
 #: Five claims, one judge call each, on three pages (one normal crawl each, 1.5 credits).
 FIVE = f"""\
@@ -338,3 +339,26 @@ def test_the_plan_follows_the_record_mode(citations: Citations, mode: str, expec
 
     assert plan_line(result) == f"citations: to record: {expected}; budget: credits 20"
     result.stdout.fnmatch_lines(["citation_precision=*", "*", "*", "*", f"to record: {expected}*"])
+
+
+# -- the README ---------------------------------------------------------------------------------
+
+
+def test_the_readme_shows_what_a_fork_run_and_a_budgeted_run_print(grown: Citations) -> None:
+    section = readme_section("Only what is new, under a budget")
+    lines = commands(code_blocks(section))
+    fork = "pytest --citations cases/"
+    budgeted = (
+        "CRAWLBASE_TOKEN=… CRAWLBASE_JS_TOKEN=… OPENAI_API_KEY=… pytest --citations cases/ "
+        "--citations-record=new_episodes --citations-max-credits 1"
+    )
+    assert lines == [fork, budgeted]
+    fork_output, budgeted_output = [b for b in code_blocks(section) if not b.language]
+
+    replayed = grown.run("cases/")
+    with grown.web():
+        recorded = grown.run("cases/", "--citations-record=new_episodes",
+                             "--citations-max-credits", "1")  # fmt: skip
+
+    assert_printed(fork_output.lines, replayed.outlines)
+    assert_printed(budgeted_output.lines, recorded.outlines)
