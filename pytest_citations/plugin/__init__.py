@@ -183,8 +183,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def _announce_plan(config: pytest.Config, citations: CitationsSession) -> None:
     """Before a recording run sends anything: what it is about to record, what that may
     cost, and its budget (a line now, and in the summary)."""
+    if config.option.collectonly or REPORTER_KEY not in config.stash:
+        return
+    if not citations.planned_files:  # tests that use the fixture only: nothing to plan
+        return
     plan = citations.recording_plan()
-    if plan is None or config.option.collectonly or REPORTER_KEY not in config.stash:
+    if plan is None:
         return
     reporter = config.stash[REPORTER_KEY]
     reporter.add_plan(plan)

@@ -362,3 +362,25 @@ def test_the_readme_shows_what_a_fork_run_and_a_budgeted_run_print(grown: Citati
 
     assert_printed(fork_output.lines, replayed.outlines)
     assert_printed(budgeted_output.lines, recorded.outlines)
+
+
+def test_tests_that_use_the_fixture_share_the_budget(citations: Citations) -> None:
+    citations.pytester.makepyfile(
+        test_answers=f"""
+        def test_boiling(citation_verifier):
+            citation_verifier.verify({SUPPORTED_CLAIM!r}, [{BOILING_URL!r}])
+
+        def test_refunds(citation_verifier):
+            citation_verifier.verify({REFUNDS_CLAIM!r}, [{REFUNDS_URL!r}])
+        """
+    )
+    with citations.web() as web:
+        result = citations.run(
+            "--citations-record=new_episodes", "--citations-max-judge-calls", "1", "-p",
+            "no:randomly",
+        )  # fmt: skip
+
+    assert web.judge.call_count == 1
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*: over_budget (the run's budget did not cover this request*"])
+    assert "to record:" not in result.stdout.str()  # the plan covers case files
