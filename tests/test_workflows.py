@@ -199,10 +199,19 @@ def test_the_gate_replays_offline_and_uploads_every_report_even_when_it_fails() 
     )
     assert str(setup["with"]["python-version"]) == "3.11"
     scripts = [step.get("run", "") for step in all_steps]
-    torch = next(i for i, script in enumerate(scripts) if "torch" in script)
-    assert "--index-url https://download.pytorch.org/whl/cpu" in scripts[torch]
-    install = next(i for i, script in enumerate(scripts) if script.strip() == "pip install .")
-    assert torch < install  # the CPU build first, or pip pulls a CUDA build
+    # The core install alone, pinned: a replay needs no model (no torch, no extra).
+    assert not any("torch" in script for script in scripts)
+    [install] = [
+        words for script in scripts for words in commands(script) if words[:2] == ["pip", "install"]
+    ]
+    assert install == ["pip", "install", "-c", ".github/replay-requirements.txt", "."]
+    pins = [
+        line
+        for line in (ROOT / ".github/replay-requirements.txt").read_text("utf-8").splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert pins
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[^=\s]+", line) for line in pins)
 
     [gate] = [words for script in scripts for words in commands(script) if pytest_arguments(words)]
     arguments = pytest_arguments(gate) or []
