@@ -86,7 +86,10 @@ def test_the_judge_gets_exactly_the_budgeted_calls(five: Citations, concurrency:
 
     assert web.judge.call_count == 3
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.assert_outcomes(passed=3, failed=1, errors=2)  # claim-2 is contradicted
+    # Which three claims are judged depends on which pages answer first; two are errors.
+    outcomes = result.parseoutcomes()
+    assert outcomes["errors"] == 2
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 4
     result.stdout.fnmatch_lines(
         [
             "citations: to record: 5 claims new since the recording (judge calls ≤ 5), 3 pages "
@@ -111,7 +114,11 @@ def test_the_judge_gets_exactly_the_budgeted_calls(five: Citations, concurrency:
             *(f"  {nodeid}" for nodeid in unchecked),
         ]
     )
-    result.stdout.fnmatch_lines(["Release decision: fail (*"])  # the contradiction wins
+    # Claim-2 is contradicted: judged, its failure wins over what the budget left unchecked.
+    judged_contradiction = "cases/five.yaml::five::claim-2" not in unchecked
+    decision = "fail" if judged_contradiction else "incomplete"
+    result.stdout.fnmatch_lines([f"Release decision: {decision} (*"])
+    assert outcomes.get("failed", 0) == (1 if judged_contradiction else 0)
     # What was recorded within the budget is kept: three judge calls, three pages.
     cassette = five.cassette("cases/five.yaml")
     assert sum(1 for i in interactions(cassette) if i["request"]["method"] == "POST") == 3
