@@ -104,13 +104,17 @@ class SpendPlan:
     """What a recording run is about to record and what that may cost, estimated from its
     cassettes before anything is sent: the claims whose judge calls are not recorded, at
     most how many judge calls they take, and the pages not recorded with what they cost when
-    each answers its first crawl (``credits``) and at most (``most_credits``)."""
+    each answers its first crawl (``credits``) and at most (``most_credits``). It covers the
+    ``case_files`` of the run; the ``tests`` that use the ``citation_verifier`` fixture are
+    not planned (their claims are known only when they run), though the budget holds them."""
 
     claims: int = 0
     judge_calls: int = 0
     pages: int = 0
     credits: float = 0.0
     most_credits: float = 0.0
+    case_files: int = 0
+    tests: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (the JSON report's ``summary.plan``)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -189,19 +190,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         citations.test_cassette_path(test)
     if not hasattr(session.config, "workerinput"):
         citations.plan([(path, file.cases) for path, file in case_files.items()])
-        _announce_plan(session.config, citations)
+        _announce_plan(session.config, citations, len(tests))
 
 
-def _announce_plan(config: pytest.Config, citations: CitationsSession) -> None:
+def _announce_plan(config: pytest.Config, citations: CitationsSession, tests: int) -> None:
     """Before a recording run sends anything: what it is about to record, what that may
-    cost, and its budget (a line now, and in the summary)."""
+    cost, and its budget (a line now, and in the summary). The plan reads case files; the
+    ``tests`` that use the fixture are counted, not planned."""
     if config.option.collectonly or REPORTER_KEY not in config.stash:
-        return
-    if not citations.planned_files:  # tests that use the fixture only: nothing to plan
         return
     plan = citations.recording_plan()
     if plan is None:
         return
+    plan = replace(plan, tests=tests)
     reporter = config.stash[REPORTER_KEY]
     reporter.add_plan(plan)
     terminal = config.pluginmanager.get_plugin("terminalreporter")

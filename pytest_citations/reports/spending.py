@@ -57,7 +57,18 @@ def plan_line(plan: SpendPlan, budget: Mapping[str, float]) -> str:
             f"{_count(plan.pages, 'page')} not recorded ({plan.credits:g} credits, "
             f"≤ {plan.most_credits:g} with retries and a browser)"
         )
-    what = ", ".join(parts) or "nothing new (the recordings hold every claim and page)"
+    if not parts and plan.case_files:
+        parts.append(
+            "nothing new in the case files (their recordings hold every claim and page)"
+            if plan.tests
+            else "nothing new (the recordings hold every claim and page)"
+        )
+    if plan.tests:
+        parts.append(
+            f"{_count(plan.tests, 'test')} using citation_verifier, which the plan does not "
+            "cover (the budget does)"
+        )
+    what = ", ".join(parts) or "nothing (no case file or test to record)"
     return f"to record: {what}; budget: {budget_words(budget)}"
 
 

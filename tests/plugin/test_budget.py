@@ -390,4 +390,30 @@ def test_tests_that_use_the_fixture_share_the_budget(citations: Citations) -> No
     assert web.judge.call_count == 1
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*: over_budget (the run's budget did not cover this request*"])
-    assert "to record:" not in result.stdout.str()  # the plan covers case files
+    # The plan reads case files; it names the tests it does not cover.
+    assert plan_line(result) == (
+        "citations: to record: 2 tests using citation_verifier, which the plan does not cover "
+        "(the budget does); budget: judge calls 1"
+    )
+
+
+def test_the_plan_says_it_does_not_cover_the_tests_that_use_the_fixture(
+    citations: Citations,
+) -> None:
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    citations.record("cases/", mode="new_episodes")
+    citations.pytester.makepyfile(
+        test_answers=f"""
+        def test_refunds(citation_verifier):
+            citation_verifier.verify({REFUNDS_CLAIM!r}, [{REFUNDS_URL!r}])
+        """
+    )
+    with citations.web() as web:
+        result = citations.run("--citations-record=new_episodes")
+
+    assert web.judge.call_count == 1  # the test's claim, new: "nothing new" would be wrong
+    assert plan_line(result) == (
+        "citations: to record: nothing new in the case files (their recordings hold every "
+        "claim and page), 1 test using citation_verifier, which the plan does not cover (the "
+        "budget does); budget: none"
+    )
