@@ -120,6 +120,17 @@ class SpendPlan:
         """The JSON form (the JSON report's ``summary.plan``)."""
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SpendPlan:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+
+    def __add__(self, other: SpendPlan) -> SpendPlan:
+        """Two shards' plans as one run's (a page both shards lack counts in each: each
+        shard would crawl it)."""
+        return SpendPlan(*(getattr(self, name) + getattr(other, name)
+                           for name in self.__dataclass_fields__))  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Spending:
@@ -127,9 +138,24 @@ class Spending:
     summary's next steps: the budgets set (by :class:`~pytest_citations.pipeline.Settings`
     field), the variables a recording needs (named, never their values), where case files
     named in node ids are from where the record command runs (``""``: the same folder),
-    and the plan made before the first request of a recording run."""
+    the plan made before the first request of a recording run, and how many processes held
+    the budget (one a run, each shard's own when shard reports are merged)."""
 
     budget: Mapping[str, float] = field(default_factory=dict)
     record_variables: tuple[str, ...] = ()
     file_prefix: str = ""
     plan: SpendPlan | None = None
+    holders: int = 0
+
+    def joined(self, other: Spending) -> Spending:
+        """This run's spending and a shard's, as one merged run's: the budget each held,
+        the variables either needs, the plans added up."""
+        plans = [plan for plan in (self.plan, other.plan) if plan is not None]
+        return Spending(
+            budget=self.budget or other.budget,
+            record_variables=tuple(dict.fromkeys((*self.record_variables,
+                                                  *other.record_variables))),
+            file_prefix=self.file_prefix or other.file_prefix,
+            plan=sum(plans[1:], plans[0]) if plans else None,
+            holders=self.holders + other.holders,
+        )  # fmt: skip

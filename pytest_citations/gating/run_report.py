@@ -148,6 +148,7 @@ class RunReport:
         self.deselected |= other.deselected
         self.add_cassette_notes(other.cassette_notes)
         self.usage.add(other.usage)
+        self.spending = self.spending.joined(other.spending)
 
     def _case(self, info: CaseInfo) -> CaseRecord:
         if info.key not in self._cases:

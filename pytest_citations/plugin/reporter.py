@@ -114,6 +114,7 @@ class CitationsReporter:
             budget=settings.budgets,
             record_variables=tuple(backends.required(settings)),
             file_prefix="" if prefix == "." else f"{prefix}/",
+            holders=1,
         )
 
     def add_plan(self, plan: SpendPlan) -> None:

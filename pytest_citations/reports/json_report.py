@@ -115,6 +115,7 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
         "deselected": sorted(report.deselected),
         "cassette_notes": sorted(report.cassette_notes),
     }
+    summary["record_variables"] = list(report.spending.record_variables)
     if report.spending.plan is not None:
         summary["plan"] = report.spending.plan.to_dict()
     if info.baseline is not None:

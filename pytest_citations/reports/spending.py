@@ -102,11 +102,14 @@ def pending_lines(report: RunReport) -> list[str]:
     if over:
         budget = spending.budget
         its, it = ("its", "it") if len(over) == 1 else ("their", "them")
+        whose, spent = "the run's budget", "spent"
+        if spending.holders > 1:  # merged shards, each of which held the budget
+            whose, spent = "each shard's budget", f"{spending.holders} shards spent"
         lines.append(
-            f"{_count(len(over), 'claim')} not checked: the run's budget "
-            f"({budget_flags(budget)}; spent {_spent(report.usage, budget)}) did not cover "
-            f"{its} requests, which were not sent. Record {it} with more budget, or in the "
-            f"next run: {_command(spending, over)}"
+            f"{_count(len(over), 'claim')} not checked: {whose} ({budget_flags(budget)}; "
+            f"{spent} {_spent(report.usage, budget)}) did not cover {its} requests, which "
+            f"were not sent. Record {it} with more budget, or in the next run: "
+            f"{_command(spending, over)}"
         )
         lines += [f"  {claim.nodeid}" for claim in over]
     new = report.unrecorded_claims(over_budget=False)

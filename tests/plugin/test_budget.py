@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from canaries import CANARIES, files_with_leaks, leaks
+from ops_support import base_env, run_cli
 from plugin_helpers import (
     ALTITUDE_APP_URL,
     ALTITUDE_CLAIM,
@@ -297,6 +298,41 @@ def test_a_recording_run_records_only_what_is_new(grown: Citations) -> None:
 def crawl_target(interaction: dict[str, Any]) -> str | None:
     """The page a stored Crawling API request asked for (None for a judge call)."""
     return parse_qs(urlsplit(interaction["request"]["uri"]).query).get("url", [None])[0]
+
+
+def merged(citations: Citations, *args: str) -> str:
+    """Two shards of ``pytest --citations cases/ ARGS``, merged: what the merge prints."""
+    for k in (1, 2):
+        citations.run("cases/", f"--citations-shard={k}/2", f"--citations-report=shard-{k}.json",
+                      *args)  # fmt: skip
+    done = run_cli("merge", "shard-1.json", "shard-2.json", env=base_env(citations.path),
+                   cwd=citations.path)  # fmt: skip
+    return done.stdout
+
+
+def test_merged_shards_of_a_fork_run_say_how_to_record_the_new_claims(grown: Citations) -> None:
+    grown.write("cases/boiling.yaml", BOILING_CASE)
+    grown.record("cases/boiling.yaml")
+
+    printed = merged(grown).splitlines()
+
+    assert (
+        "2 claims are new since the recording: record them with CRAWLBASE_TOKEN=… "
+        "OPENAI_API_KEY=… pytest --citations cases/answers.yaml --citations-record=new_episodes"
+    ) in printed
+
+
+def test_merged_shards_name_the_budget_each_shard_held(five: Citations) -> None:
+    five.write("cases/boiling.yaml", BOILING_CASE)
+    with five.web() as web:
+        printed = merged(five, *RECORD, "--citations-max-judge-calls", "1")
+
+    assert web.judge.call_count == 2  # one a shard
+    (line,) = [line for line in printed.splitlines() if " not checked: " in line]
+    assert line.split(" did not cover ")[0].endswith(
+        "claims not checked: each shard's budget (--citations-max-judge-calls 1; 2 shards "
+        "spent 2 judge calls)"
+    )
 
 
 # -- the plan ----------------------------------------------------------------------------------
