@@ -58,6 +58,9 @@ claims:
 """
 CLAIMS = (SUPPORTED_CLAIM, CONTRADICTED_CLAIM, REFUNDS_CLAIM, PARTIAL_CLAIM, NOT_FOUND_CLAIM)
 RECORD = ("--citations-record=new_episodes", "-rE")
+#: Two sentences of the returns page, which the judge emulator finds supported.
+CONSUMER_RETURNS_CLAIM = "Consumers can return hardware within 30 days of delivery."
+PACKAGING_CLAIM = "Items must come back with all accessories and the original packaging."
 
 
 def over_budget(report_path: Citations) -> list[str]:
@@ -68,7 +71,10 @@ def over_budget(report_path: Citations) -> list[str]:
 
 @pytest.fixture
 def five(citations: Citations) -> Citations:
+    """FIVE, gated on contradicted claims only: the partial and not_found claims pass, so
+    that the outcomes show what the budget did (the default gate would fail them too)."""
     citations.write("cases/five.yaml", FIVE)
+    citations.pytester.makeini("[pytest]\ncitations_fail_on = contradicted\n")
     return citations
 
 
@@ -201,8 +207,8 @@ def test_a_budget_under_xdist_is_a_usage_error(five: Citations) -> None:
 
 # -- what a pull request adds to a recorded case file ----------------------------------------
 
-#: Three claims recorded; the pull request adds two: one on a recorded page, one on a page
-#: the recording never fetched (a page only a browser shows).
+#: Three claims recorded, each supported; the pull request adds two, supported too: one on
+#: a recorded page, one on a page the recording never fetched (a page only a browser shows).
 RECORDED = f"""\
 id: answers
 citations:
@@ -215,11 +221,11 @@ claims:
     cites: [1]
   - text: {REFUNDS_CLAIM}
     cites: [2]
-  - text: {PARTIAL_CLAIM}
+  - text: {CONSUMER_RETURNS_CLAIM}
     cites: [3]
 """
 ADDED = f"""\
-  - text: {NOT_FOUND_CLAIM}
+  - text: {PACKAGING_CLAIM}
     cites: [3]
   - text: {ALTITUDE_CLAIM}
     cites: [4]
@@ -248,7 +254,7 @@ def test_a_fork_run_without_tokens_checks_the_recorded_and_names_the_new(grown: 
     )
     result.stdout.fnmatch_lines(
         [
-            "cases/answers.yaml::answers: fully supported 2 of 5; release decision: incomplete "
+            "cases/answers.yaml::answers: fully supported 3 of 5; release decision: incomplete "
             "(claim-4, claim-5 could not be checked)",
             "Release decision: incomplete (*",
             "",
@@ -282,7 +288,7 @@ def test_a_recording_run_records_only_what_is_new(grown: Citations) -> None:
     # The recorded claims sent nothing; the new ones sent their judge call, and only the
     # page never recorded was crawled.
     judged = sorted(call.claim for call in web.judge.calls)
-    assert judged == sorted([NOT_FOUND_CLAIM, ALTITUDE_CLAIM])
+    assert judged == sorted([PACKAGING_CLAIM, ALTITUDE_CLAIM])
     assert {record.target_url for record in web.crawlbase.requests} == {ALTITUDE_APP_URL}
     # The cassette keeps its old interactions and choices byte for byte and adds the new.
     after = cassette.read_text(encoding="utf-8")
