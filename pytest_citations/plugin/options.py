@@ -268,12 +268,13 @@ class Options:
 
     @property
     def spending_limits(self) -> dict[str, float]:
-        """The spending budgets given, by settings field (``{"max_judge_calls": 3}``)."""
+        """The spending budgets given, by settings field (``{"max_judge_calls": 3}``); not
+        the words the judge is shown (:attr:`budget`)."""
         return {limit.field: self.limits[limit.field] for limit in BUDGETS
                 if limit.field in self.limits}  # fmt: skip
 
     @property
-    def budget_names(self) -> list[str]:
+    def spending_limit_names(self) -> list[str]:
         """The names of the budgets given (``max-judge-calls``), in the table's order."""
         return [limit.name for limit in BUDGETS if limit.field in self.limits]
 

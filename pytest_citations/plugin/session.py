@@ -134,7 +134,7 @@ def refuse_budget_under_xdist(config: pytest.Config, options: Options) -> None:
     if options.spending_limits and (
         getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")
     ):
-        flags = " and ".join(f"--citations-{name}" for name in options.budget_names)
+        flags = " and ".join(f"--citations-{name}" for name in options.spending_limit_names)
         raise pytest.UsageError(
             f"{flags} counts what one process spends: run it without xdist (-n 0 or "
             "-p no:xdist), so that the budget holds for the whole run"
