@@ -8,11 +8,10 @@ import html
 import re
 
 from ..gating.calibration import as_judge_label
-from ..gating.criteria import LABEL_RANK
 from ..gating.records import ClaimRecord
 from ..gating.run_report import CaseRecord
 from ..judges.guard import locate
-from ..labels import Label
+from ..labels import LABEL_RANK, Label
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix
