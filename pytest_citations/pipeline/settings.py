@@ -102,9 +102,14 @@ class Settings:
     #: Passages the judge sees (R2, R3), and the words a passage holds at most (R1).
     top_k: int = 3
     passage_words: int = DEFAULT_MAX_WORDS
-    #: The retrieval settings the caller chose explicitly (``embedding_model``, ``top_k``,
-    #: ``passage_words``): a recorded choice made with other values is an error on replay,
-    #: never silently used.
+    #: How many times the judge is asked about each claim–URL pair: the verdict is the
+    #: majority label of the answers, a tie going to the stricter label (``LABEL_RANK``).
+    #: A recording keeps the number with the passages it chose, and a replay asks as often
+    #: as the recording did.
+    judge_votes: int = 1
+    #: The settings the caller chose explicitly (``embedding_model``, ``top_k``,
+    #: ``passage_words``, ``judge_votes``): a recorded choice made with other values is an
+    #: error on replay, never silently used.
     pinned: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
@@ -114,6 +119,8 @@ class Settings:
             raise ConfigurationError("top_k must be at least 1")
         if self.passage_words < 1:
             raise ConfigurationError("passage_words must be at least 1")
+        if self.judge_votes < 1:
+            raise ConfigurationError("judge_votes must be at least 1")
         if self.retries < 0:
             raise ConfigurationError("retries must be 0 or more")
         for name in ("connect_timeout", "read_timeout", "deadline"):

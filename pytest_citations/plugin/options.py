@@ -97,6 +97,9 @@ OPTIONS: tuple[Option, ...] = (
            default="openai", env=("JUDGE_PROVIDER",)),
     Option("model", "judge model of the provider (default: the provider's own)",
            env=("JUDGE_MODEL",)),
+    Option("judge-votes", "ask the judge N times per citation and keep the majority label, a "
+           "tie to the stricter (default 1)", kind="parse", default=1, parse=whole_number,
+           metavar="N"),
     *(_limit_option(limit) for limit in LIMITS),
     Option("cassette-dir", "cassette folder, relative to the ini file's folder (default "
            "cassettes/)",
@@ -221,9 +224,14 @@ def _given(config: pytest.Config, option: Option) -> Any:
 
 #: The key of :func:`read`'s result that holds the names of the options given explicitly.
 GIVEN = "given"
-#: The retrieval settings a run pins when given explicitly, by option name: a recorded
-#: choice made with other values is an error on replay (Settings.pinned).
-PINNING = {"embedder": "embedding_model", "top_k": "top_k", "passage_words": "passage_words"}
+#: The settings a run pins when given explicitly, by option name: a recorded choice made
+#: with other values is an error on replay (Settings.pinned).
+PINNING = {
+    "embedder": "embedding_model",
+    "top_k": "top_k",
+    "passage_words": "passage_words",
+    "judge_votes": "judge_votes",
+}
 
 
 def read(config: pytest.Config) -> dict[str, Any]:
@@ -280,7 +288,9 @@ class Options:
     #: Passages the judge is shown per citation, and the words a passage holds at most.
     top_k: int = 3
     passage_words: int = 200
-    #: The retrieval settings given explicitly (see :data:`PINNING`).
+    #: How many times the judge is asked about each citation (``--citations-judge-votes``).
+    judge_votes: int = 1
+    #: The settings given explicitly (see :data:`PINNING`).
     pinned: frozenset[str] = frozenset()
     reports: dict[str, Path] = field(default_factory=dict)
     audit: Path | None = None
@@ -353,6 +363,7 @@ class Options:
             embedding_model=values["embedder"],
             top_k=values["top_k"],
             passage_words=values["passage_words"],
+            judge_votes=values["judge_votes"],
             pinned=frozenset(PINNING[name] for name in values[GIVEN] if name in PINNING),
             fetcher=values["fetcher"],
             reports={name: Path(path) for name, path in formats.items() if path},
