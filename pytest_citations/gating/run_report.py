@@ -188,6 +188,16 @@ class RunReport:
         """Node ids of the claims that could not be checked (and did not fail anyway)."""
         return [claim.nodeid for claim in self.claims if claim.decision is Decision.INCOMPLETE]
 
+    def disagreements(self) -> list[tuple[str, CitationVerdict]]:
+        """(claim node id, citation) for every checked citation whose judge votes did not
+        all give one label (``--citations-judge-votes``)."""
+        return [
+            (claim.nodeid, citation)
+            for claim in self.claims
+            for citation in claim.citations
+            if citation.checked and not citation.agreed
+        ]
+
     def unverified(self) -> list[tuple[str, CitationVerdict]]:
         """(claim node id, citation) for every not_found or unreachable citation."""
         return [

@@ -89,6 +89,9 @@ def _citation_html(claim: ClaimRecord, citation: CitationVerdict) -> str:
         meta.append(f"final URL {strip_controls(citation.final_url)}")
     if citation.rid:
         meta.append(f"rid {citation.rid}")
+    if citation.votes:
+        split = "" if citation.agreed else " (the judge disagreed with itself)"
+        meta.append(f"votes {', '.join(vote.value for vote in citation.votes)}{split}")
     meta += list(citation.warnings)
     return (
         f'<div class="citation"><span class="badge {html.escape(label)}">{html.escape(label)}'

@@ -86,6 +86,35 @@ def _notes(report: RunReport) -> list[str]:
     return notes
 
 
+def _disagreements(report: RunReport) -> list[Line]:
+    """The citations the judge could not agree on with itself: the majority label decided
+    them (ties to the stricter label), and a reader should know it was split."""
+    split = report.disagreements()
+    if not split:
+        return []
+    lines = [Line(""), Line(f"judge disagreed with itself on {_count(len(split), 'citation')}:")]
+    for nodeid, citation in split:
+        votes = ", ".join(vote.value for vote in citation.votes)
+        lines.append(Line(f"  {nodeid}: {citation.label.value} (votes {votes}) {citation.url}"))
+    return lines
+
+
+def _to_look_at(report: RunReport) -> list[Line]:
+    """The citations not verified, the claims worth a note, and the citations the judge
+    could not agree on, each under its heading."""
+    lines = []
+    unverified = report.unverified()
+    if unverified:
+        lines += [Line(""), Line("citations not verified:")]
+        for nodeid, citation in unverified:
+            reason = f" ({citation.reason})" if citation.reason else ""
+            lines.append(Line(f"  {nodeid}: {citation.label.value}{reason} {citation.url}"))
+    notes = _notes(report)
+    if notes:
+        lines += [Line(""), Line("claims to look at:"), *(Line(note) for note in notes)]
+    return lines + _disagreements(report)
+
+
 def _gate_line(failure: Failure, min_precision: float | None, report: RunReport) -> Line:
     if failure.criterion == "min_precision" and min_precision is not None:
         text = (
@@ -107,15 +136,7 @@ def summary_lines(
 ) -> list[Line]:
     """Every line of the ``citations`` section, in order."""
     lines = [Line(text) for text in table_lines(report)]
-    unverified = report.unverified()
-    if unverified:
-        lines += [Line(""), Line("citations not verified:")]
-        for nodeid, citation in unverified:
-            reason = f" ({citation.reason})" if citation.reason else ""
-            lines.append(Line(f"  {nodeid}: {citation.label.value}{reason} {citation.url}"))
-    notes = _notes(report)
-    if notes:
-        lines += [Line(""), Line("claims to look at:"), *(Line(note) for note in notes)]
+    lines += _to_look_at(report)
     lines.append(Line(""))
     lines += [Line(text) for text in report.precision.lines()]
     lines.append(Line(f"supported_share={report.share}"))
