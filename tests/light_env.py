@@ -20,6 +20,10 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from ops_support import PYTEST_ARGS, Run, base_env
+
+from pytest_citations.recording.files import read_cassette, write_cassette
+
 #: Import names of the model packages (and the modules that come with torch).
 HIDDEN_MODULES = frozenset(
     {
@@ -70,3 +74,36 @@ def light_python(tmp_path: Path) -> Path:
             continue
         (target / entry.name).symlink_to(entry)
     return python
+
+
+def run_light(python: Path, project: Path, *args: str) -> Run:
+    """``python ARGS`` in ``project`` with the environment of :func:`ops_support.base_env`
+    and the default embedder (no ``lexical``): ``-m pytest ...`` or
+    ``-m pytest_citations.cli ...`` as a light install runs them."""
+    done = subprocess.run(
+        [str(python), *args],
+        cwd=project,
+        env=base_env(project, lexical=False),
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    return Run(done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
+
+
+def light_pytest(python: Path, project: Path, *args: str) -> Run:
+    """``pytest --citations ARGS`` (no cache, no hypothesis) with the light interpreter."""
+    return run_light(python, project, "-m", "pytest", *PYTEST_ARGS, *args)
+
+
+def light_cli(python: Path, project: Path, *args: str) -> Run:
+    """``pytest-citations ARGS`` with the light interpreter."""
+    return run_light(python, project, "-m", "pytest_citations.cli", *args)
+
+
+def strip_choices(path: Path) -> None:
+    """Make the cassette at ``path`` one of before retrieval's choices were kept: its
+    interactions alone."""
+    interactions, section = read_cassette(path.read_bytes())
+    assert section, f"{path} holds no retrieval choice to strip"
+    write_cassette(path, interactions)

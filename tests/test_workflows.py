@@ -102,9 +102,14 @@ def help_options(*command: str) -> set[str]:
     return set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", help_text(*command)))
 
 
-def subcommands() -> tuple[str, ...]:
-    """The commands ``pytest-citations --help`` lists."""
-    listing = help_text(*COMMAND).split("\ncommands:\n", 1)[1]
+def subcommands(*command: str) -> tuple[str, ...]:
+    """The commands ``pytest-citations --help`` lists, or the actions of ``command`` (none
+    for a command without actions)."""
+    text = help_text(*COMMAND, *command)
+    title = "\nactions:\n" if command else "\ncommands:\n"
+    if title not in text:
+        return ()
+    listing = text.split(title, 1)[1]
     return tuple(re.findall(r"^    ([a-z][a-z-]*) ", listing, re.MULTILINE))
 
 
@@ -210,7 +215,8 @@ def test_the_gate_replays_offline_and_uploads_every_report_even_when_it_fails() 
         for line in (ROOT / ".github/replay-requirements.txt").read_text("utf-8").splitlines()
         if line and not line.startswith("#")
     ]
-    assert pins and all(re.fullmatch(r"[A-Za-z0-9_.-]+==[^=\s]+", line) for line in pins)
+    assert pins
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[^=\s]+", line) for line in pins)
 
     [gate] = [words for script in scripts for words in commands(script) if pytest_arguments(words)]
     arguments = pytest_arguments(gate) or []

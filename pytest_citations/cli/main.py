@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from . import batch, drift, importer, schema, serve, stored_page, verify
+from . import batch, cassettes, drift, importer, merge, schema, serve, stored_page, verify
 from .common import (
     EXIT_CODES,
     EXIT_NO_MODELS,
@@ -18,7 +18,7 @@ from .common import (
 )
 
 #: The subcommands in the order ``--help`` lists them.
-COMMANDS = (verify, batch, drift, stored_page, importer, schema, serve)
+COMMANDS = (verify, batch, drift, merge, cassettes, stored_page, importer, schema, serve)
 #: The commands that choose passages for a judge: without the models they stop at once.
 CHOOSE_PASSAGES = frozenset({"verify", "batch", "drift", "serve"})
 

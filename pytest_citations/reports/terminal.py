@@ -10,6 +10,7 @@ from ..gating.criteria import Failure
 from ..gating.decisions import RunDecision
 from ..gating.release import FAIL, INCOMPLETE, PASS, release_of
 from ..gating.run_report import LABEL_ORDER, RunReport
+from ..gating.shards import ShardPlan
 from ..usage import Usage
 
 _COLOURS = {FAIL: "red", INCOMPLETE: "yellow", PASS: "green"}
@@ -99,10 +100,20 @@ def _disagreements(report: RunReport) -> list[Line]:
     return lines
 
 
-def _to_look_at(report: RunReport) -> list[Line]:
-    """The citations not verified, the claims worth a note, and the citations the judge
-    could not agree on, each under its heading."""
-    lines = []
+def _gate_line(failure: Failure, min_precision: float | None, report: RunReport) -> Line:
+    if failure.criterion == "min_precision" and min_precision is not None:
+        text = (
+            f"FAIL Required citation precision of {min_precision:g} not reached: "
+            f"citation_precision={report.precision.fraction()}"
+        )
+        return Line(text, "red")
+    return Line(f"FAIL {failure}", "red")
+
+
+def _findings(report: RunReport) -> list[Line]:
+    """The per-case table, the citations not verified, the claims to look at, and the
+    citations the judge could not agree on with itself."""
+    lines = [Line(text) for text in table_lines(report)]
     unverified = report.unverified()
     if unverified:
         lines += [Line(""), Line("citations not verified:")]
@@ -115,14 +126,13 @@ def _to_look_at(report: RunReport) -> list[Line]:
     return lines + _disagreements(report)
 
 
-def _gate_line(failure: Failure, min_precision: float | None, report: RunReport) -> Line:
-    if failure.criterion == "min_precision" and min_precision is not None:
-        text = (
-            f"FAIL Required citation precision of {min_precision:g} not reached: "
-            f"citation_precision={report.precision.fraction()}"
-        )
-        return Line(text, "red")
-    return Line(f"FAIL {failure}", "red")
+def shard_line(plan: ShardPlan) -> str:
+    """What a shard ran, and where the rest of the run's decision comes from."""
+    return (
+        f"shard {plan.shard}: {_count(len(plan.files), 'file')} of {len(plan.assignment)} ran "
+        "here; the decision above covers them only (merge the shards' JSON reports with "
+        "pytest-citations merge)"
+    )
 
 
 def summary_lines(
@@ -130,18 +140,21 @@ def summary_lines(
     decision: RunDecision,
     *,
     baseline: Sequence[str] = (),
+    comparison: Sequence[str] = (),
     calibration: Sequence[str] = (),
     report_path: str | None = None,
     min_precision: float | None = None,
+    shard: ShardPlan | None = None,
 ) -> list[Line]:
     """Every line of the ``citations`` section, in order."""
-    lines = [Line(text) for text in table_lines(report)]
-    lines += _to_look_at(report)
+    lines = _findings(report)
     lines.append(Line(""))
     lines += [Line(text) for text in report.precision.lines()]
     lines.append(Line(f"supported_share={report.share}"))
     lines.append(Line(usage_line(report.usage)))
     lines += [Line(text) for text in baseline]
+    if comparison:
+        lines += [Line(""), *(Line(text) for text in comparison)]
     if calibration:
         lines += [Line(""), *(Line(text) for text in calibration)]
     release = release_of(report, decision)
@@ -155,6 +168,8 @@ def summary_lines(
             f"the selection (-m, -k, --deselect) left out {_count(cases, 'case')} "
             f"({_count(claims, 'claim')}): the decision above does not cover them"
         ))  # fmt: skip
+    if shard is not None:
+        lines.append(Line(shard_line(shard)))
     if report_path is not None:
         lines.append(Line(f"citations report: {report_path}"))
     lines += [_gate_line(failure, min_precision, report) for failure in decision.failures]
