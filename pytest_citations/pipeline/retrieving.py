@@ -28,6 +28,7 @@ _CHOSE = "chose the passages with"
 #: recorded value, and what the recording did with it.
 _PINNED: dict[str, tuple[str, Callable[[Selection], object], str]] = {
     "embedding_model": ("--citations-embedder", lambda chosen: chosen.chooser.setting, _CHOSE),
+    "budget": ("--citations-budget", lambda chosen: chosen.chooser.budget, _CHOSE),
     "top_k": ("--citations-top-k", lambda chosen: chosen.chooser.top_k, _CHOSE),
     "passage_words": (
         "--citations-passage-words",
@@ -75,19 +76,21 @@ class RetrievalStep:
             raise self._recall.unchosen(key, missing)
         index = await self._index(page)
         # Ranking goes before indexing more pages: it sends a judge call out at once.
-        selection = await self._worker.run(RANK, self._chosen, claim, index)
+        selection = await self._worker.run(RANK, self._chosen, claim, index, page.markdown)
         if selection is not None and self._recall is not None:
             self._recall.keep(key, selection)
         return selection
 
-    def _chosen(self, claim: str, index: PageIndex) -> Selection | None:
+    def _chosen(self, claim: str, index: PageIndex, markdown: str) -> Selection | None:
         settings = self.settings
         chosen = self.retriever.choose(
             claim,
             index,
             settings.top_k,
+            markdown=markdown,
             setting=canonical_name(settings.embedding_model),
             passage_words=settings.passage_words,
+            budget=settings.budget,
         )
         # The judge is asked about passages chosen now as often as the run says.
         return None if chosen is None else replace(chosen, votes=settings.judge_votes)

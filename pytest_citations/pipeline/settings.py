@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..redact import Redactor, Secret
+from ..retrieval.choosing import BUDGET, MIN_BUDGET
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from ..retrieval.passages import DEFAULT_MAX_WORDS
 from .backends import Backends
@@ -99,7 +100,10 @@ class Settings:
     max_page_chars: int = 500_000
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
     embedding_cache_dir: Path | None = None
-    #: Passages the judge sees (R2, R3), and the words a passage holds at most (R1).
+    #: Words of the page the judge sees per citation, chosen line by line (0: the top
+    #: ``top_k`` passages, which are also what a claim in another language than its page
+    #: gets), and the words a passage holds at most (R1).
+    budget: int = BUDGET
     top_k: int = 3
     passage_words: int = DEFAULT_MAX_WORDS
     #: How many times the judge is asked about each claim–URL pair: the verdict is the
@@ -107,9 +111,9 @@ class Settings:
     #: A recording keeps the number with the passages it chose, and a replay asks as often
     #: as the recording did.
     judge_votes: int = 1
-    #: The settings the caller chose explicitly (``embedding_model``, ``top_k``,
-    #: ``passage_words``, ``judge_votes``): a recorded choice made with other values is an
-    #: error on replay, never silently used.
+    #: The settings the caller chose explicitly (``embedding_model``, ``budget``,
+    #: ``top_k``, ``passage_words``, ``judge_votes``): a recorded choice made with other
+    #: values is an error on replay, never silently used.
     pinned: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
@@ -121,6 +125,10 @@ class Settings:
             raise ConfigurationError("passage_words must be at least 1")
         if self.judge_votes < 1:
             raise ConfigurationError("judge_votes must be at least 1")
+        if self.budget != 0 and self.budget < MIN_BUDGET:
+            raise ConfigurationError(
+                f"budget must be 0 (the top-k passages) or at least {MIN_BUDGET} words"
+            )
         if self.retries < 0:
             raise ConfigurationError("retries must be 0 or more")
         for name in ("connect_timeout", "read_timeout", "deadline"):

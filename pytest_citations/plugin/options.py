@@ -26,10 +26,12 @@ from ..pipeline.settings import LIMITS, Limit
 from ..recording import RecordMode
 from ..reports import WRITERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
+from ..retrieval.choosing import BUDGET
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from .flags import GIVEN, Option, add_options, read_options
 from .values import (
     agreement,
+    budget,
     drift_fail_on,
     fraction,
     labels,
@@ -95,7 +97,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("embedder", "embedding model name or path (default all-MiniLM-L6-v2)",
            default=DEFAULT_EMBEDDING_MODEL, env=("CITATIONS_EMBEDDING_MODEL",),
            old_ini="citations_embedding_model"),
-    Option("top-k", "passages the judge is shown per citation (default 3)",
+    Option("budget", "words of the page the judge is shown per citation, chosen line by "
+           "line (default 560); 0 shows the top-k passages instead",
+           kind="parse", default=BUDGET, parse=budget, metavar="N"),
+    Option("top-k", "passages the judge is shown per citation where the budget is 0 or the "
+           "claim and the page are in different languages (default 3)",
            kind="parse", default=DEFAULT_TOP_K, parse=whole_number, metavar="N"),
     Option("passage-words", "words a passage holds at most (default 200)",
            kind="parse", default=DEFAULT_MAX_WORDS, parse=whole_number, metavar="N"),
@@ -158,10 +164,21 @@ def register(parser: pytest.Parser) -> None:
 #: with other values is an error on replay (Settings.pinned).
 PINNING = {
     "embedder": "embedding_model",
+    "budget": "budget",
     "top_k": "top_k",
     "passage_words": "passage_words",
     "judge_votes": "judge_votes",
 }
+
+
+def _judge_model(values: dict[str, Any], backends: Backends) -> str | None:
+    """The model option (or ``JUDGE_MODEL``), else the chosen provider's own variable
+    (``OPENAI_MODEL``)."""
+    model: str | None = values["model"]
+    model_variable = backends.judge_variable(values["judge"], "model_variable")
+    if model is None and model_variable and os.environ.get(model_variable, "").strip():
+        model = os.environ[model_variable].strip()
+    return model
 
 
 def read(config: pytest.Config) -> dict[str, Any]:
@@ -210,7 +227,9 @@ class Options:
     criteria: Criteria
     embedding_model: str
     fetcher: str
-    #: Passages the judge is shown per citation, and the words a passage holds at most.
+    #: Words of the page the judge is shown per citation (0: the top-k passages), passages
+    #: shown where the budget does not apply, and the words a passage holds at most.
+    budget: int = BUDGET
     top_k: int = 3
     passage_words: int = 200
     #: How many times the judge is asked about each citation (``--citations-judge-votes``).
@@ -276,10 +295,7 @@ class Options:
         values = read(config)
         root = project_root(config)
         _check_combinations(values, enabled=bool(config.getoption("citations", False)))
-        model = values["model"]
-        model_variable = backends.judge_variable(values["judge"], "model_variable")
-        if model is None and model_variable and os.environ.get(model_variable, "").strip():
-            model = os.environ[model_variable].strip()
+        model = _judge_model(values, backends)
         cassettes = Path(values["cassette_dir"])
         # Each report format's option has the format's name (the JSON report's is "report").
         formats = {name: values.get("report" if name == "json" else name) for name in WRITERS}
@@ -301,6 +317,7 @@ class Options:
                 allow_unchecked=values["allow_unchecked"],
             ),
             embedding_model=values["embedder"],
+            budget=values["budget"],
             top_k=values["top_k"],
             passage_words=values["passage_words"],
             judge_votes=values["judge_votes"],
