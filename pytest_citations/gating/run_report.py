@@ -215,6 +215,16 @@ class RunReport:
         kept from being sent (``over_budget``), or the others (new since the recording)."""
         return [c for c in self.claims if c.unrecorded and c.over_budget is over_budget]
 
+    def disagreements(self) -> list[tuple[str, CitationVerdict]]:
+        """(claim node id, citation) for every checked citation whose judge votes did not
+        all give one label (``--citations-judge-votes``)."""
+        return [
+            (claim.nodeid, citation)
+            for claim in self.claims
+            for citation in claim.citations
+            if citation.checked and not citation.agreed
+        ]
+
     def unverified(self) -> list[tuple[str, CitationVerdict]]:
         """(claim node id, citation) for every not_found or unreachable citation."""
         return [

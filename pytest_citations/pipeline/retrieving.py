@@ -6,7 +6,8 @@ and a recording that records keeps the choice."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..fetchers import FetchResult
@@ -22,12 +23,19 @@ from .sharing import SharedWork
 if TYPE_CHECKING:
     from .settings import Settings
 
-#: What a setting given for a replay is compared with in a recorded choice.
-_PINNED = {
-    "embedding_model": ("--citations-embedder", "setting"),
-    "budget": ("--citations-budget", "budget"),
-    "top_k": ("--citations-top-k", "top_k"),
-    "passage_words": ("--citations-passage-words", "passage_words"),
+_CHOSE = "chose the passages with"
+#: What a setting given for a replay is compared with in a recorded choice: its option, the
+#: recorded value, and what the recording did with it.
+_PINNED: dict[str, tuple[str, Callable[[Selection], object], str]] = {
+    "embedding_model": ("--citations-embedder", lambda chosen: chosen.chooser.setting, _CHOSE),
+    "budget": ("--citations-budget", lambda chosen: chosen.chooser.budget, _CHOSE),
+    "top_k": ("--citations-top-k", lambda chosen: chosen.chooser.top_k, _CHOSE),
+    "passage_words": (
+        "--citations-passage-words",
+        lambda chosen: chosen.chooser.passage_words,
+        _CHOSE,
+    ),
+    "judge_votes": ("--citations-judge-votes", lambda chosen: chosen.votes, "asked the judge with"),
 }
 
 
@@ -90,7 +98,7 @@ class RetrievalStep:
 
     def _chosen(self, claim: str, index: PageIndex, markdown: str) -> Selection | None:
         settings = self.settings
-        return self.retriever.choose(
+        chosen = self.retriever.choose(
             claim,
             index,
             settings.top_k,
@@ -99,6 +107,8 @@ class RetrievalStep:
             passage_words=settings.passage_words,
             budget=settings.budget,
         )
+        # The judge is asked about passages chosen now as often as the run says.
+        return None if chosen is None else replace(chosen, votes=settings.judge_votes)
 
     def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
         async def run() -> PageIndex:
@@ -108,20 +118,20 @@ class RetrievalStep:
         return self._indexes.get((page.markdown, self.settings.passage_words), run)
 
     def _check_pinned(self, key: ChoiceKey, selection: Selection) -> None:
-        """A setting the run was given explicitly must be the one the recording chose with:
-        replaying a choice made otherwise would not be what was asked for."""
+        """A setting the run was given explicitly must be the one the recording used:
+        replaying a choice made otherwise, or fewer or more of the judge's recorded votes,
+        would not be what was asked for."""
         assert self._recall is not None
-        for field, (flag, recorded_field) in _PINNED.items():
+        for field, (flag, recorded_value, done) in _PINNED.items():
             if field not in self.settings.pinned:
                 continue
             asked = getattr(self.settings, field)
             asked = canonical_name(asked) if field == "embedding_model" else asked
-            recorded = getattr(selection.chooser, recorded_field)
+            recorded = recorded_value(selection)
             if asked != recorded:
                 raise self._recall.refuse(key, (
-                    f"it chose the passages with {flag} {recorded}, and this run asks for "
-                    f"{asked}: drop the option to replay the recording, or record it again "
-                    "with the option"
+                    f"it {done} {flag} {recorded}, and this run asks for {asked}: drop the "
+                    "option to replay the recording, or record it again with the option"
                 ))  # fmt: skip
 
     async def drain(self) -> None:

@@ -127,9 +127,14 @@ class Settings:
     budget: int = BUDGET
     top_k: int = 3
     passage_words: int = DEFAULT_MAX_WORDS
-    #: The retrieval settings the caller chose explicitly (``embedding_model``, ``budget``,
-    #: ``top_k``, ``passage_words``): a recorded choice made with other values is an error
-    #: on replay, never silently used.
+    #: How many times the judge is asked about each claim–URL pair: the verdict is the
+    #: majority label of the answers, a tie going to the stricter label (``LABEL_RANK``).
+    #: A recording keeps the number with the passages it chose, and a replay asks as often
+    #: as the recording did.
+    judge_votes: int = 1
+    #: The settings the caller chose explicitly (``embedding_model``, ``budget``,
+    #: ``top_k``, ``passage_words``, ``judge_votes``): a recorded choice made with other
+    #: values is an error on replay, never silently used.
     pinned: frozenset[str] = frozenset()
     #: What the run may spend live, None for no limit (:data:`BUDGETS`): judge calls, judge
     #: tokens and Crawlbase credits (see :mod:`pytest_citations.network.budget`).
@@ -144,6 +149,8 @@ class Settings:
             raise ConfigurationError("top_k must be at least 1")
         if self.passage_words < 1:
             raise ConfigurationError("passage_words must be at least 1")
+        if self.judge_votes < 1:
+            raise ConfigurationError("judge_votes must be at least 1")
         if self.budget != 0 and self.budget < MIN_BUDGET:
             raise ConfigurationError(
                 f"budget must be 0 (the top-k passages) or at least {MIN_BUDGET} words"

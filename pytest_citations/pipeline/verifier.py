@@ -2,7 +2,8 @@
 
 Asyncio throughout, with one limit on requests in flight (A3). Each distinct URL is fetched
 once per run however many claims cite it, each page is embedded once, and an identical
-judge request is made once.
+judge request is made once (as many times, in turn, as the judge votes on it: see
+:mod:`.voting`).
 """
 
 from __future__ import annotations
@@ -11,16 +12,10 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ..errors import (
-    AccountError,
-    ConfigurationError,
-    MissingTokenError,
-    OverBudget,
-    RequestRefused,
-)
+from ..errors import AccountError, ConfigurationError, MissingTokenError, OverBudget, RequestRefused
 from ..fetchers import Crawler, FetchResult, StoredPageReader, fetch_citation
 from ..judges import Judge, Judgement
-from ..judges.guard import guard, quote_in_passages
+from ..judges.guard import quote_in_passages
 from ..labels import Label, Reason, is_unchecked
 from ..network.client import HttpClient, make_http_client
 from ..network.limits import RequestLimit
@@ -40,6 +35,8 @@ from .recall import Recall
 from .retrieving import RetrievalStep
 from .settings import Settings
 from .sharing import SharedWork, WorkObserver
+from .voting import ask as ask_votes
+from .voting import tally
 
 __all__ = ["RULE_CONFIDENCE", "ClaimRequest", "Verifier"]
 
@@ -311,15 +308,22 @@ class Verifier:
 
         return self._fetches.get(url, run)
 
-    def _ask(self, claim: str, passages: list[str]) -> asyncio.Task[Judgement]:
+    def _ask(
+        self, claim: str, passages: list[str], votes: int
+    ) -> asyncio.Task[tuple[Judgement, ...]]:
+        """The judge's answers on the passages: one call per vote, in turn."""
         judge = self.judge
 
-        async def run() -> Judgement:
+        async def call() -> Judgement:
             judgement = await judge.judge(claim, passages)
             self._count(judge.name, judgement)
             return judgement
 
-        return self._judgements.get((judge.name, judge.model, claim, tuple(passages)), run)
+        async def run() -> tuple[Judgement, ...]:
+            return await ask_votes(call, votes)
+
+        key: tuple[object, ...] = (judge.name, judge.model, claim, tuple(passages))
+        return self._judgements.get(key if votes == 1 else (*key, votes), run)
 
     async def _verify_refusable(self, claim: str, url: str, work: ClaimWork) -> CitationVerdict:
         """Never raises for one citation: a refused request (missing from an offline replay),
@@ -374,22 +378,21 @@ class Verifier:
             if not passages:
                 self._retrieval.keep(chosen)
                 return replace(located, reason=Reason.NO_PASSAGES)
-            judgement = await self._ask(claim, passages)
+            assert selection is not None
+            answers = await self._ask(claim, passages, selection.votes)
             self._retrieval.keep(chosen)
         except RequestRefused as refused:
             work.note(refused)
             return replace(located, reason=_refusal(refused))
-        assert selection is not None
-        chosen_by = selection.chooser.embedder
-        work.evidence[url] = Evidence(url, tuple(passages), chosen_by=chosen_by)
-        if judgement.reason is not None:
-            return replace(located, label=judgement.label, reason=judgement.reason)
-        accepted = guard(judgement.label, judgement.evidence_quote, judgement.confidence, passages)
-        work.evidence[url] = Evidence(url, tuple(passages), accepted.passage, chosen_by)
+        accepted, votes = tally(answers, passages, selection.votes)
+        work.evidence[url] = Evidence(
+            url, tuple(passages), accepted.passage, selection.chooser.embedder
+        )
         return replace(
             located,
             label=accepted.label,
             evidence_quote=accepted.evidence_quote,
             confidence=accepted.confidence,
             reason=accepted.reason,
+            votes=votes,
         )

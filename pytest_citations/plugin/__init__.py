@@ -245,6 +245,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     line += f" budget={options.budget}" if "budget" in options.pinned else ""
     line += f" top_k={options.top_k}" if "top_k" in options.pinned else ""
     line += f" passage_words={options.passage_words}" if "passage_words" in options.pinned else ""
+    line += f" judge_votes={options.judge_votes}" if "judge_votes" in options.pinned else ""
     line += "".join(
         f" {limit.name.replace('-', '_')}={options.limits[limit.field]:g}"
         for limit in LIMITS

@@ -71,6 +71,9 @@ OPTIONS: tuple[Option, ...] = (
            default="openai", env=("JUDGE_PROVIDER",)),
     Option("model", "judge model of the provider (default: the provider's own)",
            env=("JUDGE_MODEL",)),
+    Option("judge-votes", "ask the judge N times per citation and keep the majority label, a "
+           "tie to the stricter (default 1)", kind="parse", default=1, parse=whole_number,
+           metavar="N"),
     *(_limit_option(limit) for limit in LIMITS),
     Option("cassette-dir", "cassette folder, relative to the ini file's folder (default "
            "cassettes/)",
@@ -157,14 +160,25 @@ def register(parser: pytest.Parser) -> None:
     add_options(parser, OPTIONS)
 
 
-#: The retrieval settings a run pins when given explicitly, by option name: a recorded
-#: choice made with other values is an error on replay (Settings.pinned).
+#: The settings a run pins when given explicitly, by option name: a recorded choice made
+#: with other values is an error on replay (Settings.pinned).
 PINNING = {
     "embedder": "embedding_model",
     "budget": "budget",
     "top_k": "top_k",
     "passage_words": "passage_words",
+    "judge_votes": "judge_votes",
 }
+
+
+def _judge_model(values: dict[str, Any], backends: Backends) -> str | None:
+    """The model option (or ``JUDGE_MODEL``), else the chosen provider's own variable
+    (``OPENAI_MODEL``)."""
+    model: str | None = values["model"]
+    model_variable = backends.judge_variable(values["judge"], "model_variable")
+    if model is None and model_variable and os.environ.get(model_variable, "").strip():
+        model = os.environ[model_variable].strip()
+    return model
 
 
 def read(config: pytest.Config) -> dict[str, Any]:
@@ -218,7 +232,9 @@ class Options:
     budget: int = BUDGET
     top_k: int = 3
     passage_words: int = 200
-    #: The retrieval settings given explicitly (see :data:`PINNING`).
+    #: How many times the judge is asked about each citation (``--citations-judge-votes``).
+    judge_votes: int = 1
+    #: The settings given explicitly (see :data:`PINNING`).
     pinned: frozenset[str] = frozenset()
     reports: dict[str, Path] = field(default_factory=dict)
     audit: Path | None = None
@@ -291,10 +307,7 @@ class Options:
         values = read(config)
         root = project_root(config)
         _check_combinations(values, enabled=bool(config.getoption("citations", False)))
-        model = values["model"]
-        model_variable = backends.judge_variable(values["judge"], "model_variable")
-        if model is None and model_variable and os.environ.get(model_variable, "").strip():
-            model = os.environ[model_variable].strip()
+        model = _judge_model(values, backends)
         cassettes = Path(values["cassette_dir"])
         # Each report format's option has the format's name (the JSON report's is "report").
         formats = {name: values.get("report" if name == "json" else name) for name in WRITERS}
@@ -319,6 +332,7 @@ class Options:
             budget=values["budget"],
             top_k=values["top_k"],
             passage_words=values["passage_words"],
+            judge_votes=values["judge_votes"],
             pinned=frozenset(PINNING[name] for name in values[GIVEN] if name in PINNING),
             fetcher=values["fetcher"],
             reports={name: Path(path) for name, path in formats.items() if path},

@@ -79,6 +79,7 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
             budget=options.budget,
             top_k=options.top_k,
             passage_words=options.passage_words,
+            judge_votes=options.judge_votes,
             pinned=options.pinned,
             embedding_cache_dir=embedding_cache,
             fetcher=options.fetcher,

@@ -88,6 +88,19 @@ def _notes(report: RunReport) -> list[str]:
     return notes
 
 
+def _disagreements(report: RunReport) -> list[Line]:
+    """The citations the judge could not agree on with itself: the majority label decided
+    them (ties to the stricter label), and a reader should know it was split."""
+    split = report.disagreements()
+    if not split:
+        return []
+    lines = [Line(""), Line(f"judge disagreed with itself on {_count(len(split), 'citation')}:")]
+    for nodeid, citation in split:
+        votes = ", ".join(vote.value for vote in citation.votes)
+        lines.append(Line(f"  {nodeid}: {citation.label.value} (votes {votes}) {citation.url}"))
+    return lines
+
+
 def _gate_line(failure: Failure, min_precision: float | None, report: RunReport) -> Line:
     if failure.criterion == "min_precision" and min_precision is not None:
         text = (
@@ -99,7 +112,8 @@ def _gate_line(failure: Failure, min_precision: float | None, report: RunReport)
 
 
 def _findings(report: RunReport) -> list[Line]:
-    """The per-case table, the citations not verified and the claims to look at."""
+    """The per-case table, the citations not verified, the claims to look at, and the
+    citations the judge could not agree on with itself."""
     lines = [Line(text) for text in table_lines(report)]
     unverified = report.unverified()
     if unverified:
@@ -110,7 +124,7 @@ def _findings(report: RunReport) -> list[Line]:
     notes = _notes(report)
     if notes:
         lines += [Line(""), Line("claims to look at:"), *(Line(note) for note in notes)]
-    return lines
+    return lines + _disagreements(report)
 
 
 def shard_line(plan: ShardPlan) -> str:

@@ -95,6 +95,9 @@ class Selection:
 
     shown: tuple[Shown, ...]
     chooser: Chooser
+    #: How many times the judge is asked about these passages (the run's judge votes when
+    #: they were chosen): a replay asks as often, and gets the recorded answers in order.
+    votes: int = 1
 
     def texts(self, markdown: str) -> list[str]:
         """The texts, rebuilt from the page (:func:`~.passages.text_of`)."""
