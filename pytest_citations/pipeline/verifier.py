@@ -8,7 +8,7 @@ judge request is made once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 
 from ..errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
@@ -182,6 +182,14 @@ class Verifier:
             return list(await asyncio.gather(*(tracked(request) for request in requests)))
         finally:
             await warm
+
+    def release(self, scope: Hashable) -> None:
+        """Forget the fetches and judge calls shared within ``scope`` (a key the observer's
+        ``scope()`` gave), once whoever owns it is done: nothing outside a scope reuses its
+        work, and kept, it would hold its pages and answers until the verifier closes.
+        Call it on the verifier's loop."""
+        for shared in (self._fetches, self._judgements):
+            shared.release(scope)
 
     async def stored_page(self, rid: str) -> str:
         """The stored markdown of a page, by rid, from the Storage API (S1)."""

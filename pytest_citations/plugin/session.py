@@ -250,6 +250,10 @@ class CitationsSession:
                     return await verifier.verify_many(requests)
             finally:
                 cassette.close()
+                if not cassette.may_record:
+                    # A replay-only cassette shares its work with no other file: let its
+                    # pages, answers and parsed recording go now, not at the end of the run.
+                    verifier.release(cassette.scope_key)
 
         ahead.plan(path, len(requests), verify)
 
