@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -87,6 +88,7 @@ def main() -> None:
         orders["bm25 (rank_bm25, the scorer's)"] = {}
     signals: dict[str, dict[str, Any]] = {}
     judged: dict[str, list[int]] = {}
+    sent_words: dict[str, int] = {}  # words of what the judge receives (retrieval.select)
     for done, (claim, vector) in enumerate(zip(claims, claim_vectors, strict=True), start=1):
         passages = pages[claim["id"]].passages
         index = retrieval.build_index(passages, cache)
@@ -102,6 +104,8 @@ def main() -> None:
         if neighbour is not None and neighbour not in chosen:
             chosen = [chosen[0], neighbour, *chosen[1:]]
         judged[ids] = chosen
+        sent = retrieval.select(order, passages, args.top_k, neighbour)
+        sent_words[ids] = sum(len(text.split()) for text in sent)
         orders["bm25"][ids] = retrieval.order(lexical)
         orders[f"{cache.name} whole passage"][ids] = retrieval.order(whole)
         orders[f"{cache.name} best window"][ids] = retrieval.order(dense)
@@ -132,6 +136,8 @@ def main() -> None:
         table[subset]["judge_set_passages"] = round(
             sum(len(judged[c["id"]]) for c in group) / max(len(group), 1), 2
         )
+        counts = [sent_words[c["id"]] for c in group] or [0]
+        table[subset]["judge_set_words"] = [statistics.median(counts), statistics.mean(counts)]
     sizes = [len(page.passages) for page in pages.values()]
     summary = {
         "claims": len(claims),
@@ -161,7 +167,9 @@ def main() -> None:
         print(
             f"{subset}: the judge's passages (top {args.top_k} and a straddled neighbour) hold "
             f"a whole gold set for {block['judge_set_all']:.3f} of claims, "
-            f"{block['judge_set_passages']:.2f} passages on average"
+            f"{block['judge_set_passages']:.2f} passages on average, "
+            f"{block['judge_set_words'][0]:.0f} words per claim (median; mean "
+            f"{block['judge_set_words'][1]:.0f})"
         )
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n")

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import pytest
 from fakes import CrawlbaseEmulator, JudgeEmulator
+from light_env import light_python
 from ops_support import Web, emulators
 from plugin_helpers import STEERING_VARIABLES, Citations
 
@@ -217,3 +218,10 @@ def web(tmp_path: Path) -> Iterator[Web]:
     service tests pointing at them (see :func:`ops_support.emulators`)."""
     with emulators(tmp_path) as started:
         yield started
+
+
+@pytest.fixture(scope="session")
+def light(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The interpreter of an environment without the model packages (a light install, see
+    :func:`light_env.light_python`)."""
+    return light_python(tmp_path_factory.mktemp("light"))

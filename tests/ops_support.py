@@ -179,13 +179,19 @@ PYTEST_ARGS = ("--citations", "-p", "no:cacheprovider", "-p", "no:hypothesispyte
 LEXICAL_ARGS = ("--citations-embedder", "lexical")
 
 
-def run_pytest(project: Path, *args: str, env: dict[str, str], lexical: bool = True) -> Run:
+def run_pytest(
+    project: Path,
+    *args: str,
+    env: dict[str, str],
+    lexical: bool = True,
+    python: Path | None = None,
+) -> Run:
     """``pytest --citations ARGS`` (the lexical embedder unless ``lexical`` is False) in a
-    fresh process in ``project``, with exactly ``env``: the plugin comes from its entry
-    point, as for a user."""
+    fresh process in ``project``, with exactly ``env``, by ``python`` (this interpreter by
+    default): the plugin comes from its entry point, as for a user."""
     chosen = LEXICAL_ARGS if lexical else ()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", *PYTEST_ARGS, *chosen, *args],
+        [str(python or sys.executable), "-m", "pytest", *PYTEST_ARGS, *chosen, *args],
         cwd=project,
         env=env,
         capture_output=True,

@@ -1,9 +1,12 @@
-"""Re-record the shipped example cassettes (``cassettes/cases/``) against the local emulators.
+"""Re-record the shipped example cassettes against the local emulators: the case files'
+(``cassettes/cases/``) and the example assistant's (``examples/assistant/cassettes/``: its
+tests' ``check_answer`` calls and its imported answer export).
 
     python tests/record_examples.py
 
-The examples' pages live in ``tests/fakes/site.py``; nothing here touches the internet. To
-record real pages instead, set real tokens and run pytest yourself:
+The examples' pages live in ``tests/fakes/site.py``, ``tests/fakes/calibration_site.py`` and
+the assistant's own ``examples/assistant/assistant/knowledge/``; nothing here touches the
+internet. To record real pages instead, set real tokens and run pytest yourself:
 
     CRAWLBASE_TOKEN=… OPENAI_API_KEY=… pytest --citations cases/ --citations-record=all
 """
@@ -18,7 +21,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from fakes import CrawlbaseEmulator, JudgeEmulator, calibration_site, site  # noqa: E402
+from fakes import (  # noqa: E402
+    CrawlbaseEmulator,
+    JudgeEmulator,
+    assistant_site,
+    calibration_site,
+    site,
+)
+
+ASSISTANT = ROOT / "examples" / "assistant"
+#: Where each recording runs, and its arguments (the case files, then the assistant's tests
+#: and its imported answers).
+RECORDINGS = (
+    (ROOT, ["--citations", "cases/"]),
+    (ASSISTANT, []),
+    (ASSISTANT, ["--citations", "cases/"]),
+)
 
 # Throwaway values: the recording must show none of them (they are checked below).
 TOKENS = {
@@ -38,6 +56,7 @@ def main() -> int:
     ):
         site.install(crawlbase, judge)
         calibration_site.install(crawlbase, judge)
+        assistant_site.install(crawlbase, judge)
         env = {
             **os.environ,
             **TOKENS,
@@ -45,22 +64,15 @@ def main() -> int:
             "OPENAI_BASE_URL": judge.openai_base_url,
             "JUDGE_PROVIDER": "openai",
         }
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--citations",
-            "cases/",
-            "--citations-record=rewrite",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-        ]
-        subprocess.run(command, cwd=ROOT, env=env, check=False)
+        for folder, arguments in RECORDINGS:
+            command = [sys.executable, "-m", "pytest", *arguments, "--citations-record=rewrite"]
+            command += ["-p", "no:cacheprovider", "-q"]
+            subprocess.run(command, cwd=folder, env=env, check=False)
         print(f"crawl requests {crawlbase.crawl_count}, judge calls {judge.call_count}")
     leaks = [
         str(path)
-        for path in (ROOT / "cassettes").rglob("*.yaml")
+        for folder in (ROOT / "cassettes", ASSISTANT / "cassettes")
+        for path in folder.rglob("*.yaml")
         for value in TOKENS.values()
         if value in path.read_text(encoding="utf-8")
     ]

@@ -27,7 +27,7 @@ LAYERS = {
     "pipeline": {"pipeline", "assertions"},
     "cases": {"cases"},
     "gating": {"gating"},
-    "inputs": {"recording", "reports", "importing", "drift"},
+    "inputs": {"recording", "reports", "importing", "drift", "upkeep"},
     "shells": {"plugin", "cli", "service", "__init__", "__main__"},
 }  # fmt: skip
 RANK = {name: rank for rank, names in enumerate(LAYERS.values()) for name in names}

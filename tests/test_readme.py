@@ -190,11 +190,20 @@ def test_every_command_line_the_readme_shows_uses_commands_and_options_that_exis
     known = {"": help_options(*COMMAND)}
     names = subcommands()
     assert {"verify", "batch", "import", "stored-page", "schema", "serve"} <= set(names)
+    actions_of: dict[str, tuple[str, ...]] = {}
     for words in shown:
-        command = next((word for word in words[1:] if not word.startswith("-")), "")
+        positional = [word for word in words[1:] if not word.startswith("-")]
+        command = (positional or [""])[0]
         assert command in names, f"pytest-citations has no command {command!r}"
+        if command not in actions_of:  # a command of actions: ``cassettes upgrade``
+            actions_of[command] = subcommands(command)
+        actions = actions_of[command]
+        if actions:
+            action = (positional[1:] or [""])[0]
+            assert action in actions, f"{words}: {command} has no action {action!r}"
+            command = f"{command} {action}"
         if command not in known:
-            known[command] = known[""] | help_options(*COMMAND, command)
+            known[command] = known[""] | help_options(*COMMAND, *command.split())
         options = {word.split("=")[0] for word in words[1:] if word.startswith("--")}
         assert options <= known[command], f"{words}: {sorted(options - known[command])}"
 

@@ -1,8 +1,13 @@
-"""The GitHub Actions workflows (issue 11): ``citations.yml`` gates pull requests on an offline
-replay and uploads its reports even when the gate fails; ``rerecord.yml`` re-records weekly and
-by hand with the repository's secrets, which reach pytest as environment variables and are
-never printed. Every ``pytest`` and ``pytest-citations`` command they run uses only options that
-exist: the options are read from the real ``--help`` of both commands.
+"""The GitHub Actions workflows: ``citations.yml`` calls the reusable gate
+(``citations-gate.yml``) on every pull request, which replays the base branch, gates the head
+in shards (recording only what is new when it has the tokens, replaying when it has none)
+and merges them into one decision and job summary; ``citations-recordings.yml`` commits what
+a trusted branch's gate recorded without running its code; ``rerecord.yml`` updates weekly
+only what drift found changed; ``drift.yml`` checks nightly. Secrets reach steps as
+environment variables and are never printed; every action is pinned to a commit and every
+job holds the least permissions it needs. Every ``pytest`` and ``pytest-citations`` command
+they run uses only options that exist: the options are read from the real ``--help`` of both
+commands.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from pytest_citations.plugin.options import OPTIONS
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"
 GATE = WORKFLOWS / "citations.yml"
+REUSABLE = WORKFLOWS / "citations-gate.yml"
+RECORDINGS = WORKFLOWS / "citations-recordings.yml"
 RERECORD = WORKFLOWS / "rerecord.yml"
 DRIFT = WORKFLOWS / "drift.yml"
 #: The variables the plugin reads its tokens and keys from.
@@ -43,7 +50,7 @@ def load(path: Path) -> dict[str, Any]:
 
 def steps(workflow: dict[str, Any]) -> list[dict[str, Any]]:
     """Every step of every job, in order."""
-    return [step for job in workflow["jobs"].values() for step in job["steps"]]
+    return [step for job in workflow["jobs"].values() for step in job.get("steps", ())]
 
 
 def shell_lines(script: str) -> list[str]:
@@ -102,9 +109,14 @@ def help_options(*command: str) -> set[str]:
     return set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", help_text(*command)))
 
 
-def subcommands() -> tuple[str, ...]:
-    """The commands ``pytest-citations --help`` lists."""
-    listing = help_text(*COMMAND).split("\ncommands:\n", 1)[1]
+def subcommands(*command: str) -> tuple[str, ...]:
+    """The commands ``pytest-citations --help`` lists, or the actions of ``command`` (none
+    for a command without actions)."""
+    text = help_text(*COMMAND, *command)
+    title = "\nactions:\n" if command else "\ncommands:\n"
+    if title not in text:
+        return ()
+    listing = text.split(title, 1)[1]
     return tuple(re.findall(r"^    ([a-z][a-z-]*) ", listing, re.MULTILINE))
 
 
@@ -132,12 +144,11 @@ def cli_options() -> dict[str, set[str]]:
     return known
 
 
-def test_the_three_workflows_exist() -> None:
-    assert sorted(path.name for path in WORKFLOWS.iterdir()) == [
-        "citations.yml",
-        "drift.yml",
-        "rerecord.yml",
-    ]
+ALL = (GATE, REUSABLE, RECORDINGS, RERECORD, DRIFT)
+
+
+def test_the_five_workflows_exist() -> None:
+    assert sorted(path.name for path in WORKFLOWS.iterdir()) == sorted(p.name for p in ALL)
 
 
 def test_the_plugin_options_from_help_are_the_option_table(pytest_options: set[str]) -> None:
@@ -146,7 +157,7 @@ def test_the_plugin_options_from_help_are_the_option_table(pytest_options: set[s
     assert expected <= pytest_options
 
 
-@pytest.mark.parametrize("path", [GATE, RERECORD, DRIFT], ids=lambda path: path.name)
+@pytest.mark.parametrize("path", ALL[1:], ids=lambda path: path.name)
 def test_every_command_uses_only_options_that_exist(
     path: Path, pytest_options: set[str], cli_options: dict[str, set[str]]
 ) -> None:
@@ -164,10 +175,15 @@ def test_every_command_uses_only_options_that_exist(
                 unknown = set(flags(words[1:])) - cli_options[command]
                 assert not unknown, f"{path.name}: pytest-citations has no {sorted(unknown)}"
                 checked += 1
-    assert checked, f"{path.name} runs no pytest command"
+    assert checked or path == RECORDINGS, f"{path.name} runs no pytest command"
 
 
-@pytest.mark.parametrize("path", [GATE, RERECORD, DRIFT], ids=lambda path: path.name)
+#: A secret in a step's ``env:``: its value, or only whether it is set.
+SECRET_VALUE = re.compile(r"\$\{\{ secrets\.[A-Z_]+ \}\}")
+SECRET_IS_SET = re.compile(r"\$\{\{ secrets\.[A-Z_]+ != '' (\|\| secrets\.[A-Z_]+ != '' )*\}\}")
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
 def test_no_secret_is_echoed(path: Path) -> None:
     """Secrets go into a step's ``env:`` and nowhere else; no script names them or prints
     its environment (GitHub masks what it knows, but not a value that was transformed)."""
@@ -177,8 +193,8 @@ def test_no_secret_is_echoed(path: Path) -> None:
         assert "secrets." not in script, f"{path.name}: a secret is written into a script"
         assert "secrets." not in yaml.safe_dump(step.get("with", {}))
         for name, value in (step.get("env") or {}).items():
-            if "secrets." in str(value):
-                assert re.fullmatch(r"\$\{\{ secrets\.[A-Z_]+ \}\}", str(value)), value
+            if "secrets." in str(value) and not SECRET_IS_SET.fullmatch(str(value)):
+                assert SECRET_VALUE.fullmatch(str(value)), value
                 assert name not in script, f"{path.name}: the script names ${name}"
         for line in shell_lines(script):
             assert not PRINTS_ENVIRONMENT.search(line), f"{path.name}: {line!r} prints it"
@@ -187,38 +203,156 @@ def test_no_secret_is_echoed(path: Path) -> None:
             assert variable not in step.get("run", ""), f"{path.name}: a script names {variable}"
 
 
-def test_the_gate_replays_offline_and_uploads_every_report_even_when_it_fails() -> None:
+def job_steps(workflow: dict[str, Any], job: str) -> list[dict[str, Any]]:
+    """The steps of one job."""
+    return list(workflow["jobs"][job]["steps"])
+
+
+def scripts_of(found: list[dict[str, Any]]) -> list[list[str]]:
+    """Every simple command the ``run:`` scripts of ``found`` run."""
+    return [words for step in found for words in commands(step.get("run", ""))]
+
+
+def pytest_commands(found: list[dict[str, Any]]) -> list[list[str]]:
+    """The arguments of every pytest command among the steps ``found``."""
+    return [args for words in scripts_of(found) if (args := pytest_arguments(words)) is not None]
+
+
+def action(step: dict[str, Any]) -> str:
+    """The action a step uses, without its version (empty for a script)."""
+    return str(step.get("uses", "")).split("@", 1)[0]
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
+def test_every_action_is_pinned_to_a_commit_and_named_by_its_version(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    used = re.findall(r"uses: (\S+)(.*)", text)
+    assert used
+    for name, rest in used:
+        if name.startswith("./"):
+            continue  # this repository's own reusable workflow
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", name), f"{path.name}: {name}"
+        assert re.fullmatch(r"\s+# v\d+(\.\d+)*", rest), f"{path.name}: {name} names no version"
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
+def test_every_workflow_reads_only_unless_a_job_must_write(path: Path) -> None:
+    workflow = load(path)
+    assert workflow["permissions"] == {"contents": "read"}
+    writers = {
+        name: job["permissions"]
+        for name, job in workflow["jobs"].items()
+        if "write" in (job.get("permissions") or {}).values()
+    }
+    expected = {
+        RECORDINGS: {"commit": {"contents": "write", "actions": "read"}},
+        RERECORD: {"rerecord": {"contents": "write", "pull-requests": "write"}},
+    }
+    assert writers == expected.get(path, {})
+
+
+def test_the_pull_request_gate_calls_the_reusable_gate_with_its_inputs() -> None:
     workflow = load(GATE)
-    assert "pull_request" in workflow["on"]
-    all_steps = steps(workflow)
-    assert "secrets." not in GATE.read_text(encoding="utf-8")  # a replay needs no token
-    uses = [step.get("uses", "") for step in all_steps]
-    assert any(name.startswith("actions/checkout@") for name in uses)
-    setup = next(
-        step for step in all_steps if step.get("uses", "").startswith("actions/setup-python")
-    )
-    assert str(setup["with"]["python-version"]) == "3.11"
-    scripts = [step.get("run", "") for step in all_steps]
-    torch = next(i for i, script in enumerate(scripts) if "torch" in script)
-    assert "--index-url https://download.pytorch.org/whl/cpu" in scripts[torch]
-    install = next(i for i, script in enumerate(scripts) if script.strip() == "pip install .")
-    assert torch < install  # the CPU build first, or pip pulls a CUDA build
+    assert set(workflow["on"]) == {"pull_request"}  # never pull_request_target
+    inputs = load(REUSABLE)["on"]["workflow_call"]["inputs"]
+    assert workflow["jobs"]
+    for name, job in workflow["jobs"].items():
+        assert job["uses"] == "./.github/workflows/citations-gate.yml", name
+        assert job["secrets"] == "inherit"  # a fork's pull request gets none
+        assert set(job["with"]) <= set(inputs), name
+        # The core install replays; the record extra only when there are tokens. Both pinned.
+        assert job["with"]["install"] == "-c .github/replay-requirements.txt ."
+        assert job["with"]["record-install"] == "-c .github/replay-requirements.txt .[record]"
+    assistant = workflow["jobs"]["assistant"]["with"]
+    assert assistant["working-directory"] == "examples/assistant"
+    assert assistant["export"] == "python -m assistant.export answers.jsonl"
+    assert assistant["shards"] == 2
+    pins = [
+        line
+        for line in (ROOT / ".github/replay-requirements.txt").read_text("utf-8").splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert pins
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[^=\s]+", line) for line in pins)
 
-    [gate] = [words for script in scripts for words in commands(script) if pytest_arguments(words)]
-    arguments = pytest_arguments(gate) or []
-    assert arguments[:2] == ["--citations", "cases/"]
-    assert not any(word.startswith("--citations-record") for word in arguments)  # replay only
-    reports = {word.split("=", 1)[0]: word.split("=", 1)[1] for word in arguments if "=" in word}
-    written = {reports["--junitxml"], reports["--citations-report"], reports["--citations-html"]}
 
-    upload = next(
-        step for step in all_steps if step.get("uses", "").startswith("actions/upload-artifact")
-    )
+def test_the_base_job_replays_the_base_branch_without_any_secret() -> None:
+    workflow = load(REUSABLE)
+    base = job_steps(workflow, "base")
+    checkout = next(step for step in base if action(step) == "actions/checkout")
+    assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
+    assert "secrets." not in yaml.safe_dump(workflow["jobs"]["base"])
+    [replay] = pytest_commands(base)
+    assert replay[:2] == ["--citations", "$PATHS"]
+    assert not any(word.startswith("--citations-record") for word in replay)  # replay only
+    assert "--citations-report=$RUNNER_TEMP/base.json" in replay
+
+
+def test_the_gate_records_only_what_is_new_and_only_with_the_tokens() -> None:
+    workflow = load(REUSABLE)
+    plan = job_steps(workflow, "plan")
+    [tokens] = [step for step in plan if step.get("id") == "tokens"]
+    assert all(SECRET_IS_SET.fullmatch(value) for value in tokens["env"].values())
+    assert "record=new_episodes" in tokens["run"]
+    assert "record=none" in tokens["run"]
+    gate = job_steps(workflow, "gate")
+    installs = {
+        step.get("if"): step["run"] for step in gate if "pip install" in step.get("run", "")
+    }
+    assert "torch" not in installs["needs.plan.outputs.record == 'none'"]  # a replay: core
+    recording = installs["needs.plan.outputs.record != 'none'"]
+    assert recording.index("torch==") < recording.index("$RECORD_INSTALL")  # CPU build first
+    [run] = pytest_commands(gate)
+    values = dict(word.split("=", 1) for word in run if word.startswith("--") and "=" in word)
+    assert values["--citations-record"] == "$RECORD"
+    assert values["--citations-shard"] == "$SHARD"
+    assert values["--citations-max-judge-calls"] == "$MAX_JUDGE_CALLS"
+    assert values["--citations-max-credits"] == "$MAX_CREDITS"
+    assert values["--citations-compare"] == "$RUNNER_TEMP/base.json"
+    assert values["--citations-max-precision-drop"] == "$MAX_PRECISION_DROP"
+    assert "citations_fail_on_regression=$FAIL_ON_REGRESSION" in run
+    [step] = [step for step in gate if step.get("id") == "gate"]
+    assert step["env"]["SHARD"] == "${{ matrix.shard }}/${{ inputs.shards }}"
+    assert workflow["jobs"]["gate"]["strategy"]["fail-fast"] is False
+
+
+def test_the_merge_decides_once_from_every_shard_and_writes_the_job_summary() -> None:
+    workflow = load(REUSABLE)
+    merge = workflow["jobs"]["merge"]
+    assert merge["needs"] == ["gate"]
+    assert merge["if"].startswith("always()")  # a failed shard is still merged and shown
+    [words] = [
+        words for words in scripts_of(merge["steps"]) if words[:2] == ["pytest-citations", "merge"]
+    ]
+    assert "shards/shard-*.json" in words
+    assert words[words.index("--compare") + 1] == "base/base.json"
+    written = {
+        words[words.index(flag) + 1] for flag in ("--report", "--html", "--junitxml", "--markdown")
+    }
+    summary = next(step for step in merge["steps"] if "GITHUB_STEP_SUMMARY" in step.get("run", ""))
+    assert summary["if"] == "always()"
+    assert words[words.index("--markdown") + 1] in summary["run"]
+    upload = next(step for step in merge["steps"] if action(step) == "actions/upload-artifact")
     assert upload["if"] == "always()"
     assert set(upload["with"]["path"].split()) == written
 
 
-def test_rerecord_runs_weekly_and_by_hand_and_records_with_the_secrets() -> None:
+def test_the_recordings_are_committed_only_from_this_repository_without_its_code() -> None:
+    workflow = load(RECORDINGS)
+    assert workflow["on"]["workflow_run"]["workflows"] == [load(GATE)["name"]]
+    job = workflow["jobs"]["commit"]
+    assert "head_repository.full_name == github.repository" in job["if"]
+    checkouts = [step for step in job["steps"] if action(step) == "actions/checkout"]
+    trusted = next(step for step in checkouts if step["with"]["path"] == "trusted")
+    assert trusted["with"]["ref"] == "${{ github.event.repository.default_branch }}"
+    ran = scripts_of(job["steps"])
+    programs = {words[0] for words in ran}
+    assert not programs & {"pip", "pytest", "pytest-citations", "bash", "sh", "make", "npm"}
+    [take] = [words for words in ran if words[0] == "python3"]
+    assert take[1] == "../trusted/.github/scripts/take_recordings.py"
+
+
+def test_the_weekly_update_records_only_what_drift_found_changed() -> None:
     workflow = load(RERECORD)
     assert "workflow_dispatch" in workflow["on"]
     [schedule] = workflow["on"]["schedule"]
@@ -227,21 +361,20 @@ def test_rerecord_runs_weekly_and_by_hand_and_records_with_the_secrets() -> None
     assert weekday.isdigit()  # once a week
 
     all_steps = steps(workflow)
-    [record] = [step for step in all_steps if "--citations-record=" in step.get("run", "")]
-    mode = re.search(r"--citations-record=(\w+)", record["run"])
-    assert mode is not None
-    assert mode[1] in ("all", "rewrite")
-    assert record["env"] == {
+    [update] = [step for step in all_steps if step.get("id") == "update"]
+    [words] = [words for words in commands(update["run"]) if words[0] == "pytest-citations"]
+    assert words[1:3] == ["drift", "cases/"]
+    assert "--update" in words
+    assert not any(
+        "--citations-record" in word for args in pytest_commands(all_steps) for word in args
+    )
+    assert update["env"] == {
         name: f"${{{{ secrets.{name} }}}}"
         for name in ("CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN", "OPENAI_API_KEY")
     }
-    later = all_steps[all_steps.index(record) + 1 :]
-    assert any(
-        step.get("uses", "").startswith("peter-evans/create-pull-request@") for step in later
-    )
-    upload = next(
-        step for step in later if step.get("uses", "").startswith("actions/upload-artifact")
-    )
+    later = all_steps[all_steps.index(update) + 1 :]
+    assert any(action(step) == "peter-evans/create-pull-request" for step in later)
+    upload = next(step for step in later if action(step) == "actions/upload-artifact")
     assert upload["if"] == "always()"
     assert "cassettes/" in upload["with"]["path"].split()
 
@@ -249,7 +382,8 @@ def test_rerecord_runs_weekly_and_by_hand_and_records_with_the_secrets() -> None
 def test_the_readme_shows_the_gate_workflow_as_it_is() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "```yaml\n" + GATE.read_text(encoding="utf-8") + "```" in readme
-    assert "(.github/workflows/rerecord.yml)" in readme
+    for path in (REUSABLE, RECORDINGS, RERECORD):
+        assert f"(.github/workflows/{path.name})" in readme
 
 
 def test_drift_runs_nightly_fails_on_changed_evidence_and_keeps_its_vectors() -> None:

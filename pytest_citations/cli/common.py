@@ -16,8 +16,9 @@ from ..network.requester import TransientError
 from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS, Settings
 from ..redact import LogRedaction
+from ..retrieval.embedders import RECORD_EXTRA, missing_models
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH, EXIT_NO_MODELS = 0, 1, 2, 3, 4
 PROG = "pytest-citations"
 
 #: The exit codes, shown by ``--help`` of the command and of every subcommand.
@@ -25,7 +26,9 @@ EXIT_CODES = (
     "Exit codes: 0 done; 1 failing label, a citation that could not be checked (unless "
     "--allow-unchecked), skipped batch lines or import records, or no stored page; 2 usage "
     "or configuration error (every missing variable is named, service unreachable); "
-    "3 credential refused or no credits left. Tokens come from CRAWLBASE_TOKEN, "
+    "3 credential refused or no credits left; 4 a command that chooses passages (verify, "
+    "batch, drift, serve, cassettes upgrade and check) without the embedding models (pip "
+    "install 'pytest-citations[record]'). Tokens come from CRAWLBASE_TOKEN, "
     "CRAWLBASE_JS_TOKEN and OPENAI_API_KEY (or ANTHROPIC_API_KEY)."
 )
 
@@ -75,6 +78,23 @@ def settings_from(args: argparse.Namespace) -> Settings:
         if value is not None:
             overrides[limit.field] = value
     return Settings.from_env(**overrides)
+
+
+def models_missing(args: argparse.Namespace) -> str | None:
+    """Why a command that chooses passages cannot run here (None: it can): the embedders of
+    its setting are not installed (the core install replays; the ``record`` extra chooses)."""
+    try:
+        setting = settings_from(args).embedding_model
+    except ConfigurationError:
+        return None  # the command itself reports it
+    missing = missing_models(setting)
+    if not missing:
+        return None
+    return (
+        f"{args.command} chooses the passages the judge sees with the embedder {setting}, "
+        f"which needs {', '.join(missing)}: {RECORD_EXTRA} (a replay needs no model), or set "
+        "CITATIONS_EMBEDDING_MODEL=lexical"
+    )
 
 
 def say(message: object) -> None:

@@ -5,11 +5,22 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from . import batch, drift, importer, schema, serve, stored_page, verify
-from .common import EXIT_CODES, PROG, Command, global_options, version
+from . import batch, cassettes, drift, importer, merge, schema, serve, stored_page, verify
+from .common import (
+    EXIT_CODES,
+    EXIT_NO_MODELS,
+    PROG,
+    Command,
+    global_options,
+    models_missing,
+    say,
+    version,
+)
 
 #: The subcommands in the order ``--help`` lists them.
-COMMANDS = (verify, batch, drift, stored_page, importer, schema, serve)
+COMMANDS = (verify, batch, drift, merge, cassettes, stored_page, importer, schema, serve)
+#: The commands that choose passages for a judge: without the models they stop at once.
+CHOOSE_PASSAGES = frozenset({"verify", "batch", "drift", "serve"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,5 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pytest-citations`` command."""
     args = build_parser().parse_args(argv)
+    if args.command in CHOOSE_PASSAGES:
+        problem = models_missing(args)
+        if problem is not None:
+            say(problem)
+            return EXIT_NO_MODELS
     run: Command = args.run
     return run(args)

@@ -22,11 +22,14 @@ from ..fetchers.urls import request_url
 from ..network.requester import Requester, TransientError
 from ..network.transport import network_transport
 from ..pipeline.backends import Backends
+from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
 from ..pipeline.verifier import ClaimRequest, Verifier
 from ..recording import CassetteLibrary, RecordMode, VcrConfig, recorded_client, write_cassette
+from ..recording.choices import choices_document
 from ..recording.files import Interaction
 from ..recording.pages import crawl_target
+from ..retrieval.selection import Selection
 from ..usage import Usage
 from ..verdicts import CitationVerdict
 
@@ -122,12 +125,14 @@ async def fetch_live(
 @dataclass
 class Rechecked:
     """New verdicts by (claim, URL), the judge calls made for them as a recording keeps
-    them, why any request failed for good, and what was spent."""
+    them and retrieval's choices of the passages they carry, why any request failed for
+    good, and what was spent."""
 
     verdicts: dict[tuple[str, str], CitationVerdict] = field(default_factory=dict)
     interactions: list[Interaction] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    choices: dict[ChoiceKey, Selection] = field(default_factory=dict)
 
 
 async def verify_recorded(
@@ -137,11 +142,13 @@ async def verify_recorded(
     config: VcrConfig,
     backends: Backends,
     path: Path,
+    choices: Mapping[ChoiceKey, Selection] | None = None,
 ) -> tuple[list[CitationVerdict | None], Rechecked]:
-    """Verify ``requests`` with crawls answered by ``interactions`` (written to ``path``)
+    """Verify ``requests`` with crawls answered by ``interactions`` (written to ``path``,
+    with retrieval's recorded ``choices``, which a claim against an unchanged page recalls)
     and missing judge calls sent live and kept (mode ``new_episodes``). Returns each
-    request's first citation verdict and what was recorded."""
-    write_cassette(path, interactions)
+    request's first citation verdict and what was recorded, the choices made now with it."""
+    write_cassette(path, interactions, choices_document(choices or {}))
     library = CassetteLibrary(config, RecordMode.NEW_EPISODES, _no_command)
     session = library.open(path)
     http = recorded_client(settings, library, JudgeOnly(network_transport(settings)))
@@ -155,7 +162,12 @@ async def verify_recorded(
     finally:
         await http.aclose()
     recorded = session.saved(session.cassette.data[len(session.loaded) :])
-    done = Rechecked(interactions=recorded, failures=library.failures_of(session), usage=usage)
+    done = Rechecked(
+        interactions=recorded,
+        failures=library.failures_of(session),
+        usage=usage,
+        choices=dict(session.new_choices),
+    )
     return [verdict.citations[0] if verdict.citations else None for verdict in verdicts], done
 
 

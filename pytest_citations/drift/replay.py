@@ -21,6 +21,7 @@ from ..errors import CitationsError, RequestRefused
 from ..fetchers import FetchResult, fetch_citation
 from ..labels import Label, Reason
 from ..pipeline.backends import Backends
+from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
 from ..pipeline.verifier import ClaimRequest, Verifier
 from ..recording import (
@@ -31,7 +32,8 @@ from ..recording import (
     recorded_client,
 )
 from ..recording.files import CassetteContentError, Interaction
-from ..recording.pages import read_interactions
+from ..recording.pages import read_recording
+from ..retrieval.selection import Selection
 from ..usage import Usage
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .sources import DriftCheck, DriftSource
@@ -79,11 +81,41 @@ class RecordedSource:
     used: frozenset[int] | None = None
     #: Per URL, what its recorded fetch sequence cost: (crawl requests, credits).
     page_costs: dict[str, tuple[int, float]] = field(default_factory=dict)
+    #: Retrieval's choices the file holds (its ``retrieval:`` section).
+    choices: dict[ChoiceKey, Selection] = field(default_factory=dict)
+    #: The (claim, URL) pairs whose judge call the replay found in the file.
+    judged: frozenset[tuple[str, str]] = frozenset()
+
+
+class _Keeping:
+    """The library's recall, keeping every choice retrieval makes while it replays (the
+    library keeps none when it only replays)."""
+
+    def __init__(self, library: CassetteLibrary, made: dict[ChoiceKey, Selection]) -> None:
+        self._library = library
+        self._made = made
+
+    def recall(self, key: ChoiceKey) -> Selection | None:
+        return self._library.recall(key)
+
+    def keep(self, key: ChoiceKey, selection: Selection) -> None:
+        self._made.setdefault(key, selection)
+
+    def replays(self) -> bool:
+        return False  # retrieval runs here: the claims may be embedded ahead
+
+    def refuse(self, key: ChoiceKey, why: str) -> RequestRefused:
+        return self._library.refuse(key, why)
+
+    def unchosen(self, key: ChoiceKey, missing: Sequence[str]) -> RequestRefused:
+        return self._library.unchosen(key, missing)
 
 
 class Replayer:
     """Replays cassettes offline (mode ``none``): verdicts with their evidence, and pages.
-    Use as ``async with Replayer(...) as replayer``."""
+    Use as ``async with Replayer(...) as replayer``. With ``keep_choices``, what retrieval
+    chooses where a cassette holds no choice is kept in :attr:`made` (the upgrade of a
+    cassette recorded before choices were kept)."""
 
     def __init__(
         self,
@@ -92,6 +124,8 @@ class Replayer:
         backends: Backends,
         commands: Mapping[Path, str],
         root: Path | None = None,
+        *,
+        keep_choices: bool = False,
     ) -> None:
         # No waiting on a recorded Retry-After.
         self.settings = settings.replace(backoff=0.0, max_backoff=0.0)
@@ -99,12 +133,14 @@ class Replayer:
         self._commands = commands
         self.library = CassetteLibrary(config, RecordMode.NONE, self.command, root=root)
         self._http = recorded_client(self.settings, self.library, _Offline())
+        #: Retrieval's choices made while replaying (with ``keep_choices``).
+        self.made: dict[ChoiceKey, Selection] = {}
         self.verifier = Verifier(
             self.settings,
             http=self._http,
             backends=backends,
             observer=self.library,
-            recall=self.library,
+            recall=_Keeping(self.library, self.made) if keep_choices else self.library,
         )
 
     def command(self, path: Path) -> str:
@@ -221,10 +257,13 @@ def _why(verdict: ClaimVerdict, citation: CitationVerdict, problem: str, command
     return f"the recorded page does not replay: {problem or 'it is missing'}"
 
 
-def _read(replayer: Replayer, source: DriftSource, shown: str) -> list[Interaction]:
-    """The cassette's interactions; an unreadable file is an error naming it and the fix."""
+def _read(
+    replayer: Replayer, source: DriftSource, shown: str
+) -> tuple[list[Interaction], dict[ChoiceKey, Selection]]:
+    """The cassette's interactions and retrieval's choices; an unreadable file is an error
+    naming it and the fix."""
     try:
-        return read_interactions(source.cassette)
+        return read_recording(source.cassette)
     except (OSError, CassetteContentError) as error:
         problem = error.strerror if isinstance(error, OSError) else str(error)
         command = replayer.command(source.cassette)
@@ -239,7 +278,7 @@ async def replay_source(replayer: Replayer, source: DriftSource) -> RecordedSour
     recorded = RecordedSource(source, replayer.library.shown(source.cassette))
     if not source.cassette.exists():
         return _missing_cassette(recorded)
-    recorded.interactions = _read(replayer, source, recorded.cassette)
+    recorded.interactions, recorded.choices = _read(replayer, source, recorded.cassette)
     checks = source.checks
     requests = [check.request for check in checks]
     verdicts, recorded.used = await replayer.verify(
@@ -247,6 +286,7 @@ async def replay_source(replayer: Replayer, source: DriftSource) -> RecordedSour
     )
     pages = await replayer.pages(source.cassette, source.urls)
     recorded.incomplete = frozenset(i for i, v in enumerate(verdicts) if not v.complete)
+    recorded.judged = frozenset((v.claim, e.url) for v in verdicts for e in v.evidence)
     for url, (_, usage, _) in pages.items():
         recorded.page_costs[url] = (usage.replayed_crawls, usage.replayed_credits)
     labels = {c.nodeid: v.label for c, v in zip(checks, verdicts, strict=True) if not c.retrieved}

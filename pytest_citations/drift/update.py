@@ -14,7 +14,9 @@ For each cassette holding re-checked citations:
    the new verdicts, or the cassette is left as it was, with a note saying why;
 4. interactions the old replay used and the new one does not (the stale crawls and judge
    calls) are dropped, and so are new ones the replay does not use; then the file is
-   written atomically (:func:`~pytest_citations.recording.write_cassette`).
+   written atomically (:func:`~pytest_citations.recording.write_cassette`) with retrieval's
+   choices: the recorded ones of the pages it keeps, the new ones of the re-fetched pages
+   (:func:`kept_choices`), so that its replay needs no model either.
 
 Failures (401/402/403, 429, 5xx, timeouts) are never kept: a cassette that depended on one
 is left as it was.
@@ -28,10 +30,13 @@ from pathlib import Path
 
 from ..fetchers.urls import request_url
 from ..pipeline.backends import Backends
+from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
 from ..recording import VcrConfig, write_cassette
+from ..recording.choices import choices_document
 from ..recording.files import Interaction
 from ..recording.pages import crawl_target
+from ..retrieval.selection import Selection, page_digest
 from ..usage import Usage
 from .live import LivePage, Rechecked, verify_recorded
 from .replay import RecordedSource, Replayer
@@ -97,15 +102,46 @@ def _needed(recorded: RecordedSource) -> list[bool]:
     ]
 
 
+def kept_choices(
+    recorded: RecordedSource,
+    changed: Sequence[CitationDrift],
+    pages: Mapping[str, LivePage],
+    *made: Mapping[ChoiceKey, Selection],
+) -> dict[ChoiceKey, Selection]:
+    """Retrieval's choices for the new cassette: the recorded ones, then those ``made`` now
+    (the later win), for the claims and URLs of its case file, of pages it still holds: a
+    re-fetched page's old choices go with its old crawls."""
+    fresh = {
+        drift.url: page_digest(page.markdown)
+        for drift in changed
+        if (page := pages[drift.url].result) is not None
+    }
+    pairs = {
+        (check.request.claim, url)
+        for check in recorded.source.checks
+        for url in (*check.request.urls, *check.request.retrieved)
+    }
+    merged = dict(recorded.choices)
+    for choices in made:
+        merged.update(choices)
+    return {
+        key: selection
+        for key, selection in merged.items()
+        if (key.claim, key.url) in pairs and fresh.get(key.url, key.page) == key.page
+    }
+
+
 async def _validate(
     replayer: Replayer,
     recorded: RecordedSource,
     changed: Sequence[CitationDrift],
     entries: Sequence[Entry],
     path: Path,
+    choices: Mapping[ChoiceKey, Selection],
 ) -> tuple[str, frozenset[int] | None]:
-    """Replay the new cassette offline: a problem (or ``""``) and what the replay used."""
-    write_cassette(path, [interaction for _, interaction in entries])
+    """Replay the new cassette offline, from its choices as CI will: a problem (or ``""``)
+    and what the replay used."""
+    write_cassette(path, [interaction for _, interaction in entries], choices_document(choices))
     checks = recorded.source.checks
     requests = [check.request for check in checks]
     verdicts, played = await replayer.verify(path, requests, len(entries))
@@ -157,16 +193,19 @@ async def update_cassette(
     ]
     serial = abs(hash(shown))
     _, done = await verify_recorded(
-        claims, [i for _, i in entries], settings, config, backends, scratch / f"u{serial}.yaml"
-    )
+        claims, [i for _, i in entries], settings, config, backends, scratch / f"u{serial}.yaml",
+        kept_choices(recorded, changed, pages),
+    )  # fmt: skip
     if done.failures:
         return UpdateOutcome(shown, False, f"a request failed ({'; '.join(done.failures)})",
                              done.usage)  # fmt: skip
     entries += [(None, interaction) for interaction in done.interactions]
+    choices = kept_choices(recorded, changed, pages, rechecked.choices, done.choices)
     problem, played = await _validate(
-        replayer, recorded, changed, entries, scratch / f"v{serial}.yaml"
+        replayer, recorded, changed, entries, scratch / f"v{serial}.yaml", choices
     )
     if problem:
         return UpdateOutcome(shown, False, problem, done.usage)
-    write_cassette(recorded.source.cassette, prune(entries, played, recorded.used))
+    kept = prune(entries, played, recorded.used)
+    write_cassette(recorded.source.cassette, kept, choices_document(choices))
     return UpdateOutcome(shown, True, usage=done.usage)

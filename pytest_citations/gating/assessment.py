@@ -17,7 +17,7 @@ from ..cases import Case, Claim
 from ..sanitize import clean
 from ..verdicts import ClaimVerdict
 from .baseline import Baseline, side_by_side
-from .criteria import ClaimAssessment, ClaimFacts, Criteria, assess_claim
+from .criteria import ClaimAssessment, ClaimFacts, Criteria, Decision, assess_claim
 from .decisions import CaseDecision, decide_case
 from .messages import case_messages, claim_explanation, claim_failure, unchecked_message
 from .records import BaselineChange, CaseInfo, CaseOutcome, ClaimRecord
@@ -158,14 +158,16 @@ def _case_result(
     decision: CaseDecision = decide_case(
         assessments, names, [claim.general for claim, _ in assessed], rules
     )
+    error, failure = case_messages(case, names, assessments, decision.failures, decision.undecided)
+    item = Decision.FAIL if failure else Decision.INCOMPLETE if error else Decision.PASS
     outcome = CaseOutcome(
         clean(info),
         decision.decision,
         decision.precision,
         clean(tuple(str(failure) for failure in decision.failures)),
         clean(tuple(decision.incomplete_reasons())),
+        item,
     )
-    error, failure = case_messages(case, names, assessments, decision.failures, decision.undecided)
     return CaseResult(outcome, error=error, failure=failure)
 
 

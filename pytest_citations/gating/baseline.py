@@ -188,18 +188,20 @@ class Baseline:
         full_run: bool = True,
         present: Callable[[str], bool] = lambda nodeid: True,
         unchecked: frozenset[str] = frozenset(),
+        owned: Callable[[str], bool] | None = None,
     ) -> Reconciliation:
         """A run's claims against this baseline, given each claim's change ``(kind, old
         label)`` by node id; with ``update_to``, also write the updated baseline there (as
         syrupy's ``--snapshot-update`` does). An unused entry is stale, and so removed by an
         update, only after a full run of its file, or when its file is gone (``present``
         says whether a node id's file still exists); a claim in ``unchecked`` (not checked)
-        keeps its stored label. An update that cannot be written leaves the file as it was
-        and fails the run (:attr:`Reconciliation.unwritten`)."""
+        keeps its stored label. A shard of a run lists only the unused entries of its own
+        files (``owned`` says which node ids those are). An update that cannot be written leaves
+        the file as it was and fails the run (:attr:`Reconciliation.unwritten`)."""
         by_kind: dict[str, list[str]] = {"regression": [], "improvement": [], "new": []}
         for nodeid, (kind, _) in changes.items():
             by_kind.setdefault(kind, []).append(nodeid)
-        unused = self.unused(record.nodeid for record in records)
+        unused = [n for n in self.unused(r.nodeid for r in records) if owned is None or owned(n)]
         ran = {record.nodeid.split("::", 1)[0] for record in records}
         stale = [n for n in unused if full_run and (n.split("::", 1)[0] in ran or not present(n))]
         written: int | None = None

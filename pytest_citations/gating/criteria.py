@@ -56,6 +56,23 @@ class Criteria:
     #: judge or crawler that is down must not let a contradicted claim pass.
     allow_unchecked: bool = False
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping (the JSON report's ``run.gates.criteria``)."""
+        return {
+            "fail_on": list(self.fail_on),
+            "forbid_contradicted_topics": list(self.forbid_contradicted_topics),
+            "numbers_traceable": self.numbers_traceable,
+            "min_supported_share": self.min_supported_share,
+            "uncited_allowed": self.uncited_allowed,
+            "min_precision": self.min_precision,
+            "allow_unchecked": self.allow_unchecked,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Criteria:
+        """Inverse of :meth:`to_dict`; a key left out keeps its default."""
+        return cls().merged({key: value for key, value in data.items() if key in _FIELDS})
+
     def merged(self, overrides: Mapping[str, Any]) -> Criteria:
         """These criteria with a case's ``criteria:`` (and ``min_precision:``) applied."""
         values = dict(overrides)
@@ -63,6 +80,9 @@ class Criteria:
             if key in values:
                 values[key] = tuple(values[key])
         return replace(self, **values)
+
+
+_FIELDS = frozenset(Criteria.__dataclass_fields__)
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,10 @@ class CaseOutcome:
     precision: Precision
     failures: tuple[str, ...] = ()
     incomplete: tuple[str, ...] = ()
+    #: What the case's ``precision`` item reports: ``fail`` when the case missed a
+    #: threshold of its own, ``incomplete`` when unchecked citations leave one undecided
+    #: (a claim's failure fails the claim's item, not this one).
+    item: Decision = Decision.PASS
 
     @property
     def file(self) -> str:
@@ -181,6 +185,7 @@ class CaseOutcome:
             "precision": [precision.supported, precision.total, precision.reachable],
             "failures": list(self.failures),
             "incomplete": list(self.incomplete),
+            "item": self.item.value,
         }
 
     @classmethod
@@ -193,6 +198,7 @@ class CaseOutcome:
             Precision(int(supported), int(total), int(reachable)),
             tuple(data.get("failures", ())),
             tuple(data.get("incomplete", ())),
+            Decision(data.get("item") or Decision.PASS),
         )
 
 

@@ -74,7 +74,7 @@ def release_of(report: RunReport, decision: RunDecision) -> Release:
             reasons[verdict].append(f"{case.key}: {why}")
     reasons[FAIL] += [str(failure) for failure in decision.failures]
     reasons[INCOMPLETE] += [
-        f"{file}: not verified ({why})" for file, why in report.file_errors.items()
+        f"{file}: not verified ({why})" for file, why in sorted(report.file_errors.items())
     ]
     reasons[INCOMPLETE] += [str(failure) for failure in decision.undecided]
     skipped = report.skipped_items

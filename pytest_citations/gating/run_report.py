@@ -4,6 +4,7 @@ of the run derived from them once."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,9 +113,10 @@ class RunReport:
         self.file_errors.setdefault(file, why)
 
     def add_skipped(self, nodeid: str) -> None:
-        """A case item that did not run."""
+        """A case item that did not run (kept sorted: the same order from xdist workers,
+        and from the shards a merge reads)."""
         if nodeid not in self.skipped_items:
-            self.skipped_items.append(nodeid)
+            bisect.insort(self.skipped_items, nodeid)
 
     def left_out(self) -> tuple[int, int]:
         """(cases, claims) the selection left out entirely: deselected claim items, and the
@@ -127,6 +129,23 @@ class RunReport:
     def add_cassette_notes(self, notes: Iterable[str]) -> None:
         """Add the cassette notes of one process (this one or an xdist worker)."""
         self.cassette_notes += [note for note in notes if note not in self.cassette_notes]
+
+    def absorb(self, other: RunReport) -> None:
+        """Add everything of another run's report (a shard's, whose case files this one
+        does not hold): its claims and case decisions, the files it could not verify, the
+        items that did not run or were deselected, its cassette notes and its spending."""
+        for case in other.cases:
+            for claim in case.claims:
+                self.add_claim(claim)
+            if case.outcome is not None:
+                self.add_case(case.outcome)
+        for file, why in other.file_errors.items():
+            self.add_file_error(file, why)
+        for nodeid in other.skipped_items:
+            self.add_skipped(nodeid)
+        self.deselected |= other.deselected
+        self.add_cassette_notes(other.cassette_notes)
+        self.usage.add(other.usage)
 
     def _case(self, info: CaseInfo) -> CaseRecord:
         if info.key not in self._cases:

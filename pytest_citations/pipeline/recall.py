@@ -4,6 +4,7 @@ cassettes implement :class:`Recall`; the verifier asks it before it chooses."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -39,4 +40,9 @@ class Recall(Protocol):
     def refuse(self, key: ChoiceKey, why: str) -> RequestRefused:
         """The error for a choice a replay cannot make (``why``), naming the recording and
         the command that adds what it lacks."""
+        ...
+
+    def unchosen(self, key: ChoiceKey, missing: Sequence[str]) -> RequestRefused:
+        """The error for a replay that holds no choice for ``key`` where retrieval cannot
+        run (``missing``: the modules it lacks), naming the commands that add the choice."""
         ...

@@ -63,10 +63,7 @@ class RetrievalStep:
             return recalled
         missing = self.retriever.missing()
         if missing and self._recall is not None and self._recall.replays():
-            raise self._recall.refuse(key, (
-                "it holds no recorded choice of passages for it, and choosing them here needs "
-                f"{', '.join(missing)}: pip install 'pytest-citations[record]'"
-            ))  # fmt: skip
+            raise self._recall.unchosen(key, missing)
         index = await self._index(page)
         # Ranking goes before indexing more pages: it sends a judge call out at once.
         selection = await self._worker.run(RANK, self._chosen, claim, index)

@@ -7,6 +7,7 @@ in a few lines to the modules beside it.
 - :mod:`.fixture`: the ``citation_verifier`` fixture;
 - :mod:`.reporter`: the summary, the report files and the run's own gates;
 - :mod:`.scheduling`: which files are case files, collection errors, xdist;
+- :mod:`.sharding`: ``--citations-shard K/N``, the files of this shard;
 - :mod:`.hookspecs`: the hooks other plugins may implement.
 """
 
@@ -40,6 +41,7 @@ from .scheduling import (
     matches_any,
 )
 from .session import SESSION_KEY, build_settings, check_recording_secrets, session_of
+from .sharding import hand_over, left_to_other_shards, shard_items
 
 __all__ = ["citation_verifier"]
 
@@ -134,11 +136,21 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
     return case_file
 
 
+@pytest.hookimpl(tryfirst=True)  # before -k and -m: every runner shares out the same files
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--citations-shard K/N``, keep only this shard's files."""
+    if config.stash[OPTIONS_KEY].enabled:
+        shard_items(config, items, config.stash[COLLECTION_KEY].case_files)
+
+
 def pytest_deselected(items: Sequence[pytest.Item]) -> None:
     """Remember the case items a selection (``-m``, ``-k``, ``--deselect``) left out, so
-    that the summary says how many cases the decision does not cover."""
+    that the summary says how many cases the decision does not cover; the items another
+    shard runs are not left out."""
     for item in items:
-        if item.get_closest_marker(CASE_MARKER) is not None:
+        if item.get_closest_marker(CASE_MARKER) is None:
+            continue
+        if not left_to_other_shards(item.config, item.nodeid):
             item.config.stash.setdefault(DESELECTED_KEY, set()).add(item.nodeid)
 
 
@@ -198,12 +210,16 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     )
     if options.min_precision is not None:
         line += f" min_precision={options.min_precision:g}"
+    # Given explicitly, they are pinned: a recorded choice made otherwise fails the replay.
+    line += f" top_k={options.top_k}" if "top_k" in options.pinned else ""
+    line += f" passage_words={options.passage_words}" if "passage_words" in options.pinned else ""
     line += "".join(
         f" {limit.name.replace('-', '_')}={options.limits[limit.field]:g}"
         for limit in LIMITS
         if limit.field in options.limits
     )
     line += " allow_unchecked" if options.allow_unchecked else ""
+    line += f" shard={options.shard}" if options.shard is not None else ""
     if options.drift:
         line += " drift" + ("+update" if options.drift_update else "")
         line += f" drift_fail_on={','.join(options.drift_fail_on)}"
@@ -278,6 +294,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     deselected = sorted(found)
     if hasattr(config, "workeroutput"):
         config.workeroutput[DESELECTED_OUTPUT] = deselected
+        hand_over(config, config.workeroutput)
     elif REPORTER_KEY in config.stash:
         config.stash[REPORTER_KEY].add_deselected(deselected)
     citations = config.stash.get(SESSION_KEY, None)

@@ -1,5 +1,5 @@
 """The plugin's options: one declarative table drives ``addoption``, ``addini`` and the
-precedence (command line > environment > ini > default), written in one place.
+precedence (command line > environment > ini > default), written once in :mod:`.flags`.
 
 Every option ``X`` is the flag ``--citations-X`` and the ini key ``citations_X`` (hyphens
 become underscores); a renamed ini key keeps working with a deprecation warning.
@@ -8,23 +8,26 @@ become underscores); a renamed ini key keeps working with a deprecation warning.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 
 from ..drift import DEFAULT_FAIL_ON
-from ..errors import ConfigurationError
+from ..gating.conclusion import RunGates
 from ..gating.criteria import Criteria
+from ..gating.shards import Shard
 from ..labels import Label
+from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS, Limit
 from ..recording import RecordMode
 from ..reports import WRITERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
+from .flags import GIVEN, Option, add_options, read_options
 from .values import (
     agreement,
     drift_fail_on,
@@ -32,6 +35,7 @@ from .values import (
     labels,
     limit_parser,
     record_mode,
+    shard,
     whole_number,
 )
 
@@ -44,38 +48,6 @@ RUN_ID_KEY = pytest.StashKey[str]()
 RUN_ID_INPUT = "citations_run_id"
 #: The default of ``citations_files``, as ``python_files`` is for modules.
 DEFAULT_CASE_GLOBS = ("*.yaml", "*.yml")
-
-
-@dataclass(frozen=True)
-class Option:
-    """One row of the table."""
-
-    name: str
-    help: str
-    #: ``text``, ``path``, ``bool``, ``args`` (a list in the ini file), or ``parse`` (below).
-    kind: str = "text"
-    default: Any = None
-    env: tuple[str, ...] = ()
-    flag: bool = True
-    ini: bool = True
-    #: Turns the raw text into the value; raises ConfigurationError naming ``what``.
-    parse: Callable[[Any, str], Any] | None = None
-    choices: tuple[str, ...] = ()
-    metavar: str | None = None
-    #: An older ini name that still works, with a deprecation warning.
-    old_ini: str | None = None
-    #: The ini value's type when it differs from what ``kind`` implies (a list of labels).
-    ini_type: Literal["string", "args", "bool"] | None = None
-
-    @property
-    def key(self) -> str:
-        """The ini key and the ``config.getoption`` name: ``citations_min_precision``."""
-        return "citations_" + self.name.replace("-", "_")
-
-    @property
-    def flag_name(self) -> str:
-        """The command-line flag: ``--citations-min-precision``."""
-        return "--citations-" + self.name.replace("_", "-")
 
 
 def _limit_option(limit: Limit) -> Option:
@@ -130,6 +102,17 @@ OPTIONS: tuple[Option, ...] = (
            "removed only after a full run)", kind="bool", default=False, ini=False),
     Option("baseline-fail-unused", "fail the run when the baseline keeps entries of claims "
            "that no longer exist", kind="bool", default=False),
+    Option("compare", "compare the run, case by case, with the base branch's JSON report "
+           "(or a baseline file) at PATH: claims added, removed and changed, labels, "
+           "precision", kind="path", metavar="PATH"),
+    Option("fail-on-regression", "with --citations-compare: fail the run when a claim became "
+           "failing against the base", kind="bool", default=False),
+    Option("max-precision-drop", "with --citations-compare: fail the run when a case's, or "
+           "the run's, citation precision fell by more than X against the base",
+           kind="parse", parse=fraction, metavar="X"),
+    Option("shard", "run shard K of N (1/3, 2/3, 3/3 on three runners): whole files, shared "
+           "out by their paths; merge the shards' JSON reports with pytest-citations merge",
+           kind="parse", parse=shard, metavar="K/N", ini=False),
     Option("calibrate", "report the judge's agreement with the claims' 'expect:' labels",
            kind="bool", default=False),
     Option("allow-unchecked", "count citations that could not be checked (fetch or judge "
@@ -162,65 +145,9 @@ OPTIONS: tuple[Option, ...] = (
 
 def register(parser: pytest.Parser) -> None:
     """Add every option's flag and ini key (and its older ini name) to pytest."""
-    group = parser.getgroup("citations", "citation checks of LLM answers (pytest-citations)")
-    group.addoption(
-        "--citations", action="store_true", default=False,
-        help="collect YAML case files (citations_files) as citation checks.",
-    )  # fmt: skip
-    for option in OPTIONS:
-        envs = f" (env {', '.join(option.env)})" if option.env else ""
-        if option.flag:
-            extra: dict[str, Any] = {"action": "store_true"} if option.kind == "bool" else {}
-            if option.choices:
-                extra["choices"] = list(option.choices)
-            if option.metavar and option.kind != "bool":
-                extra["metavar"] = option.metavar
-            group.addoption(
-                option.flag_name, dest=option.key, default=None, help=option.help + envs, **extra
-            )
-        ini_type: Literal["string", "args", "bool"] = option.ini_type or (
-            "bool" if option.kind == "bool" else "args" if option.kind == "args" else "string"
-        )
-        ini_default: Any = None
-        if option.kind == "bool":
-            ini_default = option.default
-        elif option.kind == "args":
-            ini_default = list(option.default)
-        if option.ini:
-            parser.addini(option.key, option.help, type=ini_type, default=ini_default)
-        if option.old_ini:
-            parser.addini(option.old_ini, f"deprecated: use {option.key}", type=ini_type)
+    add_options(parser, OPTIONS)
 
 
-def _given(config: pytest.Config, option: Option) -> Any:
-    """The raw value by precedence: command line > environment > ini > older ini name."""
-    if option.flag:
-        value = config.getoption(option.key, None)
-        if value not in (None, ""):
-            return value
-    for variable in option.env:
-        if os.environ.get(variable, "").strip():
-            return os.environ[variable].strip()
-    if option.ini:
-        value = config.getini(option.key)
-        if option.kind == "bool" or value not in (None, "", []):
-            return value
-    if option.old_ini:
-        value = config.getini(option.old_ini)
-        if value not in (None, "", []):
-            config.issue_config_time_warning(
-                pytest.PytestDeprecationWarning(
-                    f"the ini key {option.old_ini} is deprecated; use {option.key} (the same "
-                    f"name as {option.flag_name})"
-                ),
-                stacklevel=2,
-            )
-            return value
-    return None
-
-
-#: The key of :func:`read`'s result that holds the names of the options given explicitly.
-GIVEN = "given"
 #: The retrieval settings a run pins when given explicitly, by option name: a recorded
 #: choice made with other values is an error on replay (Settings.pinned).
 PINNING = {"embedder": "embedding_model", "top_k": "top_k", "passage_words": "passage_words"}
@@ -229,26 +156,7 @@ PINNING = {"embedder": "embedding_model", "top_k": "top_k", "passage_words": "pa
 def read(config: pytest.Config) -> dict[str, Any]:
     """Every option's value by its name (``min_precision``), parsed and checked; a bad
     value is a usage error that names the flag."""
-    values: dict[str, Any] = {GIVEN: set()}
-    for option in OPTIONS:
-        raw = _given(config, option)
-        name = option.name.replace("-", "_")
-        if raw is not None:
-            values[GIVEN].add(name)
-        if raw is None:
-            values[name] = option.default
-        elif option.parse is not None:
-            try:
-                values[name] = option.parse(raw, option.flag_name if option.flag else option.key)
-            except ConfigurationError as error:
-                raise pytest.UsageError(str(error)) from None
-        elif option.kind == "args":
-            values[name] = tuple(raw)
-        elif option.kind == "bool":
-            values[name] = bool(raw)
-        else:
-            values[name] = str(raw)
-    return values
+    return read_options(config, OPTIONS)
 
 
 def project_root(config: pytest.Config) -> Path:
@@ -259,6 +167,20 @@ def project_root(config: pytest.Config) -> Path:
     if config.inipath is not None:
         return config.inipath.parent
     return config.invocation_params.dir
+
+
+def _check_combinations(values: dict[str, Any], *, enabled: bool) -> None:
+    """An option that needs another one is a usage error without it."""
+    if values["update_baseline"] and values["baseline"] is None:
+        raise pytest.UsageError("--citations-update-baseline needs --citations-baseline PATH")
+    if values["drift_update"] and not values["drift"]:
+        raise pytest.UsageError("--citations-drift-update needs --citations-drift")
+    if values["shard"] is not None and not enabled:
+        raise pytest.UsageError("--citations-shard needs --citations")
+    for gate in ("fail_on_regression", "max_precision_drop"):
+        if values[gate] not in (None, False) and values["compare"] is None:
+            flag = "--citations-" + gate.replace("_", "-")
+            raise pytest.UsageError(f"{flag} needs --citations-compare BASE.json")
 
 
 @dataclass(frozen=True)
@@ -299,6 +221,24 @@ class Options:
     drift_fail_on: tuple[str, ...] = DEFAULT_FAIL_ON
     #: The model the judge uses, as the header and the reports name it.
     shown_model: str = ""
+    #: ``--citations-shard K/N``: the shard of the run this process runs.
+    shard: Shard | None = None
+    #: ``--citations-compare``: the base this run is compared with, and its gates.
+    compare: Path | None = None
+    fail_on_regression: bool = False
+    max_precision_drop: float | None = None
+
+    @property
+    def gates(self) -> RunGates:
+        """What the run is asked to meet, as the JSON report records it."""
+        return RunGates(
+            criteria=self.criteria,
+            calibrate=self.calibrate,
+            min_agreement=self.min_agreement,
+            compare=shown(self.compare, self.root) if self.compare is not None else None,
+            fail_on_regression=self.fail_on_regression,
+            max_precision_drop=self.max_precision_drop,
+        )
 
     @property
     def fail_on(self) -> tuple[str, ...]:
@@ -322,10 +262,7 @@ class Options:
         provider's default (of ``backends``: a judge a plugin registered included)."""
         values = read(config)
         root = project_root(config)
-        if values["update_baseline"] and values["baseline"] is None:
-            raise pytest.UsageError("--citations-update-baseline needs --citations-baseline PATH")
-        if values["drift_update"] and not values["drift"]:
-            raise pytest.UsageError("--citations-drift-update needs --citations-drift")
+        _check_combinations(values, enabled=bool(config.getoption("citations", False)))
         model = values["model"]
         model_variable = backends.judge_variable(values["judge"], "model_variable")
         if model is None and model_variable and os.environ.get(model_variable, "").strip():
@@ -373,4 +310,8 @@ class Options:
             drift_update=values["drift_update"],
             drift_fail_on=values["drift_fail_on"],
             shown_model=model or backends.judge_variable(values["judge"], "default_model") or "",
+            shard=values["shard"],
+            compare=root / values["compare"] if values["compare"] else None,
+            fail_on_regression=values["fail_on_regression"],
+            max_precision_drop=values["max_precision_drop"],
         )

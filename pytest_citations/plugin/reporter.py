@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,15 @@ import pytest
 
 from ..drift import DriftReport
 from ..errors import AccountError, CitationsError
+from ..gating.base_report import load_base
 from ..gating.baseline import Baseline, Reconciliation
 from ..gating.calibration import Agreement
-from ..gating.decisions import AgreementGate, RunDecision, decide_run
+from ..gating.conclusion import Base, conclude
+from ..gating.decisions import RunDecision
+from ..gating.regression_lines import comparison_lines
 from ..gating.release import release_of
 from ..gating.run_report import RunReport
+from ..gating.shards import ShardPlan
 from ..paths import shown
 from ..reports import WRITERS, RunInfo
 from ..reports.terminal import summary_lines
@@ -29,6 +34,7 @@ from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
 from .results import result_of
 from .scheduling import matches_any
+from .sharding import plan_of
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
 USAGE_OUTPUT, NOTES_OUTPUT = "citations_usage", "citations_cassette_notes"
@@ -59,11 +65,17 @@ class CitationsReporter:
     """One per run, where the run's reports are made."""
 
     def __init__(self, config: pytest.Config, options: Options) -> None:
-        if options.baseline is not None:
-            try:  # read before anything runs: a damaged baseline is the user's to fix
+        self.base: Base | None = None
+        try:  # read before anything runs: a damaged baseline or base is the user's to fix
+            if options.baseline is not None:
                 Baseline.load(options.baseline)
-            except CitationsError as error:
-                raise pytest.UsageError(f"citations: {error}") from None
+            if options.compare is not None:
+                self.base = Base(load_base(options.compare), options.gates.compare or "")
+        except CitationsError as error:
+            raise pytest.UsageError(f"citations: {error}") from None
+        #: ``--citations-shard``: which files each shard runs (from collection, or from an
+        #: xdist worker).
+        self.shard: ShardPlan | None = None
         self.config = config
         self.options = options
         self.report = RunReport()
@@ -81,6 +93,7 @@ class CitationsReporter:
             record_mode=options.record_mode.value,
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             run_id=config.stash[RUN_ID_KEY],
+            gates=options.gates,
         )
 
     def add_drift(self, found: DriftReport | Exception) -> None:
@@ -134,28 +147,35 @@ class CitationsReporter:
         if USAGE_OUTPUT in output:
             self.add_process(Usage.from_dict(output[USAGE_OUTPUT]), output.get(NOTES_OUTPUT, []))
         self.add_deselected(output.get(DESELECTED_OUTPUT, ()))
+        self.shard = self.shard or plan_of(self.config, output)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Decide the run's gates, write the baseline and the reports, set the exit status."""
-        if not self.report:
+        self.shard = self.shard or plan_of(self.config)
+        if not self.report and self.shard is None:
             return
-        self.decision = decide_run(
-            self.report.precision,
-            self.report.share,
-            *self.report.unchecked(),
-            self.options.criteria,
-            agreement=self._calibrate(),
-        )
+        if self.shard is not None:  # a file another shard runs is that shard's to report
+            shard = self.shard
+            errors = self.report.file_errors
+            self.report.file_errors = {f: why for f, why in errors.items() if shard.owns(f)}
+        conclusion = conclude(self.report, self.options.gates, self.base, in_scope=self._in_scope)
+        self.decision, self.agreement = conclusion.decision, conclusion.agreement
         # Before _baseline(): an update run rewrites the baseline file there.
-        self.info = self.info.with_results(self.agreement, self.options.baseline)
+        self.info = self.info.with_results(
+            self.agreement, self.options.baseline, conclusion.comparison
+        )
+        self.info = replace(self.info, shard=self.shard)
         self.baseline = self._baseline()
         for name, path in self.options.reports.items():
             try:
                 WRITERS[name](path, self.report, self.decision, self.info)
             except CitationsError as error:  # a full disk, a folder that cannot be made
                 self.unwritten.append(f"FAIL {name} report not written: {error}")
-        # The exit status never contradicts the printed decision, whatever marks say.
+        self._exit_status(session)
+
+    def _exit_status(self, session: pytest.Session) -> None:
+        """The exit status never contradicts the printed decision, whatever marks say."""
         failed = release_of(self.report, self.decision).failed or bool(self.unwritten)
         if self.baseline is not None and self.baseline.fails(self.options.baseline_fail_unused):
             failed = True  # as syrupy fails a run that leaves unused snapshots
@@ -165,19 +185,20 @@ class CitationsReporter:
             failed = True
             if isinstance(self.drift, AccountError):
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
+        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.shard is not None:
+            # Every file collected is another shard's: this shard has done its part.
+            session.exitstatus = pytest.ExitCode.OK
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _calibrate(self) -> AgreementGate | None:
-        """The judge's agreement with the human ``expect:`` labels (004, C5), and its gate."""
-        pairs = [(c.expect, c.label) for c in self.report.claims if c.expect]
-        if pairs and (self.options.calibrate or self.options.min_agreement):
-            self.agreement = Agreement.of(pairs)
-        if self.options.min_agreement is None:
-            return None
-        metric, minimum = self.options.min_agreement
-        value = getattr(self.agreement, metric) if self.agreement is not None else None
-        return AgreementGate(metric, minimum, value, len(pairs))
+    def _in_scope(self, file: str) -> bool:
+        """Whether this run answers for a case file of the base: a shard for its own
+        files, a selection (``-k``, ``-m``, a node id) for the files it ran."""
+        if self.shard is not None:
+            return self.shard.owns(file)
+        if is_full_run(self.config):
+            return True
+        return file in {case.file for case in self.report.cases} | set(self.report.file_errors)
 
     def _baseline(self) -> Reconciliation | None:
         path = self.options.baseline
@@ -185,6 +206,7 @@ class CitationsReporter:
             return None
         claims = self.report.claims
         root = self.config.rootpath
+        shard = self.shard
         return Baseline.load(path).reconcile(
             claims,
             {c.nodeid: (c.baseline.kind, c.baseline.old_label) for c in claims if c.baseline},
@@ -193,21 +215,25 @@ class CitationsReporter:
             full_run=is_full_run(self.config),
             present=lambda nodeid: (root / nodeid.split("::", 1)[0]).exists(),
             unchecked=frozenset(c.nodeid for c in claims if c.decision == "incomplete"),
+            owned=shard.owns_node if shard is not None else None,
         )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the ``citations`` section."""
-        if not self.report:
+        if not self.report and self.shard is None:
             return
         terminalreporter.section("citations")
         report = self.options.report
         baseline = self.baseline
+        comparison = self.info.comparison
         lines = summary_lines(
             self.report,
             self.decision,
             baseline=baseline.lines(fail_unused=self.options.baseline_fail_unused)
             if baseline is not None
             else (),
+            comparison=comparison_lines(comparison) if comparison is not None else (),
+            shard=self.shard,
             calibration=self.agreement.lines() if self.agreement is not None else (),
             report_path=str(report) if report is not None else None,
             min_precision=self.options.min_precision,

@@ -120,7 +120,11 @@ class CitationsSession:
         config.hook.pytest_citations_vcr(config=config, vcr=self.vcr_config)
         keep_builtin_scrubbing(self.vcr_config, self.settings.redactor())
         self.library = CassetteLibrary(
-            self.vcr_config, options.record_mode, self.record_command, root=self.root
+            self.vcr_config,
+            options.record_mode,
+            self.record_command,
+            root=self.root,
+            upgrade_command=self.upgrade_command,
         )
         self.layout = CassetteLayout(
             self.library,
@@ -145,6 +149,10 @@ class CitationsSession:
     def record_command(self, cassette: Path) -> str:
         """The command that records what a cassette lacks."""
         return self.layout.record_command(cassette)
+
+    def upgrade_command(self, cassette: Path) -> str | None:
+        """The command that adds retrieval's choices to a cassette recorded without them."""
+        return self.layout.upgrade_command(cassette)
 
     def test_cassette_path(self, item: pytest.Item, *, opening: bool = False) -> Path:
         """A test's cassette (see :meth:`CassetteLayout.test

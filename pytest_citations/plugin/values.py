@@ -8,6 +8,7 @@ from typing import Any
 
 from ..drift import FAIL_ON_CHOICES, DriftPolicy
 from ..errors import ConfigurationError
+from ..gating.shards import Shard
 from ..labels import Label
 from ..pipeline.settings import Limit
 from ..recording import RecordMode
@@ -24,6 +25,11 @@ def fraction(raw: Any, what: str) -> float:
     if not 0 <= number <= 1:
         raise ConfigurationError(f"{what} must be a number from 0 to 1, got {raw!r}")
     return number
+
+
+def shard(raw: Any, what: str) -> Shard:
+    """``K/N``: shard K of N, 1 <= K <= N."""
+    return Shard.parse(raw, what)
 
 
 def labels(raw: Any, what: str) -> tuple[str, ...]:

@@ -232,6 +232,28 @@ def write_cassette(
     write_atomically(path, dump_cassette(cassette_document(interactions, retrieval)) or "")
 
 
+def with_retrieval(raw: bytes, retrieval: Sequence[Any]) -> str:
+    """A cassette file's text with its ``retrieval`` section replaced by ``retrieval``
+    (dropped when empty) and ``version`` written last, every other byte kept as it is: its
+    interactions stay exactly as recorded, whatever wrote them. ``raw`` must be a readable
+    cassette (:func:`read_cassette`)."""
+    text = raw.decode("utf-8")
+    root = yaml.compose(text, Loader=_Loader)
+    if not isinstance(root, yaml.MappingNode) or not root.value:
+        raise CassetteContentError("it has no top-level mapping")
+    names = [str(key.value) for key, _ in root.value]
+    starts = [key.start_mark.index for key, _ in root.value] + [len(text)]
+    kept = text[: starts[0]] + "".join(
+        text[starts[at] : starts[at + 1]]
+        for at, name in enumerate(names)
+        if name not in ("retrieval", "version")
+    )
+    if kept and not kept.endswith("\n"):
+        kept += "\n"
+    section = (dump_cassette({"retrieval": list(retrieval)}) or "") if retrieval else ""
+    return kept + section + (dump_cassette({"version": CASSETTE_FORMAT_VERSION}) or "")
+
+
 class Preloaded:
     """A vcrpy persister that hands over interactions this module has already read and
     checked (vcrpy's own reader treats a damaged file as an empty cassette)."""

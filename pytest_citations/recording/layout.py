@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..paths import shown
-from .files import CassetteContentError, parse_cassette, write_cassette
+from .choices import choices_document, parse_choices
+from .files import CassetteContentError, read_cassette, write_cassette
 from .library import CassetteLibrary
 
 
@@ -98,8 +99,21 @@ class CassetteLayout:
         if not self.records:
             return older
         with contextlib.suppress(CassetteContentError, OSError):
-            write_cassette(path, parse_cassette(older.read_bytes()))
+            # Retrieval's choices come along: a replay of the new path needs no model either.
+            interactions, section = read_cassette(older.read_bytes())
+            write_cassette(path, interactions, choices_document(parse_choices(section)))
         return path
+
+    def upgrade_command(self, cassette: Path) -> str | None:
+        """The command that adds retrieval's choices to a case file's cassette recorded
+        before they were kept (None for a test's cassette: only recording it again can)."""
+        source = self._sources.get(cassette)
+        if source is None or "::" in source or not source.endswith((".yaml", ".yml")):
+            return None
+        words = ["pytest-citations", "cassettes", "upgrade", shown(cassette, self.root)]
+        if self.folder.resolve() != (self.root / "cassettes").resolve():
+            words += ["--cassette-dir", shown(self.folder, self.root)]
+        return " ".join(words)
 
     def record_command(self, cassette: Path) -> str:
         """The command that records what a cassette lacks."""

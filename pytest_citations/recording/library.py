@@ -18,6 +18,7 @@ from ..atomic import sweep_temporary_files
 from ..errors import RequestRefused
 from ..paths import shown
 from ..pipeline.recall import ChoiceKey
+from ..retrieval.embedders import RECORD_EXTRA
 from ..retrieval.selection import Selection
 from .choices import choices_document, parse_choices
 from .files import (
@@ -53,11 +54,14 @@ class CassetteLibrary:
         record_mode: RecordMode,
         record_command: Callable[[Path], str],
         root: Path | None = None,
+        upgrade_command: Callable[[Path], str | None] | None = None,
     ) -> None:
         self.root = root
         self.config = config
         self.record_mode = record_mode
         self.record_command = record_command
+        #: The command that adds retrieval's choices to a cassette (None: none can).
+        self.upgrade_command = upgrade_command or self._upgrade_command
         self._shared: dict[Hashable, list[Interaction]] = {}
         self._failures: list[_Failure] = []
         self._notes: list[str] = []
@@ -254,12 +258,35 @@ class CassetteLibrary:
         session = current_session()
         return session is not None and not session.may_record
 
+    def _upgrade_command(self, path: Path) -> str:
+        return f"pytest-citations cassettes upgrade {self.shown(path)}"
+
+    def unchosen(self, key: ChoiceKey, missing: Sequence[str]) -> RequestRefused:
+        """The error of a cassette recorded before retrieval's choices were kept, replayed
+        where the models that would choose again are not installed: the command that adds
+        the choices (once, where the models are), and the one that records it again."""
+        session = current_session()
+        upgrade = self.upgrade_command(session.path) if session is not None else None
+        why = (
+            "it holds no recorded choice of passages for it (a recording made before choices "
+            f"were kept), and choosing them here needs {', '.join(missing)}"
+        )
+        if upgrade is None:
+            return self.refuse(key, f"{why} ({RECORD_EXTRA})")
+        return self._refused(
+            key, why, f"add the choices once with: {upgrade} (where {RECORD_EXTRA} brings "
+            "the models), or record it again with"
+        )  # fmt: skip
+
     def refuse(self, key: ChoiceKey, why: str) -> RequestRefused:
         """The error of a choice the active cassette cannot replay, with what fixes it."""
+        return self._refused(key, why, "record it with")
+
+    def _refused(self, key: ChoiceKey, why: str, fix: str) -> RequestRefused:
         session = current_session()
         where = self.shown(session.path) if session is not None else "the recording"
         command = self.record_command(session.path) if session is not None else ""
         return RequestRefused(
-            f"{where} cannot replay the claim {key.claim!r} against {key.url}: {why}; record "
-            f"it with: {command}"
+            f"{where} cannot replay the claim {key.claim!r} against {key.url}: {why}; {fix}: "
+            f"{command}"
         )

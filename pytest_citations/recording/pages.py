@@ -13,7 +13,10 @@ from urllib.parse import parse_qsl, urlsplit
 
 from vcr.request import Request as VcrRequest
 
-from .files import Interaction, parse_cassette
+from ..pipeline.recall import ChoiceKey
+from ..retrieval.selection import Selection
+from .choices import parse_choices
+from .files import Interaction, parse_cassette, read_cassette
 
 
 def _query(request: VcrRequest) -> dict[str, str]:
@@ -39,6 +42,14 @@ def read_interactions(path: Path) -> list[Interaction]:
     """The interactions of a cassette file, checked as a replay checks them. Raises
     ``OSError`` or :class:`~pytest_citations.recording.files.CassetteContentError`."""
     return parse_cassette(path.read_bytes())
+
+
+def read_recording(path: Path) -> tuple[list[Interaction], dict[ChoiceKey, Selection]]:
+    """The interactions of a cassette file and retrieval's choices it holds, checked as a
+    replay checks them. Raises ``OSError`` or
+    :class:`~pytest_citations.recording.files.CassetteContentError`."""
+    interactions, section = read_cassette(path.read_bytes())
+    return interactions, parse_choices(section)
 
 
 def judge_bodies(interactions: Sequence[Interaction]) -> list[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..gating.decisions import RunDecision
 from ..gating.run_report import RunReport
-from . import csv_report, html_report, json_report
+from . import csv_report, html_report, json_report, junit_report
 from .info import RunInfo
 
 Writer = Callable[[Path, RunReport, RunDecision, RunInfo], None]
@@ -26,4 +26,4 @@ WRITERS: dict[str, Writer] = {
     "csv": csv_report.write,
 }
 
-__all__ = ["WRITERS", "RunInfo", "Writer"]
+__all__ = ["WRITERS", "RunInfo", "Writer", "junit_report"]

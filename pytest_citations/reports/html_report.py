@@ -1,10 +1,11 @@
 """A self-contained HTML report. It opens on an overview (the run's metadata and release
-decision, its figures, the label mix, the per-case table, the judge's calibration when it
-ran), then every case and claim with its label and each citation's evidence quote, the
-passage it came from folded beneath it. No external assets: the style sheet, the label
-filter and the charts (inline SVG) are all in the file.
+decision, its figures, the label mix, the per-case table, the comparison with the base and
+the judge's calibration when they ran), then every case and claim with its label and each
+citation's evidence quote, the passage it came from folded beneath it. No external assets:
+the style sheet, the label filter and the charts (inline SVG) are all in the file.
 
-The page is laid out in :mod:`.html_overview`, :mod:`.html_cases` and :mod:`.charts`."""
+The page is laid out in :mod:`.html_overview`, :mod:`.html_cases`, :mod:`.html_regressions`
+and :mod:`.charts`."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from .html_assets import SCRIPT, STYLE
 from .html_cases import case_html, failed, highlight
 from .html_drift import drift_section
 from .html_overview import calibration, cards, case_table, run_meta, run_mix
+from .html_regressions import regressions_section
 from .info import RunInfo
 
 TITLE = "pytest-citations report"
@@ -92,6 +94,7 @@ def render_html(
         + run_mix(counts)
         + case_table(report, info, counts)
         + "</section>"
+        + (regressions_section(info.comparison) if info.comparison is not None else "")
         + (calibration(info.agreement) if info.agreement is not None else "")
         + (drift_section(report.drift) if report.drift is not None else "")
     )

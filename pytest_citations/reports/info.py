@@ -11,6 +11,9 @@ from typing import Any
 
 from ..gating.baseline import Baseline
 from ..gating.calibration import Agreement
+from ..gating.conclusion import RunGates
+from ..gating.regressions import Comparison
+from ..gating.shards import ShardPlan
 from ..labels import Label
 from ..precision import Precision
 from ..retrieval.embedders import ALIASES, embedder_names
@@ -53,33 +56,30 @@ class Embedders:
 
 @dataclass(frozen=True)
 class BaselineLabels:
-    """The citation labels a baseline stored, by claim node id: what the run's precision
-    is compared with. Read before the run's update (if any) rewrites the file."""
+    """The citation precision a baseline stored, per case (``file::case``): what the run's
+    precision is compared with. Read before the run's update (if any) rewrites the file."""
 
-    citations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    cases: Mapping[str, Precision] = field(default_factory=dict)
     name: str = ""
 
     @classmethod
     def load(cls, path: Path) -> BaselineLabels:
-        """The labels of the baseline at ``path`` (none when the file does not exist)."""
-        entries = Baseline.load(path).entries
-        return cls(
-            {
-                nodeid: tuple(str(c.get("label")) for c in entry.get("citations") or ())
-                for nodeid, entry in entries.items()
-            },
-            path.name,
-        )
+        """The stored precision of each case of the baseline at ``path`` (none when the
+        file does not exist)."""
+        known = {label.value for label in Label}
+        cases: dict[str, Precision] = {}
+        for nodeid, entry in Baseline.load(path).entries.items():
+            labels = [str(c.get("label")) for c in entry.get("citations") or ()]
+            stored = Precision.of(Label(label) for label in labels if label in known)
+            key = _case_key(nodeid)
+            cases[key] = cases[key] + stored if key in cases else stored
+        return cls(cases, path.name)
 
     def precision(self, case_keys: Collection[str]) -> Precision | None:
         """Citation precision of the stored claims of these cases (``file::case``), or None
         when the baseline holds none of them."""
-        keys = set(case_keys)
-        stored = [labels for nodeid, labels in self.citations.items() if _case_key(nodeid) in keys]
-        if not stored:
-            return None
-        known = {label.value for label in Label}
-        return Precision.of(Label(label) for labels in stored for label in labels if label in known)
+        stored = [self.cases[key] for key in set(case_keys) if key in self.cases]
+        return sum(stored, Precision(0, 0, 0)) if stored else None
 
 
 def _case_key(nodeid: str) -> str:
@@ -102,17 +102,32 @@ class RunInfo:
     agreement: Agreement | None = None
     #: The baseline the run was compared with, when there is one.
     baseline: BaselineLabels | None = None
+    #: What the run was asked to meet (criteria and the run's own gates).
+    gates: RunGates = field(default_factory=RunGates)
+    #: The shard this run was (``--citations-shard``), and which files each shard runs.
+    shard: ShardPlan | None = None
+    #: The run against its base (``--citations-compare``), when it was compared.
+    comparison: Comparison | None = None
+    #: The shards a merged report was made of: each one's ``index``, ``count``, ``run_id``,
+    #: ``started`` and report name (empty for a run that was not merged).
+    merged: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def embedders(self) -> Embedders:
         """The embedders the setting put to work."""
         return Embedders.of(self.embedder)
 
-    def with_results(self, agreement: Agreement | None, baseline: Path | None) -> RunInfo:
-        """This metadata with what the run measured: the calibration result and the
-        baseline at ``baseline`` (read now: call it before the run updates the file)."""
+    def with_results(
+        self,
+        agreement: Agreement | None,
+        baseline: Path | None,
+        comparison: Comparison | None = None,
+    ) -> RunInfo:
+        """This metadata with what the run measured: the calibration result, the baseline
+        at ``baseline`` (read now: call it before the run updates the file) and the
+        comparison with the base."""
         stored = BaselineLabels.load(baseline) if baseline is not None else None
-        return replace(self, agreement=agreement, baseline=stored)
+        return replace(self, agreement=agreement, baseline=stored, comparison=comparison)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping of the metadata; ``embedder`` names the embedders used."""
@@ -124,4 +139,7 @@ class RunInfo:
             "record_mode": self.record_mode,
             "started": self.started,
             "run_id": self.run_id,
+            "gates": self.gates.to_dict(),
+            **({"shard": self.shard.to_dict()} if self.shard is not None else {}),
+            **({"merged": [dict(shard) for shard in self.merged]} if self.merged else {}),
         }

@@ -1,7 +1,10 @@
 """The JSON report: every case, claim and citation verdict, the release decision, the run's
 metadata (plugin version, judge and model, the embedders used, record mode, start time,
-run id, release decision), a summary of its figures and costs, and, when they were
-measured, the judge's calibration and the precision of the baseline."""
+run id, the gates it was asked to meet, its shard, release decision), a summary of its
+figures and costs and of what was not verified or did not run, and, when they were
+measured, the judge's calibration, the precision of the baseline and the comparison with
+the base. It holds everything ``pytest-citations merge`` needs to decide a run again from
+shard reports (:mod:`.json_reader` reads it back)."""
 
 from __future__ import annotations
 
@@ -29,11 +32,18 @@ def _case(case: CaseRecord, info: RunInfo) -> dict[str, Any]:
         "citation_precision": precision.citation,
         "reachable_precision": precision.reachable_precision,
         "supported_share": case.share.value,
+        "counts": {
+            "supported": precision.supported,
+            "citations": precision.total,
+            "reachable": precision.reachable,
+        },
         "release": {
             "decision": outcome.decision if outcome else None,
             "failures": list(outcome.failures) if outcome else [],
             "incomplete": list(outcome.incomplete) if outcome else [],
         },
+        # What the case's precision item reported (a merge writes it into JUnit).
+        "precision_item": outcome.item if outcome else None,
     }
     if info.baseline is not None:
         found["baseline"] = _precision(info.baseline.precision([case.key]))
@@ -99,6 +109,10 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
         "supported_share": report.share.value,
         "release_decision": release.line,
         "usage": {**usage.to_dict(), "credits_by_kind": usage.credits_by_kind()},
+        "not_verified": dict(sorted(report.file_errors.items())),
+        "skipped": sorted(report.skipped_items),
+        "deselected": sorted(report.deselected),
+        "cassette_notes": sorted(report.cassette_notes),
     }
     if info.baseline is not None:
         stored = info.baseline.precision([case.key for case in report.cases])
@@ -110,6 +124,8 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
     }
     if info.agreement is not None:
         found["calibration"] = calibration(info.agreement)
+    if info.comparison is not None:
+        found["comparison"] = info.comparison.to_dict()
     found["cases"] = [_case(case, info) for case in report.cases]
     if report.drift is not None:
         found["drift"] = report.drift

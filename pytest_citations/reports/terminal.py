@@ -10,6 +10,7 @@ from ..gating.criteria import Failure
 from ..gating.decisions import RunDecision
 from ..gating.release import FAIL, INCOMPLETE, PASS, release_of
 from ..gating.run_report import LABEL_ORDER, RunReport
+from ..gating.shards import ShardPlan
 from ..usage import Usage
 
 _COLOURS = {FAIL: "red", INCOMPLETE: "yellow", PASS: "green"}
@@ -96,16 +97,8 @@ def _gate_line(failure: Failure, min_precision: float | None, report: RunReport)
     return Line(f"FAIL {failure}", "red")
 
 
-def summary_lines(
-    report: RunReport,
-    decision: RunDecision,
-    *,
-    baseline: Sequence[str] = (),
-    calibration: Sequence[str] = (),
-    report_path: str | None = None,
-    min_precision: float | None = None,
-) -> list[Line]:
-    """Every line of the ``citations`` section, in order."""
+def _findings(report: RunReport) -> list[Line]:
+    """The per-case table, the citations not verified and the claims to look at."""
     lines = [Line(text) for text in table_lines(report)]
     unverified = report.unverified()
     if unverified:
@@ -116,11 +109,38 @@ def summary_lines(
     notes = _notes(report)
     if notes:
         lines += [Line(""), Line("claims to look at:"), *(Line(note) for note in notes)]
+    return lines
+
+
+def shard_line(plan: ShardPlan) -> str:
+    """What a shard ran, and where the rest of the run's decision comes from."""
+    return (
+        f"shard {plan.shard}: {_count(len(plan.files), 'file')} of {len(plan.assignment)} ran "
+        "here; the decision above covers them only (merge the shards' JSON reports with "
+        "pytest-citations merge)"
+    )
+
+
+def summary_lines(
+    report: RunReport,
+    decision: RunDecision,
+    *,
+    baseline: Sequence[str] = (),
+    comparison: Sequence[str] = (),
+    calibration: Sequence[str] = (),
+    report_path: str | None = None,
+    min_precision: float | None = None,
+    shard: ShardPlan | None = None,
+) -> list[Line]:
+    """Every line of the ``citations`` section, in order."""
+    lines = _findings(report)
     lines.append(Line(""))
     lines += [Line(text) for text in report.precision.lines()]
     lines.append(Line(f"supported_share={report.share}"))
     lines.append(Line(usage_line(report.usage)))
     lines += [Line(text) for text in baseline]
+    if comparison:
+        lines += [Line(""), *(Line(text) for text in comparison)]
     if calibration:
         lines += [Line(""), *(Line(text) for text in calibration)]
     release = release_of(report, decision)
@@ -134,6 +154,8 @@ def summary_lines(
             f"the selection (-m, -k, --deselect) left out {_count(cases, 'case')} "
             f"({_count(claims, 'claim')}): the decision above does not cover them"
         ))  # fmt: skip
+    if shard is not None:
+        lines.append(Line(shard_line(shard)))
     if report_path is not None:
         lines.append(Line(f"citations report: {report_path}"))
     lines += [_gate_line(failure, min_precision, report) for failure in decision.failures]

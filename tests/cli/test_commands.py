@@ -177,7 +177,7 @@ def test_verify_audit_index_holds_no_secret(web: Web, tmp_path: Path) -> None:
 EXIT_CODES = re.compile(r"Exit codes: 0 [^;]+; 1 [^;]+; 2 [^;]+; 3 ")
 
 
-COMMANDS = ["verify", "batch", "stored-page", "import", "schema", "serve"]
+COMMANDS = ["verify", "batch", "cassettes", "stored-page", "import", "schema", "serve"]
 
 
 @pytest.mark.parametrize("command", [None, *COMMANDS, "replay"])

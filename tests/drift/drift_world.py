@@ -94,7 +94,7 @@ async def _record(sources: Sequence[DriftSource], settings: Settings, mode: Reco
     library = CassetteLibrary(build_vcr(settings.redactor()), mode, lambda path: "record")
     http = make_http_client(settings, CassetteTransport(library, network_transport(settings)))
     try:
-        async with Verifier(settings, http=http, observer=library) as verifier:
+        async with Verifier(settings, http=http, observer=library, recall=library) as verifier:
             for source in sources:
                 session = library.open(source.cassette)
                 try:

@@ -4,6 +4,7 @@ without it."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from drift_world import (
@@ -12,6 +13,7 @@ from drift_world import (
     FOOTER,
     GIFT_CLAIM,
     NEW_FOOTER,
+    PAGES,
     RETURNS_CLAIM,
     RETURNS_URL,
     World,
@@ -20,13 +22,18 @@ from fakes import NOT_FOUND_MARKDOWN
 
 from pytest_citations import Label
 from pytest_citations.drift import DriftReport, DriftStatus
-from pytest_citations.recording.files import cassette_document, dump_cassette
+from pytest_citations.drift.replay import Replayer
+from pytest_citations.pipeline.backends import Backends
+from pytest_citations.recording import build_vcr
+from pytest_citations.recording.choices import parse_choices
+from pytest_citations.recording.files import cassette_document, dump_cassette, read_cassette
 from pytest_citations.recording.pages import (
     crawl_target,
     is_judge_call,
     judge_bodies,
     read_interactions,
 )
+from pytest_citations.retrieval.selection import page_digest
 
 
 def snapshot(world: World) -> dict[str, bytes]:
@@ -162,3 +169,41 @@ def test_what_a_cassette_recorded_for_each_page(world: World) -> None:
     assert len(bodies) == 4
     assert sum("joint_verdict" in body for body in bodies) == 1
     assert [is_judge_call(request) for request, _ in interactions].count(True) == 4
+
+
+def recorded_pages(world: World, name: str) -> dict[str, str]:
+    """The markdown of every page a cassette holds, as a replay fetches it."""
+
+    async def read() -> dict[str, str]:
+        config = build_vcr(world.settings.redactor())
+        async with Replayer(world.settings, config, Backends(), {}) as replayer:
+            found = await replayer.pages(world.cassette(name), list(PAGES))
+        return {url: page.markdown for url, (page, _, _) in found.items() if page is not None}
+
+    return asyncio.run(read())
+
+
+def test_update_keeps_a_choice_of_passages_for_every_judge_call_it_keeps(world: World) -> None:
+    world.case("policy", (RETURNS_CLAIM, [RETURNS_URL]), (BOILING_CLAIM, [BOILING_URL]))
+    world.record()
+    old = parse_choices(read_cassette(world.cassette("policy").read_bytes())[1])
+    assert {key.url for key in old} == {RETURNS_URL, BOILING_URL}
+    world.crawlbase.edit(RETURNS_URL, "within 30 days", "within a few days")
+
+    report = world.drift(update=True)
+
+    assert report.written == ["cassettes/cases/policy.yaml"]
+    interactions, section = read_cassette(world.cassette("policy").read_bytes())
+    choices = parse_choices(section)
+    pages = {
+        url: page_digest(markdown) for url, markdown in recorded_pages(world, "policy").items()
+    }
+    # One choice per judge call the cassette keeps, each for a page it holds.
+    assert len(choices) == len(judge_bodies(interactions)) == 2
+    assert {(key.url, key.page) for key in choices} == set(pages.items())
+    # The unchanged page keeps its recorded choice; the re-fetched one has its own.
+    [boiling] = [key for key in old if key.url == BOILING_URL]
+    assert choices[boiling] == old[boiling]
+    [returns] = [key for key in choices if key.url == RETURNS_URL]
+    assert returns.claim == RETURNS_CLAIM
+    assert returns not in old

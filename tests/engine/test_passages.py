@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from pytest_citations.judges.guard import guard, normalize, quote_problem
 from pytest_citations.labels import Label
-from pytest_citations.retrieval.passages import DEFAULT_MAX_WORDS, split_passages
+from pytest_citations.retrieval.passages import (
+    DEFAULT_MAX_WORDS,
+    page_text,
+    split_passages,
+    split_spans,
+    text_of,
+)
 from pytest_citations.retrieval.writing import (
     cut,
     ends_sentence,
@@ -215,3 +221,24 @@ def test_an_english_page_with_long_paragraphs_keeps_r1_word_cuts() -> None:
     sentence = "The committee met in Geneva and discussed the budget for the next year."
     text = " ".join([sentence] * 40) + "\n\n" + " ".join([sentence] * 5)
     assert split_passages(text) == r1_reference(text)
+
+
+_ANY_PAGE = st.lists(
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=120)
+    | st.sampled_from(["\r\n", "\n\n", "\r", "   ", "。", "Ünïcödé ", "# Title\n"]),
+    max_size=30,
+).map("".join)
+
+
+@given(_ANY_PAGE, st.integers(1, 60))
+def test_a_passage_is_rebuilt_from_its_recorded_pieces_of_any_page(
+    markdown: str, max_words: int
+) -> None:
+    # A replay keeps only the pieces: they must give back the very text retrieval chose,
+    # so that the judge request replays and the guard reads what the judge was shown.
+    passages = split_spans(markdown, max_words)
+    assert [passage.text for passage in passages] == split_passages(markdown, max_words)
+    page = page_text(markdown)
+    for passage in passages:
+        assert text_of(page, passage.pieces) == passage.text
+        assert all(0 <= start < end <= len(page) for start, end in passage.pieces)

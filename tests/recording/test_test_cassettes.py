@@ -16,6 +16,11 @@ from plugin_helpers import (
     crawled_urls,
 )
 
+from pytest_citations.recording import CassetteLibrary, RecordMode, build_vcr
+from pytest_citations.recording.files import read_cassette
+from pytest_citations.recording.layout import CassetteLayout
+from pytest_citations.redact import Redactor
+
 BOILS = f"""\
 def test_boils(citation_verifier):
     citation_verifier.assert_supported({SUPPORTED_CLAIM!r}, {BOILING_URL!r})
@@ -106,3 +111,28 @@ def test_an_older_path_that_is_now_another_tests_cassette_is_not_borrowed(
     result.stdout.fnmatch_lines(
         ["*cassettes/sub/test_answers/test_boils.yaml has no recording of the Crawlbase crawl*"]
     )
+
+
+def test_copying_an_older_cassette_to_the_new_path_keeps_retrieval_s_choices(
+    citations: Citations,
+) -> None:
+    old, new = old_layout(citations)
+    _, section = read_cassette(old.read_bytes())
+    assert section  # the recording kept what retrieval chose
+    library = CassetteLibrary(build_vcr(Redactor()), RecordMode.NEW_EPISODES, str)
+    layout = CassetteLayout(library, citations.path / "cassettes", citations.path, records=True)
+
+    path = layout.test(
+        citations.path / "tests" / "test_answers.py",
+        "tests/test_answers.py::test_boils",
+        "test_boils",
+        [],
+        opening=True,
+    )
+
+    assert path == new
+    interactions, copied = read_cassette(new.read_bytes())
+    assert copied == section
+    assert [r.uri for r, _ in interactions] == [
+        r.uri for r, _ in read_cassette(old.read_bytes())[0]
+    ]

@@ -42,6 +42,7 @@ RUN_KEYS = {
     "started",
     "run_id",
     "decision",
+    "gates",
 }
 HEADER = re.compile(r"citations: record=(\S+) judge=(\S+) model=(\S+) .*embedder=(\S+)")
 
@@ -90,6 +91,9 @@ def test_json_run_names_how_the_run_was_made(citations: Citations) -> None:
     assert before <= started <= after
     # The audit index's id: UTC time, then a random suffix.
     assert re.fullmatch(r"\d{8}T\d{6}Z-[0-9a-f]{8}", run["run_id"])
+    # The gates it was asked to meet, for a merge of shard reports to gate alike.
+    assert run["gates"]["criteria"]["fail_on"] == ["not_found"]
+    assert run["gates"]["compare"] is None
     # not_found fails the claim here: the run's decision, as the summary's last line says.
     assert run["decision"] == "fail"
     assert run["release"]["release_decision"].startswith("Release decision: fail")

@@ -1,0 +1,204 @@
+"""``pytest-citations cassettes upgrade|check PATH…``: the upkeep of recorded cassettes as
+the package changes, offline. ``upgrade`` adds retrieval's choices to cassettes recorded
+before they were kept, so that they replay without a model; ``check`` re-runs retrieval
+against the recorded choices and lists every citation whose passages would now differ.
+Both need the embedding models: without them they exit 4 naming the extra."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..drift.statuses import counted
+from ..errors import ConfigurationError
+from ..pipeline.settings import Settings
+from ..recording.files import CassetteContentError
+from ..recording.pages import read_recording
+from ..retrieval.embedders import RECORD_EXTRA, canonical_name, missing_models
+from ..upkeep import CheckedCassette, check_cassettes, owners_of, upgrade_cassettes
+from ..upkeep.owners import cassette_files
+from .common import (
+    EXIT_CODES,
+    EXIT_FAILED,
+    EXIT_NO_MODELS,
+    EXIT_OK,
+    EXIT_USAGE,
+    Subcommands,
+    run_engine,
+    say,
+)
+
+_UPGRADE = (
+    "Replay each cassette offline with its case file's claims (no request is ever sent) and "
+    "add to it, for every judge call it holds, the passages retrieval chooses here with the "
+    "installed model, when they are the passages that call carried; a citation whose "
+    "recorded call carried others is named and left out. Interactions keep every byte; a "
+    "file is written atomically, and only when it gains something."
+)
+_CHECK = (
+    "Make every recorded choice again with the installed model, from the recorded page and "
+    "the choice's own settings, and list each citation whose passages would differ: what a "
+    "re-record would change. Nothing is sent or written."
+)
+
+
+def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
+    """The ``cassettes`` command and its actions."""
+    cassettes = commands.add_parser(
+        "cassettes",
+        parents=[parent],
+        help="upgrade recorded cassettes, or check them against retrieval here",
+        description="Keep recorded cassettes up with the package, offline.",
+        epilog=EXIT_CODES,
+    )
+    actions = cassettes.add_subparsers(
+        dest="action", required=True, metavar="ACTION", title="actions"
+    )
+    upgrade = actions.add_parser(
+        "upgrade",
+        parents=[parent],
+        help="add retrieval's choices to cassettes recorded before they were kept",
+        description=_UPGRADE,
+        epilog=EXIT_CODES + " Upgrade exits 1 when a cassette, or a citation in one, could "
+        "not be upgraded.",
+    )
+    _paths(upgrade)
+    upgrade.add_argument(
+        "--cassette-dir",
+        default="cassettes",
+        help="the cassette folder, relative to --root (default: cassettes)",
+    )
+    upgrade.add_argument(
+        "--embedder", help="the embedding setting the cassettes were recorded with "
+        "(default: CITATIONS_EMBEDDING_MODEL or all-MiniLM-L6-v2)",
+    )  # fmt: skip
+    upgrade.add_argument("--top-k", type=int, help="passages the judge was shown (default 3)")
+    upgrade.add_argument(
+        "--passage-words", type=int, help="words a passage held at most (default 200)"
+    )
+    upgrade.set_defaults(run=run_upgrade)
+    check = actions.add_parser(
+        "check",
+        parents=[parent],
+        help="list the citations whose passages retrieval here would choose otherwise",
+        description=_CHECK,
+        epilog=EXIT_CODES + " Check exits 1 when a citation's passages would differ, or a "
+        "cassette holds judge calls but no choice (not upgraded).",
+    )
+    _paths(check)
+    check.set_defaults(run=run_check)
+
+
+def _paths(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="a cassette, or a folder of cassettes"
+    )
+    parser.add_argument(
+        "--root",
+        default=".",
+        help="the project's root, where pytest runs (cassettes and case files are named "
+        "relative to it; default: the current folder)",
+    )
+
+
+def _without_models(settings: list[str], action: str) -> int | None:
+    """Exit 4, naming the extra, when the models of any of ``settings`` are missing."""
+    missing = list(dict.fromkeys(name for setting in settings for name in missing_models(setting)))
+    if not missing:
+        return None
+    say(
+        f"cassettes {action} chooses passages with the embedding models, which need "
+        f"{', '.join(missing)}: {RECORD_EXTRA}"
+    )
+    return EXIT_NO_MODELS
+
+
+def _retrieval(args: argparse.Namespace, settings: Settings) -> Settings:
+    """The settings with the retrieval options of ``upgrade`` over them."""
+    changes: dict[str, object] = {}
+    if args.embedder:
+        changes["embedding_model"] = args.embedder
+    if args.top_k is not None:
+        changes["top_k"] = args.top_k
+    if args.passage_words is not None:
+        changes["passage_words"] = args.passage_words
+    return settings.replace(**changes)
+
+
+def run_upgrade(args: argparse.Namespace) -> int:
+    """Upgrade, print a line per cassette, exit 1 when something was left out."""
+    root = Path(args.root)
+    try:
+        owners = owners_of(
+            cassette_files(list(map(Path, args.paths))), root / args.cassette_dir, root
+        )
+    except OSError as error:
+        say(error)
+        return EXIT_USAGE
+
+    async def work(settings: Settings) -> int:
+        try:
+            settings = _retrieval(args, settings)
+        except ConfigurationError as error:
+            say(error)
+            return EXIT_USAGE
+        refused = _without_models([canonical_name(settings.embedding_model)], "upgrade")
+        if refused is not None:
+            return refused
+        outcomes = await upgrade_cassettes(owners, settings, root=root)
+        for outcome in outcomes:
+            for line in outcome.lines():
+                print(line)
+        return EXIT_FAILED if any(outcome.failed for outcome in outcomes) else EXIT_OK
+
+    return run_engine(args, work, needs_all=False)
+
+
+def _recorded_settings(paths: list[Path]) -> list[str]:
+    """The embedding settings the cassettes' choices were made with (unreadable files are
+    reported by the check itself)."""
+    found: dict[str, None] = {}
+    for path in paths:
+        try:
+            _, choices = read_recording(path)
+        except (OSError, CassetteContentError):
+            continue
+        found.update((selection.chooser.setting, None) for selection in choices.values())
+    return list(found)
+
+
+def summary(checked: list[CheckedCassette]) -> str:
+    """The check's last line: how many recorded choices would change, and how many
+    cassettes could not be checked."""
+    changed = sum(len(cassette.changed) for cassette in checked)
+    every = sum(cassette.choices for cassette in checked)
+    line = (
+        f"cassettes check: {changed} of {every} recorded choices would change"
+        if changed
+        else f"cassettes check: none of {every} recorded choices would change"
+    )
+    left = sum(1 for cassette in checked if cassette.not_upgraded or cassette.problem)
+    return line + (f"; {counted(left, 'cassette')} not checked" if left else "")
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Check, print what would change, exit 1 when something would."""
+    root = Path(args.root)
+    try:
+        paths = cassette_files(list(map(Path, args.paths)))
+    except OSError as error:
+        say(error)
+        return EXIT_USAGE
+
+    async def work(settings: Settings) -> int:
+        refused = _without_models(_recorded_settings(paths), "check")
+        if refused is not None:
+            return refused
+        checked = await check_cassettes(paths, settings, root=root)
+        for cassette in checked:
+            for line in cassette.lines():
+                print(line)
+        print(summary(checked))
+        return EXIT_FAILED if any(cassette.failed for cassette in checked) else EXIT_OK
+
+    return run_engine(args, work, needs_all=False)

@@ -1,0 +1,151 @@
+"""The JSON report read back (what :mod:`.json_report` wrote) into the typed results it was
+written from: the claim records and case decisions of a :class:`RunReport`, with what was
+not verified or did not run and what the run spent, and the run's metadata and gates. What
+``pytest-citations merge`` decides a run from; the figures and decisions a report states
+are not read, they are decided again."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import CitationsError
+from ..gating.conclusion import RunGates
+from ..gating.criteria import Decision
+from ..gating.records import CaseInfo, CaseOutcome, ClaimRecord
+from ..gating.run_report import RunReport
+from ..gating.shards import ShardReport
+from ..precision import Precision
+from ..usage import Usage
+from .info import RunInfo
+
+
+@dataclass(frozen=True)
+class ReadReport:
+    """One JSON report, read back."""
+
+    name: str
+    report: RunReport
+    info: RunInfo
+    #: ``run.shard`` of a shard's report (None for a run that was not sharded).
+    shard: ShardReport | None
+    #: The stored precision of each case a baseline held (``cases[].baseline``), and the
+    #: baseline's name: None when the run had no baseline.
+    baseline: tuple[dict[str, Precision], str] | None
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """What must be the same in every shard of one run."""
+        info = self.info
+        return {
+            "plugin version": info.plugin_version,
+            "judge": info.judge,
+            "model": info.model,
+            "embedder": info.embedder,
+            "record mode": info.record_mode,
+            "gates": info.gates.to_dict(),
+            "baseline": self.baseline[1] if self.baseline else None,
+        }
+
+
+def _counts(data: Mapping[str, Any]) -> Precision:
+    counts = data["counts"]
+    return Precision(int(counts["supported"]), int(counts["citations"]), int(counts["reachable"]))
+
+
+def _add_case(report: RunReport, data: Mapping[str, Any]) -> None:
+    info = CaseInfo(str(data["file"]), str(data["id"]), data.get("question"),
+                    data.get("min_precision"))  # fmt: skip
+    for claim in data.get("claims") or ():
+        report.add_claim(ClaimRecord.from_dict(claim))
+    release = data.get("release") or {}
+    if release.get("decision"):
+        report.add_case(CaseOutcome(
+            info,
+            Decision(release["decision"]),
+            _counts(data),
+            tuple(release.get("failures") or ()),
+            tuple(release.get("incomplete") or ()),
+            Decision(data.get("precision_item") or Decision.PASS),
+        ))  # fmt: skip
+
+
+def _run_report(data: Mapping[str, Any]) -> RunReport:
+    report = RunReport()
+    for case in data["cases"]:
+        _add_case(report, case)
+    summary = data["summary"]
+    report.usage = Usage.from_dict(summary.get("usage") or {})
+    for file, why in (summary.get("not_verified") or {}).items():
+        report.add_file_error(str(file), str(why))
+    for nodeid in summary.get("skipped") or ():
+        report.add_skipped(str(nodeid))
+    report.deselected.update(str(nodeid) for nodeid in summary.get("deselected") or ())
+    report.add_cassette_notes(str(note) for note in summary.get("cassette_notes") or ())
+    return report
+
+
+def _info(run: Mapping[str, Any]) -> RunInfo:
+    embedder = run.get("embedder") or {}
+    return RunInfo(
+        plugin_version=str(run.get("plugin_version") or ""),
+        judge=str(run.get("judge") or ""),
+        model=str(run.get("model") or ""),
+        embedder=str(embedder.get("setting") or ""),
+        record_mode=str(run.get("record_mode") or ""),
+        started=str(run.get("started") or ""),
+        run_id=str(run.get("run_id") or ""),
+        gates=RunGates.from_dict(run.get("gates") or {}),
+    )
+
+
+def _baseline(data: Mapping[str, Any]) -> tuple[dict[str, Precision], str] | None:
+    name = data["summary"].get("baseline_file")
+    if name is None:
+        return None
+    stored = {
+        f"{case['file']}::{case['id']}": Precision(
+            int(case["baseline"]["supported"]),
+            int(case["baseline"]["citations"]),
+            int(case["baseline"]["reachable"]),
+        )
+        for case in data["cases"]
+        if case.get("baseline")
+    }
+    return stored, str(name)
+
+
+def read_report(path: Path, name: str | None = None) -> ReadReport:
+    """Read the JSON report at ``path`` (``name``: how messages name it, the path by
+    default). A file that cannot be read, or is not a pytest-citations JSON report with
+    everything a merge needs, is a :class:`CitationsError` naming it."""
+    shown = name or str(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as error:
+        raise CitationsError(f"cannot read the report {shown}: {error}") from None
+    if not (isinstance(data, dict) and isinstance(data.get("cases"), list) and "run" in data):
+        raise CitationsError(f"{shown} is not a pytest-citations JSON report (--citations-report)")
+    if "gates" not in data["run"] or any("counts" not in case for case in data["cases"]):
+        raise CitationsError(
+            f"{shown} was written by a pytest-citations that does not record what a merge "
+            "needs (run.gates, each case's counts): run the shards again with this version"
+        )
+    if data.get("drift") is not None:
+        raise CitationsError(
+            f"{shown} holds a drift check, which a merge cannot combine: check drift once, "
+            "with pytest-citations drift, rather than in each shard"
+        )
+    try:
+        run = data["run"]
+        shard = ShardReport.from_dict(shown, run["shard"]) if run.get("shard") else None
+        return ReadReport(shown, _run_report(data), _info(run), shard, _baseline(data))
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise CitationsError(f"{shown} is not a complete pytest-citations JSON report ({error!r})"
+                             ) from None  # fmt: skip
+
+
+__all__ = ["ReadReport", "read_report"]

@@ -1,0 +1,223 @@
+"""A pull request of the example assistant, through the shipped gate workflow's own scripts.
+
+The pull request changes the assistant's prompt (``examples/assistant/pr/prompt.txt``), so
+that some answers change and one drops the condition its page attaches to the figure (004
+C1: partial). The scripts of ``.github/workflows/citations-gate.yml`` run here as GitHub runs
+them (bash, each step's environment, one folder per runner), against the local emulators:
+
+- the base job replays the base branch into ``base.json`` with no token;
+- two gate shards run at the head with the tokens: only the claims the cassettes do not hold
+  are judged, within the budget, no page is fetched again (every one is recorded);
+- the merge makes one decision of both shards: the regression is in the Markdown summary,
+  and a shard's output carries its annotation; the merged run is the serial run;
+- a fork's run (no token) replays: every new claim is unchecked and the run incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fakes import CrawlbaseEmulator, JudgeEmulator, assistant_site
+from fakes.assistant_site import EXAMPLE, SHORTENED_CLAIM
+from ops_support import CRAWLBASE_JS_TOKEN, CRAWLBASE_TOKEN, OPENAI_API_KEY, base_env
+
+WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "citations-gate.yml"
+#: The inputs this repository's citations.yml gives the assistant's gate.
+INPUTS = {
+    "EXPORT": "python -m assistant.export answers.jsonl",
+    "ANSWERS": "answers.jsonl",
+    "IMPORT_TO": "cases/",
+    "PATHS": "cases/ tests/",
+    "FAIL_ON_REGRESSION": "true",
+    "MAX_PRECISION_DROP": "0.05",
+    "MAX_JUDGE_CALLS": "20",
+    "MAX_CREDITS": "40",
+}
+SECRETS = {
+    "CRAWLBASE_TOKEN": CRAWLBASE_TOKEN,
+    "CRAWLBASE_JS_TOKEN": CRAWLBASE_JS_TOKEN,
+    "OPENAI_API_KEY": OPENAI_API_KEY,
+}
+
+
+def step(job: str, step_id: str) -> dict[str, Any]:
+    """One step of the workflow, by its id."""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    return next(found for found in workflow["jobs"][job]["steps"] if found.get("id") == step_id)
+
+
+def run_step(
+    job: str, step_id: str, cwd: Path, runner: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run a step's script as GitHub does (``bash -e``), with exactly the variables its
+    ``env:`` names (each given here), a runner's temporary folder and the Actions flag."""
+    found = step(job, step_id)
+    named = set(found.get("env") or {})
+    missing = named - set(env) - {"RUNNER_TEMP"}
+    assert not missing, f"the test gives no value for {sorted(missing)}"
+    runner.mkdir(parents=True, exist_ok=True)
+    environment = {
+        **base_env(cwd, lexical=False),
+        **{name: value for name, value in env.items() if name in named},
+        "RUNNER_TEMP": str(runner),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_STEP_SUMMARY": str(runner / "summary.md"),
+    }
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", found["run"]],
+        cwd=cwd, env=environment, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+
+
+def checkout(target: Path, *, head: bool) -> Path:
+    """A runner's checkout of the example: the base branch, or the pull request's head."""
+    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    if head:
+        shutil.copyfile(target / "pr" / "prompt.txt", target / "assistant" / "prompt.txt")
+    return target
+
+
+def gate_env(
+    runner: Path, shard: int, shards: int, *, record: str, web: dict[str, str]
+) -> dict[str, str]:
+    return {
+        **INPUTS,
+        **web,
+        "SHARD": f"{shard}/{shards}",
+        "SHARD_INDEX": str(shard),
+        "RECORD": record,
+        "REPORTS": str(runner / "reports"),
+        "WHERE": "examples/assistant",
+        "ANTHROPIC_API_KEY": "",
+    }
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The pull request played once: base, two recording shards, merge, serial, fork."""
+    root = tmp_path_factory.mktemp("pull-request")
+    result: dict[str, Any] = {"root": root}
+    base_runner = root / "runner-base"
+    done = run_step("base", "replay", checkout(root / "base", head=False), base_runner, INPUTS)
+    assert done.returncode == 0, done.stdout + done.stderr
+    base_json = base_runner / "base.json"
+    with (
+        CrawlbaseEmulator(token=CRAWLBASE_TOKEN, js_token=CRAWLBASE_JS_TOKEN) as crawlbase,
+        JudgeEmulator(openai_key=OPENAI_API_KEY) as judge,
+    ):
+        assistant_site.install(crawlbase, judge)
+        web = {
+            **SECRETS,
+            "CRAWLBASE_API_URL": crawlbase.url,
+            "OPENAI_BASE_URL": judge.openai_base_url,
+            "JUDGE_PROVIDER": "openai",
+        }
+        shards = []
+        for shard in (1, 2):
+            runner = root / f"runner-{shard}"
+            runner.mkdir()
+            shutil.copyfile(base_json, runner / "base.json")  # the base artifact
+            head = checkout(root / f"head-{shard}", head=True)
+            env = gate_env(runner, shard, 2, record="new_episodes", web=web)
+            shards.append(run_step("gate", "gate", head, runner, env))
+        result["judged"] = [call.claim for call in judge.calls]
+        result["crawled"] = crawlbase.crawl_count
+    result["shards"] = shards
+    # The merge job: every shard's report, and the base.
+    merge = root / "runner-merge"
+    (merge / "shards").mkdir(parents=True)
+    (merge / "base").mkdir()
+    shutil.copyfile(base_json, merge / "base" / "base.json")
+    for shard in (1, 2):
+        for report in (root / f"runner-{shard}" / "reports").glob("*.json"):
+            shutil.copyfile(report, merge / "shards" / report.name)
+    result["merge"] = run_step("merge", "merge", merge, merge, {})
+    run_step("merge", "summary", merge, merge, {})
+    result["merged"] = json.loads((merge / "citations.json").read_text("utf-8"))
+    result["summary"] = (merge / "summary.md").read_text("utf-8")
+    # The serial run of the same head, replaying what both shards recorded.
+    serial = checkout(root / "serial", head=True)
+    for shard in (1, 2):
+        recorded = root / f"runner-{shard}" / "recordings" / "cassettes"
+        shutil.copytree(recorded, serial / "cassettes", dirs_exist_ok=True)
+    serial_runner = root / "runner-serial"
+    serial_runner.mkdir()
+    shutil.copyfile(base_json, serial_runner / "base.json")
+    env = gate_env(serial_runner, 1, 1, record="none", web={})
+    result["serial_run"] = run_step("gate", "gate", serial, serial_runner, env)
+    result["serial"] = json.loads((serial_runner / "reports" / "shard-1.json").read_text("utf-8"))
+    # A fork's pull request: no secrets, the head's cassettes as the base branch has them.
+    fork_runner = root / "runner-fork"
+    fork_runner.mkdir()
+    shutil.copyfile(base_json, fork_runner / "base.json")
+    env = gate_env(fork_runner, 1, 1, record="none", web={})
+    env.update({name: "" for name in SECRETS})
+    result["fork"] = run_step("gate", "gate", checkout(root / "fork", head=True), fork_runner, env)
+    result["fork_report"] = json.loads(
+        (fork_runner / "reports" / "shard-1.json").read_text("utf-8")
+    )
+    return result
+
+
+def claims(report: dict[str, Any]) -> dict[str, str]:
+    """Claim text -> label, over every case of a JSON report."""
+    return {claim["claim"]: claim["label"] for case in report["cases"] for claim in case["claims"]}
+
+
+def test_only_the_new_claims_are_judged_within_the_budget(played: dict[str, Any]) -> None:
+    for shard in played["shards"]:
+        assert shard.returncode in (0, 1), shard.stdout + shard.stderr
+    judged = played["judged"]
+    assert SHORTENED_CLAIM in judged
+    base = claims(json.loads((played["root"] / "runner-base" / "base.json").read_text("utf-8")))
+    assert not set(judged) & set(base)  # a claim already recorded is never judged again
+    assert len(judged) <= 2 * int(INPUTS["MAX_JUDGE_CALLS"])
+    assert played["crawled"] == 0  # every cited page was recorded already
+
+
+def test_the_merge_fails_on_the_regression_and_shows_it_in_the_summary(
+    played: dict[str, Any],
+) -> None:
+    merge = played["merge"]
+    assert merge.returncode == 1, merge.stdout + merge.stderr
+    assert played["merged"]["decision"] == "fail"
+    summary = played["summary"]
+    assert SHORTENED_CLAIM in summary
+    assert "partial" in summary
+    assert "regress" in summary.lower()
+
+
+def test_the_shard_that_ran_the_claim_annotates_its_case_file(played: dict[str, Any]) -> None:
+    annotations = [
+        line
+        for shard in played["shards"]
+        for line in shard.stdout.splitlines()
+        if line.startswith("::error ") and SHORTENED_CLAIM[:20] in line
+    ]
+    assert annotations, "no annotation names the regressed claim"
+    assert all(
+        "file=examples/assistant/cases/" in line or "file=cases/" in line for line in annotations
+    )
+
+
+def test_two_shards_merged_are_the_serial_run(played: dict[str, Any]) -> None:
+    assert played["serial_run"].returncode == 1
+    merged, serial = played["merged"], played["serial"]
+    assert claims(merged) == claims(serial)
+    assert merged["decision"] == serial["decision"]
+    assert merged["precision"] == serial["precision"]
+
+
+def test_a_forks_run_replays_and_leaves_every_new_claim_unchecked(played: dict[str, Any]) -> None:
+    fork = played["fork"]
+    assert fork.returncode == 1, fork.stdout + fork.stderr
+    assert played["fork_report"]["decision"] == "incomplete"
+    assert "new since the recording" in fork.stdout
+    for secret in SECRETS.values():
+        assert secret not in fork.stdout + fork.stderr
