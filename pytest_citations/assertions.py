@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from typing import Protocol
 
-from .labels import Label
+from .labels import DEFAULT_FAILING_LABELS, Label
 from .precision import Precision
 from .sanitize import strip_controls
 from .verdicts import CitationVerdict, ClaimVerdict
@@ -87,10 +87,11 @@ def assert_not_contradicted(
 
 
 def assert_answer(
-    verdicts: Iterable[ClaimVerdict], fail_on: Iterable[Label | str] = (Label.CONTRADICTED,)
+    verdicts: Iterable[ClaimVerdict], fail_on: Iterable[Label | str] = DEFAULT_FAILING_LABELS
 ) -> list[ClaimVerdict]:
     """Fail when a claim of an answer has a failing label (``fail_on``, default
-    contradicted) or could not be checked; the message explains every failing claim as
+    :data:`~pytest_citations.labels.DEFAULT_FAILING_LABELS`: every label but supported and
+    uncited) or could not be checked; the message explains every failing claim as
     :func:`assert_supported` explains one. Takes the verdicts ``check_answer`` returns."""
     __tracebackhide__ = True  # failures point at the test, not here
     listed = list(verdicts)

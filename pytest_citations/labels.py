@@ -22,6 +22,19 @@ class Label(StrEnum):
         return self.value
 
 
+#: What fails a claim unless a run or case says otherwise: every label but ``supported``
+#: (and ``uncited``, which the uncited-claim rule decides, 004 C7). A claim only partly
+#: backed, backed by no cited page, backed by another page than the one cited, or whose
+#: every page is gone is not evidence a reviewer would ship (004's worked example fails a
+#: partial claim).
+DEFAULT_FAILING_LABELS: tuple[Label, ...] = (
+    Label.CONTRADICTED,
+    Label.PARTIAL,
+    Label.NOT_FOUND,
+    Label.MISATTRIBUTED,
+    Label.UNREACHABLE,
+)
+
 class Reason:
     """Machine-readable reasons attached to verdicts the engine (not the judge) decided."""
 

@@ -79,6 +79,10 @@ CASE: dict[str, Key] = {
 
 CLAIM: dict[str, Key] = {
     "text": Key("the claim, as one sentence"),
+    "from": Key(
+        "the answer's sentence this claim was rewritten or split from; the next import keeps "
+        "the claim while that sentence is in the answer"
+    ),
     "cites": Key(
         "the markers (or URLs) the claim cites; an empty list for an uncited claim",
         "structure",

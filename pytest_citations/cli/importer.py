@@ -26,8 +26,9 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "question, answer, numbered citations and one claim per sentence. Understands the "
         "generic {answer, citations} shape, OpenAI Responses and Chat Completions, "
         "Anthropic Messages, Perplexity, LangChain and LlamaIndex. A record that cannot be "
-        "read is reported with its file and line and skipped (exit 1); importing the same "
-        "answers again writes the same bytes.",
+        "read is reported with its file and line and skipped (exit 1). Importing into case "
+        "files that are already there merges: the review of every claim whose sentence is "
+        "unchanged is kept, and each sentence that changed or left the answer is listed.",
         epilog=EXIT_CODES,
     )
     command.add_argument(
@@ -56,7 +57,9 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         help="record: one file per answer (default); input: one file per input file",
     )
     command.add_argument(
-        "--overwrite", action="store_true", help="replace case files edited since the last import"
+        "--overwrite",
+        action="store_true",
+        help="replace existing case files with this import, dropping their review edits",
     )
     command.add_argument(
         "--unmarked",
@@ -87,7 +90,8 @@ def _schema_url(schema: str | None, out: Path) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Import, print the report; exit 1 when a record was skipped."""
+    """Import, print the report; exit 1 when a record was skipped or a file could not take
+    the import."""
     out = Path(args.out)
     try:
         result = import_answers(
@@ -104,4 +108,4 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     for line in result.lines():
         print(line)
-    return EXIT_FAILED if result.skipped else EXIT_OK
+    return EXIT_FAILED if result.skipped or result.unmerged else EXIT_OK

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from ..labels import Label, unchecked_meaning
+from ..labels import DEFAULT_FAILING_LABELS, Label, unchecked_meaning
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .figures import Figure
 from .numbers import has_figures, missing_figures
@@ -46,7 +46,7 @@ LABEL_RANK = {
 class Criteria:
     """What a claim and a case must meet to ship. Ini defaults, overridable per case."""
 
-    fail_on: tuple[str, ...] = (Label.CONTRADICTED.value,)
+    fail_on: tuple[str, ...] = tuple(label.value for label in DEFAULT_FAILING_LABELS)
     forbid_contradicted_topics: tuple[str, ...] = ()
     numbers_traceable: bool = False
     min_supported_share: float | None = None

@@ -6,7 +6,8 @@ LlamaIndex), turn each into a case whose claims the answer splitter derives, and
 YAML that imports byte-identically every time. No pytest here: the command line and the
 ``citation_verifier`` fixture are thin shells over these functions.
 
-- :func:`import_answers` — JSONL/JSON files in, case files out, a report of every record;
+- :func:`import_answers` — JSONL/JSON files in, case files out (merged into the reviewed
+  files already there), a report of every record and file;
 - :func:`read_answer` / :func:`claim_requests` — one answer object (a dict or an SDK object)
   to its claims and the verifier's requests, for testing a live pipeline.
 """
@@ -34,7 +35,7 @@ from .formats import (
 )
 from .records import AnswerRecord, BadAnswerRecord, read_records
 from .render import case_mapping, render_case_file
-from .result import CaseFile, ImportResult, RecordOutcome
+from .result import CaseFile, ClaimChange, ImportResult, RecordOutcome
 
 __all__ = [
     "AUTO",
@@ -49,6 +50,7 @@ __all__ = [
     "AnswerRecord",
     "BadAnswerRecord",
     "CaseFile",
+    "ClaimChange",
     "Grouping",
     "ImportResult",
     "ImportedAnswer",

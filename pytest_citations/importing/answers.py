@@ -7,17 +7,15 @@ takes the object the pipeline returned and gives the verifier's requests.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..cases.claims import extract_claims
 from ..pipeline.verifier import ClaimRequest
 from .formats import AUTO, RawAnswer, ReadRecord, Source, read_record
+from .identity import content_case_id, question_case_id, slug, without_tracking
 from .spans import Marked, place_markers
 
 #: What to do with sources of an answer that carries no ``[n]`` marker at all (a LangChain or
@@ -27,8 +25,6 @@ from .spans import Marked, place_markers
 Unmarked = Literal["cite-all", "retrieved"]
 UNMARKED_POLICIES: tuple[Unmarked, ...] = ("cite-all", "retrieved")
 
-_ID = re.compile(r"[^A-Za-z0-9_.-]+")
-_WORD = re.compile(r"[a-z0-9]+")
 #: Every line end YAML knows, as one: PyYAML does not read back a NEL (U+0085) it wrote.
 _LINE_BREAKS = re.compile("\r\n|[\r\x85\u2028\u2029]")
 
@@ -89,25 +85,19 @@ class ImportedAnswer:
         return [ClaimRequest.of(claim.text, claim.urls, retrieved) for claim in self.claims()]
 
     def case_id(self) -> str:
-        """A stable id: the record's own id, else words of the question and a content hash
-        (never random, so importing the same answers again gives the same ids)."""
+        """A stable id: the record's own question id, else one from the question's text,
+        else from the content; never random and never a provider's response id, so that the
+        same questions exported again get the same ids."""
         if self.record_id:
-            slug = _ID.sub("-", self.record_id).strip("-")
-            if slug:
-                return slug
+            own = slug(self.record_id)
+            if own:
+                return own
+        if self.question:
+            return question_case_id(self.question)
         content = json.dumps(
-            [self.question, self.text, sorted(self.citations.items()), list(self.retrieved)],
-            ensure_ascii=False,
+            [self.text, sorted(self.citations.items()), list(self.retrieved)], ensure_ascii=False
         )
-        digest = hashlib.sha256(content.encode("utf-8")).hexdigest()
-        words = _WORD.findall(
-            unicodedata.normalize("NFKD", self.question or "")
-            .encode("ascii", "ignore")
-            .decode("ascii")
-            .lower()
-        )
-        stem = "-".join(words[:6])[:48].strip("-")
-        return f"{stem}-{digest[:8]}" if stem else f"answer-{digest[:12]}"
+        return content_case_id(content)
 
 
 @dataclass
@@ -164,16 +154,22 @@ def _from_markers(raw: RawAnswer, unmarked: Unmarked) -> _Sorted:
     return result
 
 
-def comparable(url: str) -> str:
-    """A URL without its ``utm_*`` parameters, to tell whether a retrieved page is one the
-    answer cites (OpenAI adds ``?utm_source=openai`` to cited URLs, not to its sources)."""
-    parts = urlsplit(url)
-    query = [
-        (k, v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if not k.startswith("utm_")
-    ]
-    return urlunsplit(parts._replace(query=urlencode(query)))
+def _untracked(raw: RawAnswer) -> RawAnswer:
+    """The answer with every source's URL free of tracking parameters, before sources are
+    numbered: ``page?utm_source=openai`` and ``page`` are one page."""
+
+    def clean(source: Source) -> Source:
+        return replace(source, url=without_tracking(source.url))
+
+    numbered = None
+    if raw.numbered is not None:
+        numbered = {m: None if s is None else clean(s) for m, s in raw.numbered.items()}
+    return replace(
+        raw,
+        numbered=numbered,
+        spans=tuple(replace(span, source=clean(span.source)) for span in raw.spans),
+        retrieved=tuple(map(clean, raw.retrieved)),
+    )
 
 
 def tidy(text: str) -> str:
@@ -188,18 +184,18 @@ def tidy(text: str) -> str:
 
 def build_answer(read: ReadRecord, unmarked: Unmarked = "cite-all") -> ImportedAnswer:
     """Number the sources, place markers at spans, and sort cited from retrieved."""
-    raw = read.answer
+    raw = _untracked(read.answer)
     if raw.spans:
         result = _from_spans(raw)
     elif raw.numbered is not None:
         result = _from_markers(raw, unmarked)
     else:
         result = _Sorted(raw.text)
-    seen = {comparable(url) for url in result.citations.values()}
+    seen = set(result.citations.values())
     retrieved: list[tuple[str, str]] = []
     for marker, source in [*result.retrieved, *(("", s) for s in raw.retrieved)]:
-        if comparable(source.url) not in seen:
-            seen.add(comparable(source.url))
+        if source.url not in seen:
+            seen.add(source.url)
             retrieved.append((marker, source.url))
     titles: dict[str, str] = {}
     for marker, source in result.cited:

@@ -1,11 +1,12 @@
 """Case files from answer records: built, checked with the case-file parser, and written so
 that importing the same answers again gives byte-identical files.
 
-Stable ids (the record's own, else a content hash), files and cases in one fixed order, the
-text of :mod:`.render`: the same input always gives the same bytes, so case files diff well
-in review. Every file is loaded with :func:`pytest_citations.cases.load_cases` before it is
-written; a file edited by hand since the last import is kept unless ``overwrite`` is asked
-for.
+Stable ids (:mod:`.identity`: the record's question id, else its question), files and cases
+in one fixed order, the text of :mod:`.render`: the same input always gives the same bytes,
+so case files diff well in review. Every file is loaded with
+:func:`pytest_citations.cases.load_cases` before it is written; a file that is already there
+has the import merged into it, its review kept (:mod:`.update`), unless ``overwrite`` is
+asked for.
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from ..atomic import write_atomically
 from ..cases import CaseFileError, load_cases
 from ..errors import CitationsError, ConfigurationError
 from .answers import UNMARKED_POLICIES, ImportedAnswer, Unmarked, read_answer
 from .formats import AUTO, check_format
+from .merge import Sentences
 from .records import AnswerRecord, BadAnswerRecord, read_records
 from .render import case_mapping, render_case_file
-from .result import CaseFile, FileStatus, ImportResult, RecordOutcome
+from .result import CaseFile, ImportResult, RecordOutcome
+from .update import Fresh, update_file
 
 #: The JSON Schema of case files, for the ``# yaml-language-server: $schema=…`` line that
 #: gives editors completion and validation. None: no one address is true for every project
@@ -45,7 +47,7 @@ _ID = re.compile(r"[^A-Za-z0-9_.-]+")
 @dataclass(frozen=True)
 class _Built:
     outcome: RecordOutcome
-    case: dict[str, Any]
+    fresh: Fresh
 
 
 def _unique(case_id: str, taken: set[str]) -> str:
@@ -86,22 +88,6 @@ def _invalid(case: Mapping[str, Any], answer: ImportedAnswer) -> str | None:
     return None
 
 
-def _write(path: Path, text: str, overwrite: bool) -> FileStatus:
-    data = text.encode("utf-8")
-    try:
-        existing = path.read_bytes()
-    except FileNotFoundError:
-        existing = None
-    if existing == data:
-        return "unchanged"
-    if existing is not None and not overwrite:
-        return "kept"
-    # An interrupted import leaves the old file or the new one, never half of one; a new
-    # file gets the user's umask like any source file, a replaced one keeps its mode.
-    write_atomically(path, data)
-    return "written"
-
-
 def _skipped(source: Path, line: int, reason: str, fmt: str | None = None) -> RecordOutcome:
     return RecordOutcome(source, line, format=fmt, reason=reason)
 
@@ -131,11 +117,18 @@ def import_answers(
     built = [entry for entry in outcomes if isinstance(entry, _Built)]
     names = _file_names(built, group)
     files = _write_files(out, built, names, group, overwrite, schema_url)
+    uncited = {(f.path, case_id): count for f in files for case_id, count in f.uncited.items()}
     records = tuple(
-        replace(entry.outcome, path=out / names[id(entry)]) if isinstance(entry, _Built) else entry
+        _placed(entry, out / names[id(entry)], uncited) if isinstance(entry, _Built) else entry
         for entry in outcomes
     )
     return ImportResult(out, files, records, format)
+
+
+def _placed(entry: _Built, path: Path, uncited: Mapping[tuple[Path, str], int]) -> RecordOutcome:
+    """The record's outcome with its file, and the claims of its case still to review."""
+    found = uncited.get((path, entry.fresh.id), entry.outcome.uncited)
+    return replace(entry.outcome, path=path, uncited=found)
 
 
 def _check_options(format: str, group: str, unmarked: str) -> None:
@@ -169,6 +162,7 @@ def _build(
         return _skipped(item.source, item.line, "the answer holds no sentence", answer.format)
     case_id = _unique(answer.case_id(), taken)
     case = case_mapping(answer, case_id, claims)
+    fresh = Fresh(case, Sentences.of(claims, answer.citations))
     problem = _invalid(case, answer)
     if problem:
         taken.discard(case_id.lower())
@@ -181,7 +175,7 @@ def _build(
         warnings=answer.warnings,
         uncited=sum(claim.uncited for claim in claims),
     )
-    return _Built(outcome, case)
+    return _Built(outcome, fresh)
 
 
 def _write_files(
@@ -192,33 +186,29 @@ def _write_files(
     overwrite: bool,
     schema_url: str | None,
 ) -> tuple[CaseFile, ...]:
-    """Write the case files, in name order, each checked by the case-file parser first."""
-    by_file: dict[str, list[_Built]] = {}
+    """Write (or merge) the case files, in name order."""
+    by_file: dict[str, list[Fresh]] = {}
     for entry in built:
-        by_file.setdefault(names[id(entry)], []).append(entry)
+        by_file.setdefault(names[id(entry)], []).append(entry.fresh)
     if by_file:
         out.mkdir(parents=True, exist_ok=True)
-    files: list[CaseFile] = []
-    for name in sorted(by_file):
-        entries = by_file[name]
-        path = out / name
-        text = render_case_file(
-            [entry.case for entry in entries], schema_url=schema_url, grouped=group == "input"
+    return tuple(
+        update_file(
+            out / name,
+            by_file[name],
+            grouped=group == "input",
+            overwrite=overwrite,
+            schema_url=schema_url,
         )
-        load_cases(path, text)  # the same parser as collection; each case passed it alone
-        status = _write(path, text, overwrite)
-        files.append(CaseFile(path, status, tuple(entry.case["id"] for entry in entries)))
-    return tuple(files)
+        for name in sorted(by_file)
+    )
 
 
 def _file_names(built: Sequence[_Built], group: Grouping) -> dict[int, str]:
     """The file of each built case: its id, or its input file's name (distinct stems)."""
     if group == "record":
         taken: set[str] = set()
-        return {
-            id(entry): _unique(_file_stem(str(entry.case["id"])), taken) + ".yaml"
-            for entry in built
-        }
+        return {id(entry): _unique(_file_stem(entry.fresh.id), taken) + ".yaml" for entry in built}
     stems: dict[Path, str] = {}
     taken = set()
     for entry in built:

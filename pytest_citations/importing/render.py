@@ -17,6 +17,11 @@ FOLD_WIDTH = 88
 #: Other scalars stay on one line whatever their length: one claim, one line in a diff.
 _NO_WRAP = 1 << 20
 UNCITED_NOTE = "cites no source; add one, or set general to true if it needs none"
+#: Keys whose lists are written on one line.
+_FLOW_KEYS = frozenset({"cites", "tags", "fail_on", "forbid_contradicted_topics"})
+#: How the notes the import writes on a case begin; notes that begin otherwise are a
+#: reviewer's.
+IMPORT_NOTE = "imported from the "
 
 
 class _Block(str):
@@ -52,7 +57,7 @@ _Dumper.add_representer(_Block, _represent_block)
 _Dumper.add_representer(_Flow, _represent_flow)
 
 
-def _marker_key(marker: str) -> int | str:
+def marker_key(marker: str) -> int | str:
     """Markers as case files show them: ``1:`` rather than ``"1":``."""
     return int(marker) if marker.isdigit() else marker
 
@@ -62,10 +67,11 @@ def _order(marker: str) -> tuple[int, int, str]:
     return (0, int(marker), "") if marker.isdigit() else (1, 0, marker)
 
 
-def _claim_entry(claim: AnswerClaim) -> dict[str, Any]:
+def claim_entry(claim: AnswerClaim) -> dict[str, Any]:
+    """The entry of ``claims:`` the import writes for one sentence."""
     entry: dict[str, Any] = {
         "text": claim.text,
-        "cites": _Flow(_marker_key(m) for m in claim.markers),
+        "cites": _Flow(marker_key(m) for m in claim.markers),
     }
     notes = []
     if claim.unresolved:
@@ -91,20 +97,20 @@ def case_mapping(
     case["answer"] = _Block(answer.text)
     if answer.citations:
         case["citations"] = {
-            _marker_key(m): answer.citations[m] for m in sorted(answer.citations, key=_order)
+            marker_key(m): answer.citations[m] for m in sorted(answer.citations, key=_order)
         }
-    case["claims"] = [_claim_entry(claim) for claim in claims]
+    case["claims"] = [claim_entry(claim) for claim in claims]
     if answer.retrieved:
         if all(marker for marker, _ in answer.retrieved):
             case["retrieved"] = {
-                _marker_key(m): url
+                marker_key(m): url
                 for m, url in sorted(answer.retrieved, key=lambda pair: _order(pair[0]))
             }
         else:
             case["retrieved"] = [url for _, url in answer.retrieved]
     if answer.tags:
         case["tags"] = _Flow(answer.tags)
-    notes = [f"imported from the {answer.format} format"]
+    notes = [f"{IMPORT_NOTE}{answer.format} format"]
     if answer.whole_answer:
         notes.append(
             f"the answer has no [n] markers, so every sentence cites all {len(answer.citations)} "
@@ -113,6 +119,22 @@ def case_mapping(
     notes.extend(answer.warnings)
     case["notes"] = "; ".join(notes)
     return case
+
+
+def yaml_value(value: Any, key: Any = None) -> Any:
+    """A value read back from a case file (under ``key``), as this module writes values:
+    mappings and lists plain, ``cites`` and the lists of names on one line, text with line
+    breaks in block style; values built here stay as they are."""
+    if isinstance(value, _Block | _Flow):
+        return value
+    if isinstance(value, str):
+        return _Block(value) if "\n" in value else str(value)
+    if isinstance(value, Mapping):
+        return {name: yaml_value(item, name) for name, item in value.items()}
+    if isinstance(value, list | tuple):
+        items = [yaml_value(item) for item in value]
+        return _Flow(items) if key in _FLOW_KEYS else items
+    return value
 
 
 def _mapping_lines(case: Mapping[str, Any]) -> list[str]:

@@ -19,7 +19,7 @@ from ..drift import DEFAULT_FAIL_ON
 from ..gating.conclusion import RunGates
 from ..gating.criteria import Criteria
 from ..gating.shards import Shard
-from ..labels import Label
+from ..labels import DEFAULT_FAILING_LABELS
 from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS, Limit
@@ -83,9 +83,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("min-supported-share",
            "fail a case, and the run, whose share of fully supported claims is below X",
            kind="parse", parse=fraction, metavar="X"),
-    Option("fail-on", "claim labels that fail a claim (default contradicted)",
-           kind="parse", default=(Label.CONTRADICTED.value,), parse=labels, metavar="LABELS",
-           ini_type="args"),
+    Option("fail-on", "claim labels that fail a claim (default contradicted,partial,"
+           "not_found,misattributed,unreachable)",
+           kind="parse", default=tuple(label.value for label in DEFAULT_FAILING_LABELS),
+           parse=labels, metavar="LABELS", ini_type="args"),
     Option("embedder", "embedding model name or path (default all-MiniLM-L6-v2)",
            default=DEFAULT_EMBEDDING_MODEL, env=("CITATIONS_EMBEDDING_MODEL",),
            old_ini="citations_embedding_model"),

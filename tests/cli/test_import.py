@@ -13,13 +13,13 @@ import json
 import re
 from pathlib import Path
 
-import yaml
 from ops_support import (
     base_env,
     emulators,
     run_cli,
 )
 from test_readme import assert_printed, code_blocks, commands, readme_section, run_readme_command
+from workflow_steps import replay_env, run_step
 
 from pytest_citations.cases import load_cases
 from pytest_citations.cases.schema import schema_text
@@ -43,7 +43,7 @@ def test_import_reports_format_files_and_every_skipped_record(tmp_path: Path) ->
     lines = run.stdout.splitlines()
     assert lines[0].startswith(f"Imported 3 of 5 answer records into 3 case files in {out}")
     assert "Detected formats: generic (2 records), perplexity (1 record)" in lines
-    written = sorted(line.removeprefix("Wrote ") for line in lines if line.startswith("Wrote "))
+    written = sorted(line.removeprefix("Created ") for line in lines if line.startswith("Created "))
     assert written == sorted(str(path) for path in out.iterdir())
     assert len(written) == 3
     skipped = [line for line in lines if line.startswith("Skipped ")]
@@ -68,7 +68,7 @@ def test_a_clean_import_exits_0_and_again_writes_nothing(tmp_path: Path) -> None
     assert "Detected format: generic (2 records)" in first.stdout
     assert again.returncode == 0
     assert ": 2 unchanged" in again.stdout.splitlines()[0]
-    assert "Wrote " not in again.stdout
+    assert "Created " not in again.stdout
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
 
 
@@ -119,7 +119,7 @@ def test_group_input_writes_one_file_per_input(tmp_path: Path) -> None:
     assert len(load_cases(out / "generic.yaml")) == 2
 
 
-def test_a_file_edited_in_review_is_kept_unless_overwrite(tmp_path: Path) -> None:
+def test_a_file_edited_in_review_keeps_its_edit_unless_overwrite(tmp_path: Path) -> None:
     out = tmp_path / "cases"
     args = ["import", str(ANSWERS / "perplexity_sonar.json"), "--out", str(out)]
     assert run_cli(*args, env=base_env(tmp_path)).returncode == 0
@@ -127,15 +127,35 @@ def test_a_file_edited_in_review_is_kept_unless_overwrite(tmp_path: Path) -> Non
     reviewed = case_file.read_text(encoding="utf-8").replace("general: false", "general: true")
     case_file.write_text(reviewed, encoding="utf-8")
 
-    kept = run_cli(*args, env=base_env(tmp_path))
-    assert kept.returncode == 0
-    assert f"Kept {case_file}" in kept.stdout
+    again = run_cli(*args, env=base_env(tmp_path))
+    assert again.returncode == 0
+    assert f"Unchanged {case_file} (1 kept edit)" in again.stdout.splitlines()
+    assert "cites no source" not in again.stdout  # decided in review
     assert case_file.read_text(encoding="utf-8") == reviewed
 
     replaced = run_cli(*args, "--overwrite", env=base_env(tmp_path))
     assert replaced.returncode == 0
-    assert f"Wrote {case_file}" in replaced.stdout
+    assert f"Replaced {case_file}" in replaced.stdout
     assert "general: false" in case_file.read_text(encoding="utf-8")
+
+
+def test_a_case_file_that_cannot_take_the_import_is_named_and_the_command_exits_1(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "cases"
+    args = ["import", str(ANSWERS / "generic.jsonl"), "--out", str(out)]
+    assert run_cli(*args, env=base_env(tmp_path)).returncode == 0
+    broken = out / "boiling-point.yaml"
+    broken.write_text(broken.read_text(encoding="utf-8") + "claims: [\n", encoding="utf-8")
+    before = broken.read_bytes()
+
+    run = run_cli(*args, env=base_env(tmp_path))
+
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert ": 1 unchanged, 1 kept" in run.stdout.splitlines()[0]
+    [kept] = [line for line in run.stdout.splitlines() if line.startswith("Kept ")]
+    assert kept.startswith(f"Kept {broken}: this import cannot be merged into it (it does not")
+    assert broken.read_bytes() == before
 
 
 def test_schema_option_writes_the_schema_and_names_it_relative_to_each_file(
@@ -186,20 +206,33 @@ def test_an_unreadable_input_is_skipped_with_its_name(tmp_path: Path) -> None:
 # -- the README's flow: export answers -> import -> review -> record -> gate ------------------
 
 FLOW = "From your application's answers to a gate in CI"
-GATE_WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "citations.yml"
+WRAPPER = "Records in a wrapper"
+NEXT_EXPORT = "The next export"
 
 
-def ci_gate_command() -> str:
-    """The pytest command the pull-request workflow runs."""
-    workflow = yaml.safe_load(GATE_WORKFLOW.read_text(encoding="utf-8"))
-    [line] = [
-        line.strip()
-        for job in workflow["jobs"].values()
-        for step in job["steps"]
-        for line in step.get("run", "").splitlines()
-        if line.strip().startswith("pytest ")
-    ]
-    return line
+def flow_steps() -> str:
+    """The README's five steps, without the subsections that follow them."""
+    return readme_section(FLOW).split("\n### ")[0]
+
+
+def test_the_readmes_wrapped_response_imports_as_shown(tmp_path: Path) -> None:
+    """The raw response wrapper the README documents: its record, command, output and the
+    case file, named by the wrapper's id and citing the page without OpenAI's utm_source."""
+    blocks = code_blocks(readme_section(WRAPPER))
+    [record] = [block.text for block in blocks if block.language == "jsonl"]
+    [printed] = [block for block in blocks if block.language == ""]
+    [shown] = [block.text for block in blocks if block.language == "yaml"]
+    [importing] = commands(blocks)
+    (tmp_path / "wrapped.jsonl").write_text(record, encoding="utf-8")
+    assert '"response": {"id": "chatcmpl-' in record
+    assert "utm_source=openai" in record
+
+    imported = run_readme_command(importing, env=base_env(tmp_path), cwd=tmp_path)
+
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    assert_printed(printed.lines, imported.stdout.splitlines())
+    [case_file] = (tmp_path / "cases" / "wrapped").iterdir()
+    assert case_file.read_text(encoding="utf-8") == shown
 
 
 def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
@@ -207,7 +240,7 @@ def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
     user runs them: the import prints and writes what the README shows, recording talks to
     the emulators with the tokens the README names, and the gate replays offline, in the
     README's words and as the CI workflow runs it."""
-    blocks = code_blocks(readme_section(FLOW))
+    blocks = code_blocks(flow_steps())
     [answers] = [block.text for block in blocks if block.language == "jsonl"]
     [printed] = [block for block in blocks if block.language == ""]
     [shown] = [block.text for block in blocks if block.language == "yaml"]
@@ -231,15 +264,39 @@ def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
     assert sorted(path.name for path in cassettes.iterdir()) == ["boiling.yaml", "mountains.yaml"]
     # Offline now: no emulator, no token. The gate replays the cassettes.
     gate = run_readme_command(gating, env=base_env(tmp_path), cwd=tmp_path)
-    ci = run_readme_command(ci_gate_command(), env=base_env(tmp_path), cwd=tmp_path)
+    # The pull-request workflow's gate step, replaying (no token) against an empty base.
+    runner = tmp_path.parent / f"{tmp_path.name}-runner"
+    runner.mkdir()
+    (runner / "base.json").write_text('{"cases": []}', encoding="utf-8")
+    ci = run_step("gate", "gate", tmp_path, runner, replay_env(runner, "cases/"))
 
     for run in (recorded, gate, ci):
-        assert run.returncode == 1, run.stdout  # the contradicted claim fails the gate
+        assert run.returncode in (0, 1), run.stdout + run.stderr
         assert "1 failed, 4 passed" in run.stdout, run.stdout
         assert "FAILED cases/imported/mountains.yaml::mountains::claim-1" in run.stdout
         assert "request_refused" not in run.stdout  # every request came from a cassette
-    for report in ("citations.json", "citations-junit.xml", "citations.html"):
-        assert (tmp_path / report).is_file(), f"CI would upload {report}; it was not written"
+    assert recorded.returncode == gate.returncode == 1  # the contradicted claim fails the gate
+    assert ci.returncode == 0  # the shard leaves the decision to the merge
+    assert (
+        json.loads((runner / "reports" / "shard-1.json").read_text("utf-8"))["decision"] == "fail"
+    )
+
+    # The next export: the review is kept, the changed answer shown, and recording it judges
+    # only the changed claim, its page replayed from the cassette.
+    next_blocks = code_blocks(readme_section(NEXT_EXPORT))
+    [next_answers] = [block.text for block in next_blocks if block.language == "jsonl"]
+    [next_printed] = [block for block in next_blocks if block.language == ""]
+    [reimporting] = commands(next_blocks)
+    (tmp_path / "answers.jsonl").write_text(next_answers, encoding="utf-8")
+    reviewed = case_file.read_bytes()
+    reimported = run_readme_command(reimporting, env=base_env(tmp_path), cwd=tmp_path)
+    assert reimported.returncode == 0, reimported.stdout + reimported.stderr
+    assert_printed(next_printed.lines, reimported.stdout.splitlines())
+    assert case_file.read_bytes() == reviewed
+    with emulators(tmp_path) as web:
+        rerecorded = run_readme_command(recording, env=web.env, cwd=tmp_path)
+    assert "request_refused" not in rerecorded.stdout, rerecorded.stdout
+    assert (web.crawlbase.crawl_count, web.judge.call_count) == (0, 1)
 
 
 def test_an_answer_log_cannot_tag_its_case_with_a_mark_that_silences_it(tmp_path: Path) -> None:

@@ -17,17 +17,15 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from fakes import CrawlbaseEmulator, JudgeEmulator, assistant_site
 from fakes.assistant_site import EXAMPLE, SHORTENED_CLAIM
-from ops_support import CRAWLBASE_JS_TOKEN, CRAWLBASE_TOKEN, OPENAI_API_KEY, base_env
+from ops_support import CRAWLBASE_JS_TOKEN, CRAWLBASE_TOKEN, OPENAI_API_KEY
+from workflow_steps import run_step
 
-WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "citations-gate.yml"
 #: The inputs this repository's citations.yml gives the assistant's gate.
 INPUTS = {
     "EXPORT": "python -m assistant.export answers.jsonl",
@@ -44,35 +42,6 @@ SECRETS = {
     "CRAWLBASE_JS_TOKEN": CRAWLBASE_JS_TOKEN,
     "OPENAI_API_KEY": OPENAI_API_KEY,
 }
-
-
-def step(job: str, step_id: str) -> dict[str, Any]:
-    """One step of the workflow, by its id."""
-    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
-    return next(found for found in workflow["jobs"][job]["steps"] if found.get("id") == step_id)
-
-
-def run_step(
-    job: str, step_id: str, cwd: Path, runner: Path, env: dict[str, str]
-) -> subprocess.CompletedProcess[str]:
-    """Run a step's script as GitHub does (``bash -e``), with exactly the variables its
-    ``env:`` names (each given here), a runner's temporary folder and the Actions flag."""
-    found = step(job, step_id)
-    named = set(found.get("env") or {})
-    missing = named - set(env) - {"RUNNER_TEMP"}
-    assert not missing, f"the test gives no value for {sorted(missing)}"
-    runner.mkdir(parents=True, exist_ok=True)
-    environment = {
-        **base_env(cwd, lexical=False),
-        **{name: value for name, value in env.items() if name in named},
-        "RUNNER_TEMP": str(runner),
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_STEP_SUMMARY": str(runner / "summary.md"),
-    }
-    return subprocess.run(
-        ["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", found["run"]],
-        cwd=cwd, env=environment, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
 
 
 def checkout(target: Path, *, head: bool) -> Path:

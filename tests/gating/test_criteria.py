@@ -9,9 +9,13 @@ import pytest
 from plugin_helpers import (
     BOILING_URL,
     CONTRADICTED_CLAIM,
+    NOT_FOUND_CLAIM,
+    OLD_REPORT_URL,
+    PARTIAL_CLAIM,
     PDF_URL,
     REFUNDS_CLAIM,
     REFUNDS_URL,
+    RETURNS_URL,
     SUPPORTED_CLAIM,
     Citations,
     claims_by_nodeid,
@@ -314,3 +318,73 @@ def test_release_decision_pass_for_every_case(citations: Citations) -> None:
             "Release decision: pass",
         ]
     )
+
+
+# -- the default ------------------------------------------------------------------------------
+
+DEFAULTS = f"""\
+id: defaults
+citations:
+  1: {BOILING_URL}
+  2: {OLD_REPORT_URL}
+  3: {RETURNS_URL}
+  4: {PDF_URL}
+claims:
+  - text: {SUPPORTED_CLAIM}
+    cites: [1]
+  - text: {CONTRADICTED_CLAIM}
+    cites: [1]
+  - text: {PARTIAL_CLAIM}
+    cites: [3]
+  - text: {NOT_FOUND_CLAIM}
+    cites: [3]
+  - text: {SUPPORTED_CLAIM}
+    cites: [2]
+  - text: {SUPPORTED_CLAIM}
+    cites: [4]
+"""
+
+
+def test_by_default_only_a_claim_its_citations_fully_support_passes(citations: Citations) -> None:
+    """Out of the box the gate fails what a reviewer would not ship (004's worked example
+    fails a partial claim): contradicted, partial, not_found (misattributed when another
+    retrieved page has it) and a claim whose only page is gone (unreachable, F3)."""
+    citations.write("cases/defaults.yaml", DEFAULTS)
+
+    result, _ = citations.record("-v", "cases/")
+
+    result.stdout.fnmatch_lines(
+        ["citations: * fail_on=contradicted,partial,not_found,misattributed,unreachable"]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*::defaults::claim-1 PASSED [[]supported[]]*",
+            "*::defaults::claim-2 FAILED*",
+            "*::defaults::claim-3 FAILED*",
+            "*::defaults::claim-4 FAILED*",
+            "*::defaults::claim-5 FAILED*",
+            "*::defaults::claim-6 FAILED*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED *::claim-2 - claim is contradicted*",
+            "FAILED *::claim-3 - claim is partial*",
+            "FAILED *::claim-4 - claim is not_found*",
+            "FAILED *::claim-5 - claim is unreachable*",
+            "FAILED *::claim-6 - claim is not_found*",
+        ]
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_the_lenient_choice_is_explicit(citations: Citations) -> None:
+    citations.write("cases/defaults.yaml", DEFAULTS)
+    citations.write("pytest.ini", "[pytest]\ncitations_fail_on = contradicted\n")
+
+    result, _ = citations.record("-v", "cases/")
+
+    result.stdout.fnmatch_lines(["citations: * fail_on=contradicted"])
+    result.stdout.fnmatch_lines(["*::defaults::claim-2 FAILED*"])
+    assert "*::defaults::claim-3 FAILED*" not in result.stdout.str()
+    result.assert_outcomes(passed=6, failed=1)

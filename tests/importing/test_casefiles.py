@@ -96,7 +96,7 @@ def test_every_record_is_imported_or_reported_with_its_line(
     }
     assert len(result.imported) == 12
     assert len(result.files) == 12
-    assert {f.status for f in result.files} == {"written"}
+    assert {f.status for f in result.files} == {"created"}
 
 
 def test_every_written_file_loads_with_the_case_parser_and_holds_the_answers_claims(
@@ -220,7 +220,7 @@ def test_grouped_import_writes_one_file_per_input_with_every_case(
     assert len(loaded["answers.yaml"]) == 12
     assert [c.id for c in loaded["generic.yaml"]] == [
         "boiling-point-2",
-        "who-wrote-middlemarch-1c271a22-2",
+        "who-wrote-middlemarch-f7d00f2a-2",
     ]
     assert (
         (tmp_path / "cases" / "answers.yaml")
@@ -231,17 +231,18 @@ def test_grouped_import_writes_one_file_per_input_with_every_case(
     assert {f.status for f in again.files} == {"unchanged"}
 
 
-def test_a_file_edited_in_review_is_kept_unless_overwrite_is_asked(tmp_path: Path) -> None:
+def test_a_file_edited_in_review_keeps_its_edit_unless_overwrite_is_asked(tmp_path: Path) -> None:
     source = ANSWERS / "perplexity_sonar.json"
     [written] = import_answers([source], tmp_path).files
     reviewed = written.path.read_text(encoding="utf-8").replace("general: false", "general: true")
     written.path.write_text(reviewed, encoding="utf-8")
-    kept = import_answers([source], tmp_path)
-    assert [f.status for f in kept.files] == ["kept"]
+    again = import_answers([source], tmp_path)
+    assert [(f.status, f.kept_edits) for f in again.files] == [("unchanged", 1)]
     assert written.path.read_text(encoding="utf-8") == reviewed
-    assert any(line.startswith(f"Kept {written.path}:") for line in kept.lines())
+    assert f"Unchanged {written.path} (1 kept edit)" in again.lines()
     replaced = import_answers([source], tmp_path, overwrite=True)
-    assert [f.status for f in replaced.files] == ["written"]
+    assert [f.status for f in replaced.files] == ["replaced"]
+    assert f"Replaced {written.path}" in replaced.lines()
     assert "general: false" in written.path.read_text(encoding="utf-8")
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 

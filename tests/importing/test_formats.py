@@ -170,12 +170,13 @@ def test_openai_responses_links_become_markers_on_the_sentences_before_them() ->
         ("The visitor center is open daily from 8 a.m. to 5 p.m. in spring.", ("3",)),
         ("Plan for heat and carry at least a gallon of water per person.", ()),
     ]
+    # OpenAI's ?utm_source=openai is a tracking parameter: the cited page is the same without.
     assert answer.citations == {
-        "1": "https://www.nps.gov/arch/planyourvisit/timed-entry-reservations.htm?utm_source=openai",
-        "2": "https://en.wikipedia.org/wiki/Delicate_Arch?utm_source=openai",
-        "3": "https://www.nps.gov/arch/planyourvisit/hours.htm?utm_source=openai",
+        "1": "https://www.nps.gov/arch/planyourvisit/timed-entry-reservations.htm",
+        "2": "https://en.wikipedia.org/wiki/Delicate_Arch",
+        "3": "https://www.nps.gov/arch/planyourvisit/hours.htm",
     }
-    # action.sources are retrieved, except the page cited (with OpenAI's utm parameter).
+    # action.sources are retrieved, except the page cited.
     assert answer.retrieved == (("", "https://www.utah.com/destinations/national-parks/arches/"),)
     assert answer.titles["2"] == "Delicate Arch - Wikipedia"
 

@@ -45,7 +45,7 @@ def test_a_new_case_file_gets_the_users_umask(tmp_path: Path, umask: int) -> Non
     result = import_answers([source], tmp_path / "cases")
 
     [written] = result.files
-    assert written.status == "written"
+    assert written.status == "created"
     assert mode(written.path) == 0o666 & ~umask  # 0o640, as an editor would make it
     assert [entry.name for entry in written.path.parent.iterdir()] == [written.path.name]
 
@@ -59,7 +59,7 @@ def test_a_replaced_case_file_keeps_its_mode(tmp_path: Path, umask: int) -> None
 
     [again] = import_answers([source], tmp_path / "cases", overwrite=True).files
 
-    assert again.status == "written"
+    assert again.status == "replaced"
     assert "# edited" not in again.path.read_text(encoding="utf-8")
     assert mode(again.path) == 0o664
 

@@ -14,11 +14,11 @@ from plugin_helpers import Citations, Web
 ANSWER = (
     Path(__file__).resolve().parent.parent / "data" / "answers" / "openai_responses_web_search.json"
 )
-TIMED_ENTRY = (
-    "https://www.nps.gov/arch/planyourvisit/timed-entry-reservations.htm?utm_source=openai"
-)
-DELICATE_ARCH = "https://en.wikipedia.org/wiki/Delicate_Arch?utm_source=openai"
-HOURS = "https://www.nps.gov/arch/planyourvisit/hours.htm?utm_source=openai"
+# The answer cites these with OpenAI's ``?utm_source=openai``; the page is the same without it,
+# and that is the URL fetched and recorded.
+TIMED_ENTRY = "https://www.nps.gov/arch/planyourvisit/timed-entry-reservations.htm"
+DELICATE_ARCH = "https://en.wikipedia.org/wiki/Delicate_Arch"
+HOURS = "https://www.nps.gov/arch/planyourvisit/hours.htm"
 RETRIEVED = "https://www.utah.com/destinations/national-parks/arches/"
 
 TIMED_ENTRY_PAGE = """\

@@ -9,7 +9,8 @@ what the object lacks (the question, an id, the request's documents):
 - an Anthropic Message Batches result line ``{"custom_id", "result": {"type", "message"}}``.
 
 The question is read from ``question``/``query``/``input``/``prompt``, or from the last user
-message of a ``request`` (or ``messages``) kept beside the answer.
+message of a ``request`` (or ``messages``) kept beside the answer; the record's id from
+``question_id``, ``custom_id`` or ``id``, never a provider's response id.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from ...cases.tags import refused_tag
 from ...errors import ConfigurationError
+from ..identity import is_response_id
 from .anthropic import ANTHROPIC
 from .base import (
     AnswerFormat,
@@ -237,14 +239,32 @@ def read_record(record: Any, format: str = AUTO) -> ReadRecord:
     if format != AUTO and not fmt.matches(payload):
         raise AnswerFormatError(f"the record does not have the {name} shape: {_expected(name)}")
     answer = fmt.read(payload, RecordContext(documents=_documents(envelope)))
-    ids = (envelope.get("custom_id"), envelope.get("id"), payload.get("id"))
     return ReadRecord(
         format=name,
         answer=answer,
         question=_question(envelope, payload),
-        record_id=next(filter(None, map(_text_id, ids)), None),
+        record_id=_record_id(envelope, payload, fmt.is_response(payload)),
         tags=_tags(envelope.get("tags")),
     )
+
+
+def _record_id(
+    envelope: Mapping[str, Any], payload: Mapping[str, Any], is_response: bool
+) -> str | None:
+    """The record's own name for its question: ``question_id``, a batch line's
+    ``custom_id``, else an ``id`` that is not a provider's response id (those are new on
+    every call: the answer object's own id when it is a provider's response, the same id
+    copied into the envelope, or any id of the shape providers give responses)."""
+    named = (envelope.get("question_id"), payload.get("question_id"), envelope.get("custom_id"))
+    found = next(filter(None, map(_text_id, named)), None)
+    if found:
+        return found
+    response_id = _text_id(payload.get("id")) if is_response else None
+    ids = (envelope.get("id"), None if is_response else payload.get("id"))
+    for value in map(_text_id, ids):
+        if value and value != response_id and not is_response_id(value):
+            return value
+    return None
 
 
 def _tags(raw: Any) -> tuple[str, ...]:

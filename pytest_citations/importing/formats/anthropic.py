@@ -29,6 +29,7 @@ from .base import (
     RecordContext,
     Source,
     Span,
+    always,
     as_mapping,
     dicts,
     http_url,
@@ -161,4 +162,5 @@ ANTHROPIC = AnswerFormat(
     ),
     matches=matches,
     read=read,
+    is_response=always,
 )

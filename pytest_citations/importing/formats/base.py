@@ -66,6 +66,11 @@ class RecordContext:
     documents: tuple[Any, ...] = ()
 
 
+def never(payload: Mapping[str, Any]) -> bool:
+    """False for any answer object (a format whose objects are the application's own)."""
+    return False
+
+
 @dataclass(frozen=True)
 class AnswerFormat:
     """One shape of answer record: how to recognise it and how to read it."""
@@ -75,6 +80,14 @@ class AnswerFormat:
     documented_at: tuple[str, ...]
     matches: Callable[[Mapping[str, Any]], bool]
     read: Callable[[Mapping[str, Any], RecordContext], RawAnswer]
+    #: True for an answer object that is a provider's response, whose own ``id`` is new on
+    #: every call; False for the application's own record, whose ``id`` may name the question.
+    is_response: Callable[[Mapping[str, Any]], bool] = never
+
+
+def always(payload: Mapping[str, Any]) -> bool:
+    """True for any answer object (a format whose objects are all provider responses)."""
+    return True
 
 
 def as_mapping(value: Any) -> Mapping[str, Any] | None:

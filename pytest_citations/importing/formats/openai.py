@@ -27,6 +27,7 @@ from .base import (
     RecordContext,
     Source,
     Span,
+    always,
     as_mapping,
     content_text,
     dicts,
@@ -184,6 +185,7 @@ OPENAI_RESPONSES = AnswerFormat(
     ),
     matches=matches_responses,
     read=read_responses,
+    is_response=always,
 )
 
 OPENAI_CHAT = AnswerFormat(
@@ -194,4 +196,5 @@ OPENAI_CHAT = AnswerFormat(
     ),
     matches=matches_chat,
     read=read_chat,
+    is_response=always,
 )

@@ -35,6 +35,11 @@ def matches(payload: Mapping[str, Any]) -> bool:
     return isinstance(payload.get("citations"), list) and bool(dicts(payload.get("choices")))
 
 
+def is_response(payload: Mapping[str, Any]) -> bool:
+    """The Sonar API's response (``choices``), not a flat record the application wrote."""
+    return bool(dicts(payload.get("choices")))
+
+
 def read(payload: Mapping[str, Any], context: RecordContext) -> RawAnswer:
     """Read the text and number ``search_results`` (else ``citations``) from 1."""
     choices = dicts(payload.get("choices"))
@@ -68,4 +73,5 @@ PERPLEXITY = AnswerFormat(
     ),
     matches=matches,
     read=read,
+    is_response=is_response,
 )
