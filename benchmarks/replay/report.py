@@ -33,7 +33,7 @@ class Line:
 
     def render(self) -> str:
         verdict = "" if self.meets is None else ("meets" if self.meets else "misses")
-        return f"{self.figure:<42}{self.choices:>22}{self.legacy:>22}   {self.target:<22}{verdict}"
+        return f"{self.figure:<42}{self.choices:>22} {self.legacy:>22}   {self.target:<22}{verdict}"
 
 
 HEADER = Line("", "with recorded choices", "legacy (stripped)", "target").render() + "verdict"
