@@ -35,6 +35,7 @@ DEFAULT_FAILING_LABELS: tuple[Label, ...] = (
     Label.UNREACHABLE,
 )
 
+
 class Reason:
     """Machine-readable reasons attached to verdicts the engine (not the judge) decided."""
 

@@ -4,7 +4,7 @@ verdict per claim."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .labels import Label, Reason, is_unchecked
@@ -122,6 +122,9 @@ class ClaimVerdict:
     #: What the judge was shown for every judged citation; the deterministic checks
     #: (numbers and dates traceable, C7) read it.
     evidence: tuple[Evidence, ...] = ()
+    #: Seconds of work the claim's own check took (see :mod:`pytest_citations.timing`): a
+    #: measurement of this run, not part of the verdict (equal verdicts may differ in it).
+    work_seconds: float = field(default=0.0, compare=False)
 
     @property
     def unchecked(self) -> tuple[CitationVerdict, ...]:

@@ -71,6 +71,11 @@ STEERING_VARIABLES = (
     "CITATIONS_MAX_PAGE_CHARS",
     "PYTEST_ADDOPTS",
     "PYTEST_XDIST_AUTO_NUM_WORKERS",
+    # Under GitHub Actions (this project's own CI), inner runs must neither annotate the
+    # job with their test files nor append to its job summary.
+    "GITHUB_ACTIONS",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_WORKSPACE",
 )
 
 # The emulated web of the shipped examples (tests/fakes/site.py).

@@ -52,8 +52,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     )
     merge.add_argument("reports", nargs="+", metavar="REPORT.json", help="a shard's JSON report")
     # Every report format the plugin writes: a format registered in WRITERS gets its flag
-    # here too (the Markdown report, once reports/markdown_report.py is registered there,
-    # becomes --markdown PATH with nothing more to wire).
+    # here too (--markdown PATH is the Markdown summary's).
     for name in WRITERS:
         plugin = "--citations-report" if name == "json" else f"--citations-{name}"
         said = f"write the report {plugin} writes"

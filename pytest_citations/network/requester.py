@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ..timing import charge
 from .client import HttpClient
 from .limits import JUDGE, RequestLimit
 
@@ -104,9 +105,13 @@ class Requester:
             response: httpx.Response | None = None
             try:
                 async with self._slot(priority):
-                    started = loop.time() if started is None else started
-                    async with asyncio.timeout(max(started + deadline - loop.time(), 0)):
-                        response = await self.http.send(build())
+                    sent = loop.time()
+                    started = sent if started is None else started
+                    try:
+                        async with asyncio.timeout(max(started + deadline - sent, 0)):
+                            response = await self.http.send(build())
+                    finally:  # the claim's own time: in flight, never waiting for a slot
+                        charge(loop.time() - sent)
             except TimeoutError:
                 raise TransientError(what, f"no answer within {deadline:g} s") from None
             except httpx.TimeoutException:

@@ -23,6 +23,7 @@ from ..redact import LogRedaction
 from ..retrieval.embedders.base import Embedder
 from ..retrieval.retriever import Retriever
 from ..retrieval.worker import RANK, EmbeddingWorker
+from ..timing import clocked
 from ..usage import Usage
 from ..verdicts import CitationVerdict, ClaimVerdict, Evidence
 from .aggregate import aggregate_verdicts
@@ -207,6 +208,13 @@ class Verifier:
             await self._worker.run(RANK, self._retrieval.retriever.warm, claims)
 
     async def _verify_claim(self, request: ClaimRequest) -> ClaimVerdict:
+        """The claim's verdict, with the time its own work took (its requests in flight and
+        its model work, see :mod:`pytest_citations.timing`)."""
+        with clocked() as clock:
+            verdict = await self._check_claim(request)
+        return replace(verdict, work_seconds=clock.seconds)
+
+    async def _check_claim(self, request: ClaimRequest) -> ClaimVerdict:
         work = ClaimWork()
         verdicts = list(
             await asyncio.gather(

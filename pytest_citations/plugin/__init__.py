@@ -32,7 +32,7 @@ from .fixture import citation_verifier, label_comparison, note_call_done
 from .items import CASE_MARKER, CaseFile, note_declared_marks
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options, register
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
-from .results import attach_result, result_of
+from .results import attach_problems, attach_result, result_of
 from .scheduling import (
     CASE_FILE_SCHEDULING,
     CollectionErrors,
@@ -275,6 +275,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     attach_result(item, report)
     note_call_done(item, call)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """Hand the problems of a case file that could not be collected, each at its line, to
+    its report (the GitHub annotations point at them)."""
+    report = yield
+    attach_problems(collector, report)
     return report
 
 

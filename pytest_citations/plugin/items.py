@@ -15,7 +15,7 @@ from ..cases.tags import refused_tag
 from ..gating.assessment import FileAssessment, while_updating
 from ..reports.junit import case_properties, claim_properties
 from ..sanitize import strip_controls
-from .results import ItemResult, publish
+from .results import PROBLEMS_KEY, ItemResult, publish
 from .session import FileNotVerified, session_of
 
 #: The marker of every case-file item (``-m citations`` / ``-m "not citations"``).
@@ -47,9 +47,15 @@ class CaseFile(pytest.File):
     cases: list[Case]
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
-        self.cases = load_cases(self.path)
-        for case in self.cases:
-            yield CaseNode.from_parent(self, name=case.id, case=case)
+        try:
+            self.cases = load_cases(self.path)
+            for case in self.cases:
+                yield CaseNode.from_parent(self, name=case.id, case=case)
+        except CaseFileError as error:  # each problem at its line, for the annotations
+            self.stash[PROBLEMS_KEY] = [
+                (line, strip_controls(text)) for line, text in error.problems
+            ]
+            raise
 
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
@@ -121,7 +127,8 @@ class _CaseItem(pytest.Item):
             if error.stop:
                 self.session.shouldstop = str(error)
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            publish(self, ItemResult(file_error=(file.nodeid, first)))
+            message = strip_controls(str(error))
+            publish(self, ItemResult(file_error=(file.nodeid, first), message=message))
             self._failure = str(error)
             return None
 
@@ -156,9 +163,17 @@ class ClaimItem(_CaseItem):
         if assessed is None:
             return
         claim = assessed.claims[(self.case.id, self.claim.index)]
-        if session_of(self.config).options.update_baseline:
+        session = session_of(self.config)
+        if session.options.update_baseline:
             claim = while_updating(claim)
-        publish(self, ItemResult(claim=claim.record))
+        path = self.case_file.path
+        found = ItemResult(
+            claim=claim.record,
+            message=strip_controls(claim.error or claim.failure or "") or None,
+            seconds=session.claim_seconds(path, self.case.id, self.claim.index),
+            waited=session.take_wait(path),
+        )
+        publish(self, found)
         self.user_properties += claim_properties(claim.record)
         if claim.error is not None:
             pytest.fail(strip_controls(claim.error), pytrace=False)
@@ -179,7 +194,9 @@ class PrecisionItem(_CaseItem):
         if assessed is None:
             return
         case = assessed.cases[self.case.id]
-        publish(self, ItemResult(case=case.outcome))
+        message = strip_controls(case.error or case.failure or "") or None
+        waited = session_of(self.config).take_wait(self.case_file.path)
+        publish(self, ItemResult(case=case.outcome, message=message, waited=waited))
         self.user_properties += case_properties(case.outcome)
         if case.error is not None:
             pytest.fail(strip_controls(case.error), pytrace=False)

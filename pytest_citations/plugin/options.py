@@ -78,6 +78,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("html", "write a self-contained HTML report to PATH", kind="path", metavar="PATH"),
     Option("csv", "write one CSV row per citation (the batch report) to PATH",
            kind="path", metavar="PATH"),
+    Option("markdown", "write the run's Markdown summary (the GitHub job summary) to PATH",
+           kind="path", metavar="PATH"),
     Option("min-precision", "fail a case, and the run, whose citation precision is below X",
            kind="parse", parse=fraction, metavar="X"),
     Option("min-supported-share",

@@ -27,11 +27,22 @@ from ..gating.run_report import RunReport
 from ..gating.shards import ShardPlan
 from ..paths import shown
 from ..reports import WRITERS, RunInfo
+from ..reports.github import commands, regression_annotations, regressions_of
+from ..reports.markdown_report import render
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..usage import Usage
 from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
+from .outcomes import (
+    ItemLog,
+    add_sites,
+    append_summary,
+    github_place,
+    junit_path,
+    step_summary,
+    under_github_actions,
+)
 from .results import result_of
 from .scheduling import matches_any
 from .sharding import plan_of
@@ -85,6 +96,12 @@ class CitationsReporter:
         self.drift: DriftReport | Exception | None = None
         #: Why each report file that could not be written was not (each left as it was).
         self.unwritten: list[str] = []
+        #: Where each case item is and how it ended (JUnit sites, GitHub annotations).
+        self.items = ItemLog()
+        self.junit = junit_path(config)
+        #: What the CI outputs (the JUnit sites, the job summary) could not take: said, never
+        #: a failed gate.
+        self.ci_notes: list[str] = []
         self.info = RunInfo(
             plugin_version=_version(),
             judge=options.judge,
@@ -94,6 +111,7 @@ class CitationsReporter:
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             run_id=config.stash[RUN_ID_KEY],
             gates=options.gates,
+            files=tuple((name, str(path)) for name, path in options.reports.items()),
         )
 
     def add_drift(self, found: DriftReport | Exception) -> None:
@@ -116,6 +134,7 @@ class CitationsReporter:
             lines = str(report.longrepr).strip().splitlines()
             why = lines[0].split(": ", 1)[-1] if lines else "it could not be read"
             self.report.add_file_error(path, f"not collected: {strip_controls(why)}")
+            self.items.add_collected(report)
 
     def add_deselected(self, nodeids: Iterable[str]) -> None:
         """Case items the user's selection left out (from this process or a worker)."""
@@ -124,6 +143,8 @@ class CitationsReporter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Collect a claim's record, a case's decision, a file that was not verified, or a
         case item that did not run."""
+        if CASE_MARKER in report.keywords:
+            self.items.add(report, result_of(report, self.config))
         if report.when == "setup" and report.skipped and CASE_MARKER in report.keywords:
             self.report.add_skipped(report.nodeid)
             return
@@ -172,6 +193,7 @@ class CitationsReporter:
                 WRITERS[name](path, self.report, self.decision, self.info)
             except CitationsError as error:  # a full disk, a folder that cannot be made
                 self.unwritten.append(f"FAIL {name} report not written: {error}")
+        self._ci_outputs()
         self._exit_status(session)
 
     def _exit_status(self, session: pytest.Session) -> None:
@@ -190,6 +212,18 @@ class CitationsReporter:
             session.exitstatus = pytest.ExitCode.OK
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _ci_outputs(self) -> None:
+        """The case items' JUnit sites (after pytest's junitxml wrote its file: this hook
+        runs last) and the job summary under GitHub Actions."""
+        if self.junit is not None and self.items.sites:
+            prefix = self.config.getoption("junitprefix", None)
+            note = add_sites(self.junit, self.items.sites, prefix)
+            self.ci_notes += [note] if note else []
+        summary = step_summary()
+        if summary is not None:
+            note = append_summary(summary, render(self.report, self.decision, self.info))
+            self.ci_notes += [note] if note else []
 
     def _in_scope(self, file: str) -> bool:
         """Whether this run answers for a case file of the base: a shard for its own
@@ -244,7 +278,15 @@ class CitationsReporter:
             terminalreporter.write_line(strip_controls(line.text), **markup)
         for text in self.unwritten:
             terminalreporter.write_line(strip_controls(text), red=True)
+        for text in self.ci_notes:
+            terminalreporter.write_line(strip_controls(text), yellow=True)
         self._drift_summary(terminalreporter)
+        if under_github_actions():  # after every other line: GitHub hides these
+            place = github_place(self.config.rootpath)
+            worse = regressions_of(self.report, self.info)
+            annotations = self.items.annotations(place) + regression_annotations(worse, place)
+            for command in commands(annotations):
+                terminalreporter.write_line(command)
 
     def _drift_summary(self, terminalreporter: Any) -> None:
         drift = self.drift

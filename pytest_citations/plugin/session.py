@@ -7,7 +7,9 @@ a claim's verdict means is :func:`pytest_citations.gating.assessment.assess_file
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -31,12 +33,24 @@ from ..recording import (
 from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
 from ..retrieval.embedders import RECORD_EXTRA, missing_models
+from ..timing import split
 from ..usage import Usage
 from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
 
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
+
+
+@dataclass(frozen=True)
+class VerifiedFile:
+    """A case file's verdicts, in file order, and each claim's share of the time the file's
+    verification took (in proportion to the claims' own work, see
+    :mod:`pytest_citations.timing`): in its item's time, it stands for the wait pytest
+    counts in the setup of the file's first item."""
+
+    verdicts: list[ClaimVerdict]
+    seconds: list[float]
 
 
 class FileNotVerified(Exception):
@@ -145,6 +159,8 @@ class CitationsSession:
         self._plan: list[tuple[Path, Sequence[Case]]] = []
         self._ahead: VerifyAhead | None = None
         self._assessed: dict[Path, FileAssessment | FileNotVerified] = {}
+        self._seconds: dict[Path, dict[tuple[str, int], float]] = {}
+        self._waited: dict[Path, float] = {}
 
     def record_command(self, cassette: Path) -> str:
         """The command that records what a cassette lacks."""
@@ -208,8 +224,14 @@ class CitationsSession:
                 ahead = self._verifying_ahead()
                 if not ahead.planned(path):
                     self._plan_file(ahead, path, cases)
-                verdicts = ahead.result(path)
-                known = assess_file(nodeid, cases, verdicts, self.options.criteria, self.baseline)
+                started = time.perf_counter()
+                verified: VerifiedFile = ahead.result(path)
+                self._waited[path] = time.perf_counter() - started
+                claims = [(case.id, claim.index) for case in cases for claim in case.claims]
+                self._seconds[path] = dict(zip(claims, verified.seconds, strict=True))
+                known = assess_file(
+                    nodeid, cases, verified.verdicts, self.options.criteria, self.baseline
+                )
             except AccountError as error:
                 if self._ahead is not None:
                     self._ahead.stop()
@@ -220,6 +242,15 @@ class CitationsSession:
         if isinstance(known, FileNotVerified):
             raise known
         return known
+
+    def claim_seconds(self, path: Path, case: str, index: int) -> float | None:
+        """A claim's share of its file's verification time (None before it was verified)."""
+        return self._seconds.get(path, {}).get((case, index))
+
+    def take_wait(self, path: Path) -> float:
+        """How long the item that asked first waited for its file's verification (0 for
+        every other item): the claims' shares stand in for it in the item times."""
+        return self._waited.pop(path, 0.0)
 
     def _verifying_ahead(self) -> VerifyAhead:
         if self._ahead is None:
@@ -251,17 +282,20 @@ class CitationsSession:
         cassette_path = self.layout.case_file(path)
         verifier = self.verifier.verifier
 
-        async def verify() -> list[ClaimVerdict]:
+        async def verify() -> VerifiedFile:
+            started = time.perf_counter()
             cassette = self.library.open(cassette_path)
             try:
                 with cassette.active():
-                    return await verifier.verify_many(requests)
+                    verdicts = await verifier.verify_many(requests)
             finally:
                 cassette.close()
                 if not cassette.may_record:
                     # A replay-only cassette shares its work with no other file: let its
                     # pages, answers and parsed recording go now, not at the end of the run.
                     verifier.release(cassette.scope_key)
+            took = time.perf_counter() - started
+            return VerifiedFile(verdicts, split(took, [v.work_seconds for v in verdicts]))
 
         ahead.plan(path, len(requests), verify)
 

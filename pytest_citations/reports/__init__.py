@@ -13,17 +13,18 @@ from pathlib import Path
 
 from ..gating.decisions import RunDecision
 from ..gating.run_report import RunReport
-from . import csv_report, html_report, json_report, junit_report
+from . import csv_report, html_report, json_report, junit_report, markdown_report
 from .info import RunInfo
 
 Writer = Callable[[Path, RunReport, RunDecision, RunInfo], None]
 
 #: Report writers by format: ``--citations-report`` (json), ``--citations-html``,
-#: ``--citations-csv``.
+#: ``--citations-csv``, ``--citations-markdown``.
 WRITERS: dict[str, Writer] = {
     "json": json_report.write,
     "html": html_report.write,
     "csv": csv_report.write,
+    "markdown": markdown_report.write,
 }
 
 __all__ = ["WRITERS", "RunInfo", "Writer", "junit_report"]

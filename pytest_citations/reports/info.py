@@ -111,6 +111,9 @@ class RunInfo:
     #: The shards a merged report was made of: each one's ``index``, ``count``, ``run_id``,
     #: ``started`` and report name (empty for a run that was not merged).
     merged: tuple[Mapping[str, Any], ...] = ()
+    #: The report files the run writes, (format, path as given), for the reports that say
+    #: where the others are (the Markdown summary names the HTML report).
+    files: tuple[tuple[str, str], ...] = ()
 
     @property
     def embedders(self) -> Embedders:

@@ -8,8 +8,11 @@ import asyncio
 import itertools
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from ..timing import charge
 
 T = TypeVar("T")
 
@@ -51,8 +54,20 @@ class EmbeddingWorker:
                 self._started = True
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put((priority, next(self._order), (function, args, future, loop)))
-        return await future
+        ran = [0.0]  # written on the thread before it settles the future
+
+        def timed(*given: Any) -> T:
+            started = time.perf_counter()
+            try:
+                return function(*given)
+            finally:
+                ran[0] = time.perf_counter() - started
+
+        self._jobs.put((priority, next(self._order), (timed, args, future, loop)))
+        try:
+            return await future
+        finally:  # the claim's own time: while the model ran it, not while it queued
+            charge(ran[0])
 
     def shutdown(self) -> None:
         """Finish the jobs already queued, then stop the thread."""

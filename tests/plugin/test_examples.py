@@ -45,12 +45,16 @@ def readme_verbose_run() -> list[str]:
     return readme_block("`pytest --citations cases/fetch-rules.yaml -v`:")
 
 
-def run_examples(folder: Path, *arguments: str) -> tuple[pytest.RunResult, Web]:
-    """``pytest ARGUMENTS`` in a copy of the repository's examples, with no token set and
-    both emulators listening where the API URLs point (so that any request shows)."""
+def run_examples(
+    folder: Path, *arguments: str, env_extra: dict[str, str] | None = None
+) -> tuple[pytest.RunResult, Web]:
+    """``pytest ARGUMENTS`` in a copy of the repository's examples, with no token set (only
+    ``env_extra`` of the steering variables) and both emulators listening where the API URLs
+    point (so that any request shows)."""
     shutil.copytree(ROOT / "cases", folder / "cases")
     shutil.copytree(ROOT / "cassettes", folder / "cassettes")
     env = {name: value for name, value in os.environ.items() if name not in STEERING_VARIABLES}
+    env.update(env_extra or {})
     env["COLUMNS"] = "80"  # the README shows an 80-column terminal
     # ... on a developer's machine: under CI (``CI`` or ``BUILD_NUMBER`` set) pytest prints
     # the short test summary's lines in full instead of cut to the terminal's width

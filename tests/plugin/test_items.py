@@ -118,19 +118,21 @@ def test_quiet_output_still_lists_unverified_citations(recorded: Citations) -> N
 def test_reportinfo_points_at_the_claim_line(recorded: Citations) -> None:
     xml = recorded.path / "junit.xml"
 
-    # xunit1 is the junit family that writes each test's file and line.
+    # xunit1 is the junit family in which pytest itself writes each test's file and line.
     recorded.run("cases/boiling.yaml", f"--junitxml={xml}", "-o", "junit_family=xunit1")
 
     testcases = junit_testcases(xml)
-    # pytest's locations are 0-based: BOILING_CASE has claim 1 on line 8, claim 2 on line 10.
+    # pytest's locations are 0-based (the item's reportinfo); the plugin writes a case
+    # item's line as the case file's own, 1-based: BOILING_CASE has claim 1 on line 8,
+    # claim 2 on line 10, the case on line 1.
     claim_1 = testcases["cases.boiling.yaml.boiling-point.claim-1"]
     claim_2 = testcases["cases.boiling.yaml.boiling-point.claim-2"]
     precision = testcases["cases.boiling.yaml.boiling-point.precision"]
     assert claim_1.get("file") == "cases/boiling.yaml"
-    assert (claim_1.get("line"), claim_2.get("line"), precision.get("line")) == ("7", "9", "0")
+    assert (claim_1.get("line"), claim_2.get("line"), precision.get("line")) == ("8", "10", "1")
     lines = BOILING_CASE.splitlines()
-    assert lines[7] == f"  - text: {SUPPORTED_CLAIM}"
-    assert lines[9] == f"  - text: {CONTRADICTED_CLAIM}"
+    assert lines[8 - 1] == f"  - text: {SUPPORTED_CLAIM}"
+    assert lines[10 - 1] == f"  - text: {CONTRADICTED_CLAIM}"
 
 
 def test_reportinfo_of_a_case_inside_a_cases_list(citations: Citations) -> None:
@@ -157,7 +159,7 @@ def test_reportinfo_of_a_case_inside_a_cases_list(citations: Citations) -> None:
     result, _ = citations.record("cases/", f"--junitxml={xml}", "-o", "junit_family=xunit1")
 
     result.assert_outcomes(passed=4, failed=1)
-    testcases = junit_testcases(xml)
-    assert testcases["cases.several.yaml.second.claim-2"].get("line") == "11"
-    assert testcases["cases.several.yaml.second.precision"].get("line") == "6"
-    assert testcases["cases.several.yaml.first.claim-1"].get("line") == "4"
+    testcases = junit_testcases(xml)  # 1-based lines of the case file
+    assert testcases["cases.several.yaml.second.claim-2"].get("line") == "12"
+    assert testcases["cases.several.yaml.second.precision"].get("line") == "7"
+    assert testcases["cases.several.yaml.first.claim-1"].get("line") == "5"

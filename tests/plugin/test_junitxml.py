@@ -1,9 +1,11 @@
 """``--junitxml`` carries flat, readable properties per claim (issue 11); the full claim
 record travels to the reporter on the test report itself, which JUnit never prints and
-pytest-xdist hands from its workers to the controller."""
+pytest-xdist hands from its workers to the controller. Each case item's ``<testcase>``
+names its case file and its claim's line, and its time is the item's own."""
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -11,11 +13,13 @@ import pytest
 from plugin_helpers import (
     BOILING_CASE,
     BOILING_URL,
+    CONTRADICTED_CLAIM,
     OLD_REPORT_URL,
     RETURNS_CASE,
     RETURNS_URL,
     Citations,
     claims_by_nodeid,
+    junit_testcases,
     load_report,
 )
 
@@ -33,7 +37,9 @@ def properties(xml: Path) -> dict[str, list[tuple[str, str]]]:
 
 @pytest.fixture
 def recorded(citations: Citations) -> Citations:
-    """The boiling and returns cases, recorded."""
+    """The boiling and returns cases, recorded, under the gate that fails only a
+    contradicted claim (chosen explicitly: the default also fails partial and not_found)."""
+    citations.write("pytest.ini", "[pytest]\ncitations_fail_on = contradicted\n")
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.write("cases/returns.yaml", RETURNS_CASE)
     result, _ = citations.record("cases/")
@@ -75,3 +81,82 @@ def test_junit_shows_flat_properties_and_the_records_still_reach_the_reports(
     report = load_report(recorded.path / "report.json")
     assert len(claims_by_nodeid(report)) == 5
     assert {case["release"]["decision"] for case in report["cases"]} == {"pass", "fail"}
+
+
+#: Where each item of the boiling and returns cases is: the case file and the 1-based line
+#: of its claim (of the case, for the precision item).
+SITES = {
+    "cases.boiling.yaml.boiling-point.claim-1": ("cases/boiling.yaml", "8"),
+    "cases.boiling.yaml.boiling-point.claim-2": ("cases/boiling.yaml", "10"),
+    "cases.boiling.yaml.boiling-point.precision": ("cases/boiling.yaml", "1"),
+    "cases.returns.yaml.returns-policy.claim-1": ("cases/returns.yaml", "7"),
+    "cases.returns.yaml.returns-policy.claim-2": ("cases/returns.yaml", "9"),
+    "cases.returns.yaml.returns-policy.claim-3": ("cases/returns.yaml", "11"),
+    "cases.returns.yaml.returns-policy.precision": ("cases/returns.yaml", "1"),
+}
+
+
+@pytest.mark.parametrize(("workers", "family"), [("0", "xunit2"), ("2", "xunit2"), ("0", "xunit1")])
+def test_each_case_item_names_its_case_file_and_the_line_of_its_claim(
+    recorded: Citations, workers: str, family: str
+) -> None:
+    xml = recorded.path / "junit.xml"
+    lines = recorded.path.joinpath("cases/boiling.yaml").read_text(encoding="utf-8").splitlines()
+
+    result = recorded.run(
+        "cases/", "-n", workers, f"--junitxml={xml}", "-o", f"junit_family={family}"
+    )
+
+    result.assert_outcomes(passed=6, failed=1)
+    found = junit_testcases(xml)
+    assert {name: (case.get("file"), case.get("line")) for name, case in found.items()} == SITES
+    # The line is the claim's own (1-based; pytest's xunit1 line would be 0-based).
+    assert lines[10 - 1] == f"  - text: {CONTRADICTED_CLAIM}"
+    # Everything else pytest wrote is still there: properties, the failure, the suite.
+    claim_2 = found["cases.boiling.yaml.boiling-point.claim-2"]
+    assert claim_2.find("failure") is not None
+    assert dict(properties(xml)["cases.boiling.yaml.boiling-point.claim-2"])["label"] == (
+        "contradicted"
+    )
+    suite = ET.parse(xml).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures")) == ("7", "1")
+
+
+def durations(result: pytest.RunResult) -> dict[str, float]:
+    """pytest's own time of each item, its phases added up (``--durations=0 -vv``)."""
+    found: dict[str, float] = {}
+    for line in result.outlines:
+        match = re.match(r"^(\d+\.\d+)s (?:setup|call|teardown) +(\S+)$", line.strip())
+        if match:
+            found[match[2]] = found.get(match[2], 0.0) + float(match[1])
+    return found
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_each_claim_item_takes_its_own_share_of_its_files_verification_time(
+    citations: Citations, workers: str
+) -> None:
+    """Recorded against emulators that answer after 0.15 s: the first claim fetches both
+    pages and asks the judge once (the second page is a 404), the second reuses the first
+    page and asks the judge once. pytest counts the file's verification in the first
+    item's setup; in the JUnit file each claim item has its share of it instead."""
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    xml = citations.path / "junit.xml"
+    with citations.web(latency=0.15) as web:
+        web.judge.latency = 0.15
+        result = citations.run(
+            "cases/", "--citations-record=once", "-n", workers, f"--junitxml={xml}",
+            "--durations=0", "-vv",
+        )  # fmt: skip
+
+    result.assert_outcomes(passed=2, failed=1)
+    times = {name: float(case.get("time") or 0) for name, case in junit_testcases(xml).items()}
+    first, second = (times[f"cases.boiling.yaml.boiling-point.claim-{n}"] for n in (1, 2))
+    measured = durations(result)
+    claims = [f"cases/boiling.yaml::boiling-point::claim-{n}" for n in (1, 2)]
+    assert measured[claims[0]] > 0.3 > measured[claims[1]]  # pytest: the first waited for all
+    # Nothing lost, nothing made up: the claims' times add up to what pytest measured.
+    assert first + second == pytest.approx(sum(measured[c] for c in claims), rel=0.1, abs=0.02)
+    assert first > second > 0.05  # no claim item is 0.001: each did its own work
+    assert times["cases.boiling.yaml.boiling-point.precision"] < 0.05  # it verified nothing

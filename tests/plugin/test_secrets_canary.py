@@ -87,3 +87,31 @@ def test_captured_logs_of_a_failing_claim_hold_no_token(citations: Citations, le
     assert "HTTP Request" in result.stdout.str()
     assert leaks(result.stdout.str()) == []
     assert files_with_leaks(citations.path / "cassettes") == {}
+
+
+def test_no_token_reaches_the_annotations_the_job_summary_or_the_markdown(
+    citations: Citations, refused_url: str
+) -> None:
+    # The judge is down: every judged claim could not be checked, and says why at its line.
+    citations.write("cases/canary.yaml", CASE)
+    summary = citations.path / "out" / "step-summary.md"
+    summary.parent.mkdir()
+    citations.monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    citations.monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    with citations.web(tokens=CANARIES) as web:
+        citations.monkeypatch.setenv("OPENAI_BASE_URL", refused_url)
+        citations.monkeypatch.setenv("CITATIONS_RETRIES", "1")
+        result = citations.run_subprocess(
+            "cases/", "--citations-record=once", "--citations-markdown=out/summary.md",
+            "--junitxml=out/junit.xml", "-rA",
+        )  # fmt: skip
+
+    assert web.crawlbase.crawl_count > 0  # the canaries were sent
+    errors = [line for line in result.outlines if line.startswith("::error ")]
+    assert len(errors) == 3, result.outlines[-20:]
+    assert all("could not be checked" in line for line in errors)
+    assert "### Could not be checked" in summary.read_text(encoding="utf-8")
+    assert (citations.path / "out" / "summary.md").is_file()
+    assert files_with_leaks(citations.path) == {}
+    assert leaks(result.stdout.str()) == []
+    assert leaks(result.stderr.str()) == []

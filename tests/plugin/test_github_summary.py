@@ -1,0 +1,98 @@
+"""The run's Markdown summary: appended to the job summary file GitHub names in
+``$GITHUB_STEP_SUMMARY`` (other steps' text stays), and written to ``--citations-markdown
+PATH`` (ini ``citations_markdown``) for a pull-request comment; the same under xdist."""
+
+from __future__ import annotations
+
+import pytest
+from plugin_helpers import BOILING_CASE, RETURNS_CASE, Citations
+
+#: The gate these scenarios were written for (only a contradicted claim fails), chosen
+#: explicitly: the default also fails partial, not_found, misattributed and unreachable.
+LENIENT_INI = "[pytest]\ncitations_fail_on = contradicted\n"
+EARLIER = "## Lint\n\nall clean\n"
+
+
+@pytest.fixture
+def project(citations: Citations) -> Citations:
+    """The boiling and returns cases recorded, then one claim rephrased (not recorded)."""
+    citations.write("pytest.ini", LENIENT_INI)
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    citations.write("cases/returns.yaml", RETURNS_CASE)
+    citations.record("cases/")
+    citations.write("cases/returns.yaml", RETURNS_CASE.replace("Refunds go", "Refunds went"))
+    return citations
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_summary_is_appended_to_the_job_summary_and_written_to_the_file(
+    project: Citations, workers: str
+) -> None:
+    summary = project.path / "step-summary.md"
+    summary.write_text(EARLIER, encoding="utf-8")  # what an earlier step wrote
+    project.monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+
+    result = project.run(
+        "cases/", "-n", workers, "--citations-markdown=out/summary.md",
+        "--citations-html=out/citations.html",
+    )  # fmt: skip
+
+    result.assert_outcomes(passed=5, failed=1, errors=1)
+    written = (project.path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert summary.read_text(encoding="utf-8") == EARLIER + written
+    lines = written.splitlines()
+    assert lines[0] == "## Citations: fail"
+    assert lines[2].startswith("**Release decision: fail (cases/boiling.yaml::boiling-point: ")
+    assert "| cases/boiling.yaml::boiling-point | 2 | 1 | 1 | 0 | 0.3333 (1/3) | fail |" in lines
+    assert (
+        "| cases/returns.yaml::returns-policy | 3 | 0 | 0 | 1 | 0.0000 (0/3) | incomplete |"
+    ) in lines
+    unchecked = lines[lines.index("### Could not be checked") + 2]
+    assert unchecked == (
+        "- cases/returns.yaml::returns-policy::claim-2 (line 9): "
+        "https://shop.example.com/policies/refunds: request\\_refused "
+        "(the request is not in the recording (see below))"
+    )
+    assert "--citations-record=new\\_episodes" in lines[lines.index("### Could not be checked") + 3]
+    # A replay: nothing spent, the recordings' worth saved, as the terminal says.
+    assert "| 0 | 0 | 0 | 0 | 0 | 0 |" in lines
+    assert any(line.startswith("Replayed from the recordings: 4 crawls") for line in lines)
+    assert lines[-1] == "The HTML report, every claim with its evidence: out/citations.html"
+
+
+def test_xdist_writes_the_same_summary_as_a_serial_run(project: Citations) -> None:
+    project.run("cases/", "--citations-markdown=serial.md")
+    project.run("cases/", "-n", "2", "--citations-markdown=parallel.md")
+
+    serial = (project.path / "serial.md").read_text(encoding="utf-8")
+    assert (project.path / "parallel.md").read_text(encoding="utf-8") == serial
+
+
+def test_the_ini_key_writes_the_file_and_no_job_summary_is_made_outside_github(
+    project: Citations,
+) -> None:
+    project.write("pytest.ini", LENIENT_INI + "citations_markdown = from-ini.md\n")
+
+    result = project.run("cases/")
+
+    result.assert_outcomes(passed=5, failed=1, errors=1)
+    assert (
+        (project.path / "from-ini.md")
+        .read_text(encoding="utf-8")
+        .startswith("## Citations: fail\n")
+    )
+    assert sorted(path.name for path in project.path.glob("*.md")) == ["from-ini.md"]
+
+
+def test_a_job_summary_that_cannot_be_written_is_said_and_decides_nothing(
+    project: Citations,
+) -> None:
+    project.monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(project.path / "missing" / "s.md"))
+    project.write("cases/returns.yaml", RETURNS_CASE)  # every claim recorded: a failing run
+
+    result = project.run("cases/returns.yaml")
+
+    result.assert_outcomes(passed=4)
+    assert result.ret == pytest.ExitCode.OK  # the gate passed; the summary is not the gate
+    result.stdout.fnmatch_lines(["job summary not written to */missing/s.md: No such file*"])
+
