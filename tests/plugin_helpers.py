@@ -188,9 +188,24 @@ class Web:
 class Citations:
     """A ``pytester`` for ``pytest --citations``: case files, emulators and runs."""
 
+    #: The failing labels a run is given unless its arguments or the project's ini file name
+    #: some. Most tests here are about something other than the gate's default and were
+    #: written for ``contradicted`` alone, so they say so; a test of the default sets None.
+    fail_on: str | None = "contradicted"
+
     def __init__(self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
         self.pytester = pytester
         self.monkeypatch = monkeypatch
+
+    def _gate(self, args: tuple[str | Path, ...]) -> tuple[str, ...]:
+        """``--citations-fail-on`` of :attr:`fail_on`, unless the run chooses its own."""
+        if self.fail_on is None or any(str(arg).startswith("--citations-fail-on") for arg in args):
+            return ()
+        for name in ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"):
+            ini = self.path / name
+            if ini.is_file() and "citations_fail_on" in ini.read_text(encoding="utf-8"):
+                return ()
+        return (f"--citations-fail-on={self.fail_on}",)
 
     @property
     def path(self) -> Path:
@@ -211,13 +226,14 @@ class Citations:
     def run(self, *args: str | Path, lexical: bool = True) -> pytest.RunResult:
         """``pytest --citations ARGS`` in process, lexical embedder, no cache provider."""
         extra = (*LEXICAL, *NO_CACHE) if lexical else ()
-        return self.pytester.runpytest("--citations", *QUIET, *extra, *map(str, args))
+        gate = self._gate(args)
+        return self.pytester.runpytest("--citations", *QUIET, *extra, *gate, *map(str, args))
 
     def run_subprocess(
         self, *args: str | Path, lexical: bool = True, cache: bool = False
     ) -> pytest.RunResult:
         """``pytest --citations ARGS`` in a fresh Python process (real stdout and stderr)."""
-        extra = (*(LEXICAL if lexical else ()), *(() if cache else NO_CACHE))
+        extra = (*(LEXICAL if lexical else ()), *(() if cache else NO_CACHE), *self._gate(args))
         return self.pytester.runpytest_subprocess("--citations", *QUIET, *extra, *map(str, args))
 
     def run_tests(self, *args: str | Path) -> pytest.RunResult:

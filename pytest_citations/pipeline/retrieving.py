@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 #: What a setting given for a replay is compared with in a recorded choice.
 _PINNED = {
     "embedding_model": ("--citations-embedder", "setting"),
+    "budget": ("--citations-budget", "budget"),
     "top_k": ("--citations-top-k", "top_k"),
     "passage_words": ("--citations-passage-words", "passage_words"),
 }
@@ -66,19 +67,21 @@ class RetrievalStep:
             raise self._recall.unchosen(key, missing)
         index = await self._index(page)
         # Ranking goes before indexing more pages: it sends a judge call out at once.
-        selection = await self._worker.run(RANK, self._chosen, claim, index)
+        selection = await self._worker.run(RANK, self._chosen, claim, index, page.markdown)
         if selection is not None and self._recall is not None:
             self._recall.keep(key, selection)
         return selection
 
-    def _chosen(self, claim: str, index: PageIndex) -> Selection | None:
+    def _chosen(self, claim: str, index: PageIndex, markdown: str) -> Selection | None:
         settings = self.settings
         return self.retriever.choose(
             claim,
             index,
             settings.top_k,
+            markdown=markdown,
             setting=canonical_name(settings.embedding_model),
             passage_words=settings.passage_words,
+            budget=settings.budget,
         )
 
     def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:

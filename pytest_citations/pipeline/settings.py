@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..redact import Redactor, Secret
+from ..retrieval.choosing import BUDGET, MIN_BUDGET
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from ..retrieval.passages import DEFAULT_MAX_WORDS
 from .backends import Backends
@@ -99,12 +100,15 @@ class Settings:
     max_page_chars: int = 500_000
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
     embedding_cache_dir: Path | None = None
-    #: Passages the judge sees (R2, R3), and the words a passage holds at most (R1).
+    #: Words of the page the judge sees per citation, chosen line by line (0: the top
+    #: ``top_k`` passages, which are also what a claim in another language than its page
+    #: gets), and the words a passage holds at most (R1).
+    budget: int = BUDGET
     top_k: int = 3
     passage_words: int = DEFAULT_MAX_WORDS
-    #: The retrieval settings the caller chose explicitly (``embedding_model``, ``top_k``,
-    #: ``passage_words``): a recorded choice made with other values is an error on replay,
-    #: never silently used.
+    #: The retrieval settings the caller chose explicitly (``embedding_model``, ``budget``,
+    #: ``top_k``, ``passage_words``): a recorded choice made with other values is an error
+    #: on replay, never silently used.
     pinned: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
@@ -114,6 +118,10 @@ class Settings:
             raise ConfigurationError("top_k must be at least 1")
         if self.passage_words < 1:
             raise ConfigurationError("passage_words must be at least 1")
+        if self.budget != 0 and self.budget < MIN_BUDGET:
+            raise ConfigurationError(
+                f"budget must be 0 (the top-k passages) or at least {MIN_BUDGET} words"
+            )
         if self.retries < 0:
             raise ConfigurationError("retries must be 0 or more")
         for name in ("connect_timeout", "read_timeout", "deadline"):

@@ -26,10 +26,12 @@ from ..pipeline.settings import LIMITS, Limit
 from ..recording import RecordMode
 from ..reports import WRITERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
+from ..retrieval.choosing import BUDGET
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from .flags import GIVEN, Option, add_options, read_options
 from .values import (
     agreement,
+    budget,
     drift_fail_on,
     fraction,
     labels,
@@ -92,7 +94,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("embedder", "embedding model name or path (default all-MiniLM-L6-v2)",
            default=DEFAULT_EMBEDDING_MODEL, env=("CITATIONS_EMBEDDING_MODEL",),
            old_ini="citations_embedding_model"),
-    Option("top-k", "passages the judge is shown per citation (default 3)",
+    Option("budget", "words of the page the judge is shown per citation, chosen line by "
+           "line (default 560); 0 shows the top-k passages instead",
+           kind="parse", default=BUDGET, parse=budget, metavar="N"),
+    Option("top-k", "passages the judge is shown per citation where the budget is 0 or the "
+           "claim and the page are in different languages (default 3)",
            kind="parse", default=DEFAULT_TOP_K, parse=whole_number, metavar="N"),
     Option("passage-words", "words a passage holds at most (default 200)",
            kind="parse", default=DEFAULT_MAX_WORDS, parse=whole_number, metavar="N"),
@@ -153,7 +159,12 @@ def register(parser: pytest.Parser) -> None:
 
 #: The retrieval settings a run pins when given explicitly, by option name: a recorded
 #: choice made with other values is an error on replay (Settings.pinned).
-PINNING = {"embedder": "embedding_model", "top_k": "top_k", "passage_words": "passage_words"}
+PINNING = {
+    "embedder": "embedding_model",
+    "budget": "budget",
+    "top_k": "top_k",
+    "passage_words": "passage_words",
+}
 
 
 def read(config: pytest.Config) -> dict[str, Any]:
@@ -202,7 +213,9 @@ class Options:
     criteria: Criteria
     embedding_model: str
     fetcher: str
-    #: Passages the judge is shown per citation, and the words a passage holds at most.
+    #: Words of the page the judge is shown per citation (0: the top-k passages), passages
+    #: shown where the budget does not apply, and the words a passage holds at most.
+    budget: int = BUDGET
     top_k: int = 3
     passage_words: int = 200
     #: The retrieval settings given explicitly (see :data:`PINNING`).
@@ -291,6 +304,7 @@ class Options:
                 allow_unchecked=values["allow_unchecked"],
             ),
             embedding_model=values["embedder"],
+            budget=values["budget"],
             top_k=values["top_k"],
             passage_words=values["passage_words"],
             pinned=frozenset(PINNING[name] for name in values[GIVEN] if name in PINNING),

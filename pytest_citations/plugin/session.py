@@ -75,6 +75,7 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
             judge_model=options.model,
             concurrency=options.concurrency,
             embedding_model=options.embedding_model,
+            budget=options.budget,
             top_k=options.top_k,
             passage_words=options.passage_words,
             pinned=options.pinned,
