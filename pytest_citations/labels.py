@@ -63,6 +63,8 @@ class Reason:
     QUOTE_TOO_SHORT = "evidence_quote_too_short"
     NO_PASSAGES = "no_passages"
     REQUEST_REFUSED = "request_refused"
+    #: The run's budget (judge calls, judge tokens, credits) did not cover the request.
+    OVER_BUDGET = "over_budget"
 
     @staticmethod
     def http(status: int) -> str:
@@ -91,6 +93,7 @@ UNCHECKED_MEANINGS = {
     Reason.JUDGE_TRUNCATED: "the judge's reply was cut at its token limit",
     Reason.JUDGE_EMPTY_RESPONSE: "the judge's reply was empty",
     Reason.REQUEST_REFUSED: "the request is not in the recording (see below)",
+    Reason.OVER_BUDGET: "the run's budget did not cover this request, which was not sent",
 }
 UNCHECKED_REASONS = frozenset(UNCHECKED_MEANINGS)
 

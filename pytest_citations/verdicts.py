@@ -115,6 +115,9 @@ class ClaimVerdict:
     #: Of ``problems``, those that say a request is missing from the recording (an offline
     #: replay that lacks it): never a label, whatever the run allows.
     unrecorded: tuple[str, ...] = ()
+    #: Of ``unrecorded``, those of requests the run's budget kept from being sent (reason
+    #: ``over_budget``): a run with budget left records them.
+    over_budget: tuple[str, ...] = ()
     #: Cited URLs whose passages, taken together, supported the claim (004, C2).
     joint_support: tuple[str, ...] = ()
     #: Retrieved but uncited URLs that support the claim its citations do not (004, C3).

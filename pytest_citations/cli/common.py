@@ -60,7 +60,7 @@ def global_options() -> argparse.ArgumentParser:
             f"--{limit.name}",
             dest=limit.field,
             type=int if limit.integer else float,
-            metavar="N" if limit.integer else "SECONDS",
+            metavar=limit.metavar,
             help=f"{limit.help}; environment: {limit.env}",
         )
     return parent

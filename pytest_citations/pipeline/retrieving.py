@@ -6,6 +6,7 @@ and a recording that records keeps the choice."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..fetchers import FetchResult
@@ -30,6 +31,16 @@ _PINNED = {
 }
 
 
+@dataclass(frozen=True)
+class Chosen:
+    """The passages chosen for a claim against a page (None: none to show), and whether they
+    were chosen now rather than recalled from the recording."""
+
+    key: ChoiceKey
+    selection: Selection | None
+    fresh: bool = False
+
+
 class RetrievalStep:
     """Chooses (or recalls) the passages of each claim against each page for one verifier."""
 
@@ -52,25 +63,30 @@ class RetrievalStep:
         """Whether the active recording only replays (claims need no vectors ahead)."""
         return self._recall is not None and self._recall.replays()
 
-    async def choose(self, claim: str, url: str, page: FetchResult) -> Selection | None:
-        """The selection for ``claim`` against ``page``: recalled, or chosen now (and kept).
-        Raises :class:`~pytest_citations.errors.RequestRefused` where a replay holds no
-        choice and retrieval cannot run here, or a recorded choice contradicts a setting
-        the run pinned."""
+    async def choose(self, claim: str, url: str, page: FetchResult) -> Chosen:
+        """The selection for ``claim`` against ``page``: recalled, or chosen now (for
+        :meth:`keep`). Raises :class:`~pytest_citations.errors.RequestRefused` where a
+        replay holds no choice and retrieval cannot run here, or a recorded choice
+        contradicts a setting the run pinned."""
         key = ChoiceKey(claim, url, page_digest(page.markdown))
         recalled = self._recall.recall(key) if self._recall is not None else None
         if recalled is not None and recalled.fits(page.markdown):
             self._check_pinned(key, recalled)
-            return recalled
+            return Chosen(key, recalled)
         missing = self.retriever.missing()
         if missing and self._recall is not None and self._recall.replays():
             raise self._recall.unchosen(key, missing)
         index = await self._index(page)
         # Ranking goes before indexing more pages: it sends a judge call out at once.
         selection = await self._worker.run(RANK, self._chosen, claim, index, page.markdown)
-        if selection is not None and self._recall is not None:
-            self._recall.keep(key, selection)
-        return selection
+        return Chosen(key, selection, fresh=True)
+
+    def keep(self, chosen: Chosen) -> None:
+        """Keep a choice made now where the active recording records: once the judge call
+        it was made for has answered, so that a recording never holds a choice without its
+        call (one the run's budget did not send, say)."""
+        if chosen.fresh and chosen.selection is not None and self._recall is not None:
+            self._recall.keep(chosen.key, chosen.selection)
 
     def _chosen(self, claim: str, index: PageIndex, markdown: str) -> Selection | None:
         settings = self.settings

@@ -11,7 +11,13 @@ import asyncio
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 
-from ..errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
+from ..errors import (
+    AccountError,
+    ConfigurationError,
+    MissingTokenError,
+    OverBudget,
+    RequestRefused,
+)
 from ..fetchers import Crawler, FetchResult, StoredPageReader, fetch_citation
 from ..judges import Judge, Judgement
 from ..judges.guard import guard, quote_in_passages
@@ -42,6 +48,12 @@ RULE_CONFIDENCE = 1.0
 #: Errors that stop the whole run instead of becoming one citation's verdict: a refused or
 #: exhausted account, a missing secret, an unusable setting.
 _FATAL = (AccountError, MissingTokenError, ConfigurationError)
+
+
+def _refusal(refused: RequestRefused) -> str:
+    """The reason of a citation whose request was not sent: the run's budget did not cover
+    it, or the recording lacks it and may not record it."""
+    return Reason.OVER_BUDGET if isinstance(refused, OverBudget) else Reason.REQUEST_REFUSED
 
 
 class Verifier:
@@ -242,6 +254,7 @@ class Verifier:
             tuple(verdicts),
             tuple(work.problems),
             unrecorded=tuple(work.unrecorded),
+            over_budget=tuple(work.over_budget),
             joint_support=joint,
             misattributed_to=misattributed,
             evidence=tuple(work.evidence.values()),
@@ -328,7 +341,7 @@ class Verifier:
             raise
         except RequestRefused as refused:
             work.note(refused)
-            return CitationVerdict(url=url, label=Label.NOT_FOUND, reason=Reason.REQUEST_REFUSED)
+            return CitationVerdict(url=url, label=Label.NOT_FOUND, reason=_refusal(refused))
         except Exception as error:  # one citation's failure must not crash the run
             work.note(stage.problem(error))
             label = Label.UNREACHABLE if stage.judging is None else Label.NOT_FOUND
@@ -363,14 +376,17 @@ class Verifier:
         )
         stage.judging = located
         try:
-            selection = await self._retrieval.choose(claim, url, page)
+            chosen = await self._retrieval.choose(claim, url, page)
+            selection = chosen.selection
             passages = selection.texts(page.markdown) if selection is not None else []
             if not passages:
+                self._retrieval.keep(chosen)
                 return replace(located, reason=Reason.NO_PASSAGES)
             judgement = await self._ask(claim, passages)
+            self._retrieval.keep(chosen)
         except RequestRefused as refused:
             work.note(refused)
-            return replace(located, reason=Reason.REQUEST_REFUSED)
+            return replace(located, reason=_refusal(refused))
         assert selection is not None
         chosen_by = selection.chooser.embedder
         work.evidence[url] = Evidence(url, tuple(passages), chosen_by=chosen_by)

@@ -22,7 +22,7 @@ from ..gating.shards import Shard
 from ..labels import DEFAULT_FAILING_LABELS
 from ..paths import shown
 from ..pipeline.backends import Backends
-from ..pipeline.settings import LIMITS, Limit
+from ..pipeline.settings import BUDGETS, LIMITS, Limit
 from ..recording import RecordMode
 from ..reports import WRITERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
@@ -59,7 +59,7 @@ def _limit_option(limit: Limit) -> Option:
         kind="parse",
         env=(limit.env,),
         parse=limit_parser(limit),
-        metavar="N" if limit.integer else "SECONDS",
+        metavar=limit.metavar,
     )
 
 
@@ -265,6 +265,18 @@ class Options:
     def min_precision(self) -> float | None:
         """The suite's (and each case's default) minimum citation precision."""
         return self.criteria.min_precision
+
+    @property
+    def spending_limits(self) -> dict[str, float]:
+        """The spending budgets given, by settings field (``{"max_judge_calls": 3}``); not
+        the words the judge is shown (:attr:`budget`)."""
+        return {limit.field: self.limits[limit.field] for limit in BUDGETS
+                if limit.field in self.limits}  # fmt: skip
+
+    @property
+    def spending_limit_names(self) -> list[str]:
+        """The names of the budgets given (``max-judge-calls``), in the table's order."""
+        return [limit.name for limit in BUDGETS if limit.field in self.limits]
 
     @property
     def report(self) -> Path | None:
