@@ -197,10 +197,7 @@ class Verifier:
             await warm
 
     def release(self, scope: Hashable) -> None:
-        """Forget the fetches and judge calls shared within ``scope`` (a key the observer's
-        ``scope()`` gave), once whoever owns it is done: nothing outside a scope reuses its
-        work, and kept, it would hold its pages and answers until the verifier closes.
-        Call it on the verifier's loop."""
+        """Forget the work shared within ``scope`` (its pages, answers), once its owner is done."""
         for shared in (self._fetches, self._judgements):
             shared.release(scope)
 
