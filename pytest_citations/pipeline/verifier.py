@@ -9,7 +9,7 @@ judge request is made once (as many times, in turn, as the judge votes on it: se
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 
 from ..errors import AccountError, ConfigurationError, MissingTokenError, OverBudget, RequestRefused
@@ -192,6 +192,11 @@ class Verifier:
             return list(await asyncio.gather(*(tracked(request) for request in requests)))
         finally:
             await warm
+
+    def release(self, scope: Hashable) -> None:
+        """Forget the work shared within ``scope`` (its pages, answers), once its owner is done."""
+        for shared in (self._fetches, self._judgements):
+            shared.release(scope)
 
     async def stored_page(self, rid: str) -> str:
         """The stored markdown of a page, by rid, from the Storage API (S1)."""

@@ -322,6 +322,10 @@ class CitationsSession:
                     verdicts = await verifier.verify_many(requests)
             finally:
                 cassette.close()
+                if not cassette.may_record:
+                    # A replay-only cassette shares its work with no other file: let its
+                    # pages, answers and parsed recording go now, not at the end of the run.
+                    verifier.release(cassette.scope_key)
             took = time.perf_counter() - started
             return VerifiedFile(verdicts, split(took, [v.work_seconds for v in verdicts]))
 
