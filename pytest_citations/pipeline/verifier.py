@@ -1,10 +1,6 @@
 """The verification pipeline: fetch → passages → retrieval → judge → guard → aggregate.
-
-Asyncio throughout, with one limit on requests in flight (A3). Each distinct URL is fetched
-once per run however many claims cite it, each page is embedded once, and an identical
-judge request is made once (as many times, in turn, as the judge votes on it: see
-:mod:`.voting`).
-"""
+Asyncio, one limit on requests in flight (A3); each URL fetched once a run, each page
+embedded once, an identical judge request made once (once a vote: :mod:`.voting`)."""
 
 from __future__ import annotations
 
