@@ -18,7 +18,7 @@ import yaml
 
 from ..engine.emulators import Emulators
 from ..engine.scenario import Scenario, build_scenario
-from ..plugin.__main__ import live_environment
+from ..plugin.__main__ import live_environment, world_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Variables of the caller's environment that could steer a run elsewhere (tokens, base URLs,
@@ -60,22 +60,7 @@ def write_cases(scenario: Scenario, copy: int, files: int, project: Path) -> Non
     """One world as ``files`` case files under ``project/cases/c<copy>/``."""
     folder = project / "cases" / f"c{copy:02d}"
     folder.mkdir(parents=True, exist_ok=True)
-    requests = scenario.requests
-    size = -(-len(requests) // files)
-    for number, start in enumerate(range(0, len(requests), size)):
-        chunk = requests[start : start + size]
-        urls = list(dict.fromkeys(url for request in chunk for url in request.urls))
-        marker = {url: index + 1 for index, url in enumerate(urls)}
-        case = {
-            "id": f"c{copy:02d}-world-{number:02d}",
-            "question": f"Benchmark case {copy}.{number}",
-            "citations": {marker[url]: url for url in urls},
-            "claims": [
-                {"text": request.claim, "cites": [marker[url] for url in request.urls]}
-                for request in chunk
-            ],
-        }
-        text = yaml.safe_dump(case, sort_keys=False, allow_unicode=True, width=1000)
+    for number, text in world_cases(scenario, files, f"c{copy:02d}-", f"{copy}."):
         (folder / f"world_{number:02d}.yaml").write_text(text, encoding="utf-8")
 
 
