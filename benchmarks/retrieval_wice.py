@@ -1,15 +1,23 @@
 #!/usr/bin/env python
 """Retrieval on WiCE dev: all@k and any@k of the project's hybrid retrieval against
 its parts (BM25 alone, the embedder alone with and without windows), on all claims and on
-pages of more than 5 passages.
+pages of more than 5 passages; then what the judge is shown (``Retriever.choose``, as the
+engine records it) side by side: today's ranking at ``top_k`` 3 and 5 (``budget`` 0) and the
+default (lines under a 560-word budget), each with all@judge (a whole gold set inside what
+the judge is shown), the same on long pages, any@1 (the first text holds a gold sentence)
+and the words per claim (median, mean). ``--xquad`` adds the same three for the XQuAD
+languages (answer@judge, the first text, units per question).
 
 Scoring comes from the dev set's own scorer (``score_retrieval.py``: its ``Page`` lays out
 the article and decides whether a gold sentence is inside the chosen passages), so the
-figures compare with the ones in its README. Vectors go through the engine's disk cache:
+figures compare with the ones in its README; for any texts of the page, ``inside`` is its
+rule by word offsets (``benchmarks/evidence/data.py``). Vectors go through the engine's disk
+cache:
 
     python benchmarks/retrieval_wice.py --cache-dir ~/.cache/citations-bench   # full run
     python benchmarks/retrieval_wice.py --limit 40                             # quick look
     python benchmarks/retrieval_wice.py --model use-multilingual --json out.json
+    python benchmarks/retrieval_wice.py --cache-dir CACHE --xquad              # + XQuAD
 """
 
 from __future__ import annotations
@@ -17,7 +25,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -29,13 +36,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks import load_script  # noqa: E402
+from benchmarks.evidence import data, evaluate, xquad  # noqa: E402
 from pytest_citations import retrieval  # noqa: E402
 from pytest_citations.retrieval.embedders import make_embedder  # noqa: E402
-from pytest_citations.retrieval.embedders.cache import EmbeddingCache  # noqa: E402
+from pytest_citations.retrieval.passages import split_spans  # noqa: E402
 
-DATA_DIR = HERE.parent.parent / "shared" / "data" / "wice-dev"
+DATA_DIR = data.WICE_DIR
 KS = (1, 3, 5)
 LONG_PAGE = 5
+#: What the judge is shown, side by side: (name, top_k, budget).
+WAYS = xquad.WAYS
 
 
 def load_scorer(folder: Path) -> ModuleType:
@@ -52,7 +62,7 @@ def main() -> None:
     add("--cache-dir", type=Path, default=None, help="folder for the embedding cache")
     add("--json", type=Path, default=None, help="also write the figures here")
     add("--dump", type=Path, default=None, help="write each claim's signal scores here")
-    add("--top-k", type=int, default=retrieval.DEFAULT_TOP_K, help="passages the judge sees")
+    add("--xquad", action="store_true", help="also what the judge is shown on XQuAD")
     add(
         "--layout",
         default="sentence_paragraphs",
@@ -71,7 +81,10 @@ def main() -> None:
     scored = [c for c in claims if c["label"] != "not_supported" and scorer.gold_sets(c)]
     long_pages = [c for c in scored if len(pages[c["id"]].passages) > LONG_PAGE]
 
-    cache = EmbeddingCache(make_embedder(args.model), args.cache_dir)
+    retriever = retrieval.Retriever(make_embedder(args.model), cache_dir=args.cache_dir)
+    cache = retriever.embedders[0]
+    ways_of = {c.id: c for c in data.load_claims(scorer, args.limit, layout=args.layout)}
+    sent: dict[str, dict[str, evaluate.Sent]] = {name: {} for name, _, _ in WAYS}
     started = time.perf_counter()
     claim_vectors = cache.embed_queries([c["claim"] for c in claims])
     orders: dict[str, dict[str, Sequence[int]]] = {
@@ -87,11 +100,18 @@ def main() -> None:
     if reference is not None:
         orders["bm25 (rank_bm25, the scorer's)"] = {}
     signals: dict[str, dict[str, Any]] = {}
-    judged: dict[str, list[int]] = {}
-    sent_words: dict[str, int] = {}  # words of what the judge receives (retrieval.select)
     for done, (claim, vector) in enumerate(zip(claims, claim_vectors, strict=True), start=1):
         passages = pages[claim["id"]].passages
-        index = retrieval.build_index(passages, cache)
+        markdown = scorer.LAYOUTS[args.layout](claim["evidence"])
+        index = retriever.index(split_spans(markdown))
+        if index.passages != passages:
+            raise AssertionError(f"{claim['id']}: the index's passages are not the scorer's")
+        if claim["id"] in ways_of:  # what the judge is shown, as the engine records it
+            for name, k, budget in WAYS:
+                chosen = retriever.choose(
+                    claim["claim"], index, k, markdown=markdown, budget=budget
+                )
+                sent[name][claim["id"]] = evaluate.selection_sent(markdown, chosen)
         dense = retrieval.dense_scores(vector, index)
         lexical = index.lexical.scores(claim["claim"])
         whole = [float(score) for score in cache.embed(passages) @ vector]
@@ -99,13 +119,6 @@ def main() -> None:
         order = retrieval.rank_passages(claim["claim"], vector, index)
         orders["hybrid (project)"][ids] = order
         coverage = index.lexical.coverage(claim["claim"])
-        neighbour = retrieval.straddling_neighbour(vector, index, order[0], cache.embed)
-        chosen = order[: args.top_k]
-        if neighbour is not None and neighbour not in chosen:
-            chosen = [chosen[0], neighbour, *chosen[1:]]
-        judged[ids] = chosen
-        sent = retrieval.select(order, passages, args.top_k, neighbour)
-        sent_words[ids] = sum(len(text.split()) for text in sent)
         orders["bm25"][ids] = retrieval.order(lexical)
         orders[f"{cache.name} whole passage"][ids] = retrieval.order(whole)
         orders[f"{cache.name} best window"][ids] = retrieval.order(dense)
@@ -128,16 +141,7 @@ def main() -> None:
         table[subset] = {"n": len(group)}
         for name, order in orders.items():
             table[subset][name] = scorer.score(group, pages, order)
-    # What the judge sees: the top k and, where the evidence straddles a boundary of the top
-    # passage, its neighbour.
-    for subset, group in subsets.items():
-        whole = sum(pages[c["id"]].hits(scorer.gold_sets(c), judged[c["id"]])[0] for c in group)
-        table[subset]["judge_set_all"] = round(whole / max(len(group), 1), 3)
-        table[subset]["judge_set_passages"] = round(
-            sum(len(judged[c["id"]]) for c in group) / max(len(group), 1), 2
-        )
-        counts = [sent_words[c["id"]] for c in group] or [0]
-        table[subset]["judge_set_words"] = [statistics.median(counts), statistics.mean(counts)]
+    shown = [evaluate.sent_score(name, sent[name], list(ways_of.values())) for name, _, _ in WAYS]
     sizes = [len(page.passages) for page in pages.values()]
     summary = {
         "claims": len(claims),
@@ -148,6 +152,7 @@ def main() -> None:
         "texts_embedded": cache.computed,
         "seconds": round(seconds, 1),
         "table": table,
+        "judge": {figures.name: vars(figures) for figures in shown},
     }
     print(
         f"WiCE dev: {len(claims)} claims ({len(scored)} scored, {len(long_pages)} on pages of "
@@ -163,19 +168,24 @@ def main() -> None:
                 continue
             cells = [f"{row[f'{kind}@{k}']:.3f}" for kind in ("all", "any") for k in KS]
             print(f"| {subset} ({block['n']}) | {name} | " + " | ".join(cells) + " |")
-    for subset, block in table.items():
-        print(
-            f"{subset}: the judge's passages (top {args.top_k} and a straddled neighbour) hold "
-            f"a whole gold set for {block['judge_set_all']:.3f} of claims, "
-            f"{block['judge_set_passages']:.2f} passages on average, "
-            f"{block['judge_set_words'][0]:.0f} words per claim (median; mean "
-            f"{block['judge_set_words'][1]:.0f})"
-        )
+    print(
+        f"\nWhat the judge is shown ({len(ways_of)} claims, "
+        f"{sum(c.long for c in ways_of.values())} on pages of more than {LONG_PAGE} passages; "
+        "today's top k with the straddled neighbour, adjacent passages joined):"
+    )
+    print(evaluate.HEADER.replace("| route |", "| shown |"))
+    for figures in shown:
+        print(figures.row())
+    if args.xquad:
+        print("\nXQuAD dev, what the judge is shown (answer@judge, first text, units):")
+        results = xquad.shown(args.cache_dir, args.limit)
+        summary["xquad"] = results
+        print(xquad.shown_table(results))
     if args.json:
-        args.json.write_text(json.dumps(summary, indent=2) + "\n")
+        args.json.write_text(json.dumps(summary, indent=2, default=str) + "\n")
     if args.dump:
         args.dump.write_text(json.dumps(signals) + "\n")
-    cache.close()
+    retriever.close()
 
 
 if __name__ == "__main__":

@@ -61,3 +61,10 @@ class RequestRefused(CitationsError):
     The verifier turns it into a verdict with reason ``request_refused`` for the citations
     that needed the request, and keeps the message (which must hold no secret) on the claim.
     """
+
+
+class OverBudget(RequestRefused):
+    """The run's budget did not cover a request, which was therefore not sent (see
+    :mod:`pytest_citations.network.budget`): nothing was sent, and the citations that needed
+    it are unchecked with reason ``over_budget``. Like a request missing from an offline
+    replay, never counted as a label: a later run with budget left records it."""

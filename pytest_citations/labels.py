@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 
 
@@ -20,6 +21,30 @@ class Label(StrEnum):
 
     def __str__(self) -> str:
         return self.value
+
+
+#: Labels ordered from best to worst: the one ranked higher is the stricter. Regressions
+#: (a claim's label that got worse), summaries, and a tie between the judge's votes on one
+#: citation (the stricter label wins) all read this one order.
+LABEL_RANK = {
+    label: rank
+    for rank, label in enumerate(
+        (
+            Label.SUPPORTED,
+            Label.PARTIAL,
+            Label.MISATTRIBUTED,
+            Label.NOT_FOUND,
+            Label.UNCITED,
+            Label.UNREACHABLE,
+            Label.CONTRADICTED,
+        )
+    )
+}
+
+
+def strictest(labels: Iterable[Label]) -> Label:
+    """The worst of ``labels`` by :data:`LABEL_RANK` (``labels`` must not be empty)."""
+    return max(labels, key=LABEL_RANK.__getitem__)
 
 
 #: What fails a claim unless a run or case says otherwise: every label but ``supported``
@@ -63,6 +88,8 @@ class Reason:
     QUOTE_TOO_SHORT = "evidence_quote_too_short"
     NO_PASSAGES = "no_passages"
     REQUEST_REFUSED = "request_refused"
+    #: The run's budget (judge calls, judge tokens, credits) did not cover the request.
+    OVER_BUDGET = "over_budget"
 
     @staticmethod
     def http(status: int) -> str:
@@ -91,6 +118,7 @@ UNCHECKED_MEANINGS = {
     Reason.JUDGE_TRUNCATED: "the judge's reply was cut at its token limit",
     Reason.JUDGE_EMPTY_RESPONSE: "the judge's reply was empty",
     Reason.REQUEST_REFUSED: "the request is not in the recording (see below)",
+    Reason.OVER_BUDGET: "the run's budget did not cover this request, which was not sent",
 }
 UNCHECKED_REASONS = frozenset(UNCHECKED_MEANINGS)
 

@@ -97,3 +97,65 @@ class Usage:
     def from_dict(cls, data: Mapping[str, Any]) -> Usage:
         """Inverse of :meth:`to_dict` (derived figures are ignored)."""
         return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+
+
+@dataclass(frozen=True)
+class SpendPlan:
+    """What a recording run is about to record and what that may cost, estimated from its
+    cassettes before anything is sent: the claims whose judge calls are not recorded, at
+    most how many judge calls they take, and the pages not recorded with what they cost when
+    each answers its first crawl (``credits``) and at most (``most_credits``). It covers the
+    ``case_files`` of the run; the ``tests`` that use the ``citation_verifier`` fixture are
+    not planned (their claims are known only when they run), though the budget holds them."""
+
+    claims: int = 0
+    judge_calls: int = 0
+    pages: int = 0
+    credits: float = 0.0
+    most_credits: float = 0.0
+    case_files: int = 0
+    tests: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (the JSON report's ``summary.plan``)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SpendPlan:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+
+    def __add__(self, other: SpendPlan) -> SpendPlan:
+        """Two shards' plans as one run's (a page both shards lack counts in each: each
+        shard would crawl it)."""
+        return SpendPlan(*(getattr(self, name) + getattr(other, name)
+                           for name in self.__dataclass_fields__))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Spending:
+    """What a run was allowed to spend and how what it lacks gets recorded, for the
+    summary's next steps: the budgets set (by :class:`~pytest_citations.pipeline.Settings`
+    field), the variables a recording needs (named, never their values), where case files
+    named in node ids are from where the record command runs (``""``: the same folder),
+    the plan made before the first request of a recording run, and how many processes held
+    the budget (one a run, each shard's own when shard reports are merged)."""
+
+    budget: Mapping[str, float] = field(default_factory=dict)
+    record_variables: tuple[str, ...] = ()
+    file_prefix: str = ""
+    plan: SpendPlan | None = None
+    holders: int = 0
+
+    def joined(self, other: Spending) -> Spending:
+        """This run's spending and a shard's, as one merged run's: the budget each held,
+        the variables either needs, the plans added up."""
+        plans = [plan for plan in (self.plan, other.plan) if plan is not None]
+        return Spending(
+            budget=self.budget or other.budget,
+            record_variables=tuple(dict.fromkeys((*self.record_variables,
+                                                  *other.record_variables))),
+            file_prefix=self.file_prefix or other.file_prefix,
+            plan=sum(plans[1:], plans[0]) if plans else None,
+            holders=self.holders + other.holders,
+        )  # fmt: skip

@@ -39,6 +39,16 @@ class CitationVerdict:
     #: Things the reader should know that did not decide the label, such as a page cut at
     #: the size limit (``page_truncated: kept 500000 of 12600000 characters``).
     warnings: tuple[str, ...] = ()
+    #: The label of each of the judge's votes, in call order, when the run asked it more
+    #: than once (``--citations-judge-votes``): each as the guard accepted it. Empty for a
+    #: single vote, and not part of 000's fields (``to_dict`` adds it only when there are
+    #: votes).
+    votes: tuple[Label, ...] = ()
+
+    @property
+    def agreed(self) -> bool:
+        """False when the judge's votes on this citation did not all give one label."""
+        return len(set(self.votes)) <= 1
 
     @property
     def checked(self) -> bool:
@@ -47,10 +57,15 @@ class CitationVerdict:
         return not is_unchecked(self.reason)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready mapping with the label as a plain string."""
+        """JSON-ready mapping with the label as a plain string; with the judge's ``votes``
+        and whether they ``agreed`` when it was asked more than once."""
         data = asdict(self)
         data["label"] = self.label.value
         data["warnings"] = list(self.warnings)
+        del data["votes"]
+        if self.votes:
+            data["votes"] = [vote.value for vote in self.votes]
+            data["agreed"] = self.agreed
         return data
 
     @classmethod
@@ -67,6 +82,7 @@ class CitationVerdict:
             rid=data.get("rid"),
             reason=data.get("reason"),
             warnings=tuple(data.get("warnings") or ()),
+            votes=tuple(Label(vote) for vote in data.get("votes") or ()),
         )
 
 
@@ -115,6 +131,9 @@ class ClaimVerdict:
     #: Of ``problems``, those that say a request is missing from the recording (an offline
     #: replay that lacks it): never a label, whatever the run allows.
     unrecorded: tuple[str, ...] = ()
+    #: Of ``unrecorded``, those of requests the run's budget kept from being sent (reason
+    #: ``over_budget``): a run with budget left records them.
+    over_budget: tuple[str, ...] = ()
     #: Cited URLs whose passages, taken together, supported the claim (004, C2).
     joint_support: tuple[str, ...] = ()
     #: Retrieved but uncited URLs that support the claim its citations do not (004, C3).

@@ -30,6 +30,7 @@ from test_workflows import help_options, subcommands
 
 from pytest_citations.cases import load_cases
 from pytest_citations.cases.schema import schema_text
+from pytest_citations.pipeline.settings import LIMITS
 from pytest_citations.plugin.options import OPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,6 +181,12 @@ def test_the_options_table_matches_the_option_table_of_the_code() -> None:
         option = by_flag[flag]
         assert key == (option.key if option.ini else ""), flag
         assert re.findall(r"`([A-Z_]+)`", env)[:1] == list(option.env[:1]), flag
+
+
+def test_the_options_table_has_a_row_for_every_limit_and_budget() -> None:
+    """Request limits and budgets come from one table of the code: each is a row."""
+    rows = set(re.findall(r"^\| `(--citations-[a-z-]+)", readme_section("Options"), re.MULTILINE))
+    assert {f"--citations-{limit.name}" for limit in LIMITS} - rows == set()
 
 
 def test_every_command_line_the_readme_shows_uses_commands_and_options_that_exist() -> None:

@@ -308,7 +308,7 @@ def test_the_gate_records_only_what_is_new_and_only_with_the_tokens() -> None:
     assert values["--citations-shard"] == "$SHARD"
     assert values["--citations-max-judge-calls"] == "$MAX_JUDGE_CALLS"
     assert values["--citations-max-credits"] == "$MAX_CREDITS"
-    assert values["--citations-compare"] == "$RUNNER_TEMP/base.json"
+    assert values["--citations-compare"] == ".citations-base/base.json"  # one path per run
     assert values["--citations-max-precision-drop"] == "$MAX_PRECISION_DROP"
     assert "citations_fail_on_regression=$FAIL_ON_REGRESSION" in run
     [step] = [step for step in gate if step.get("id") == "gate"]

@@ -24,10 +24,16 @@ def step(job: str, step_id: str) -> dict[str, Any]:
 
 
 def run_step(
-    job: str, step_id: str, cwd: Path, runner: Path, env: dict[str, str]
+    job: str,
+    step_id: str,
+    cwd: Path,
+    runner: Path,
+    env: dict[str, str],
+    services: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run one step's script in ``cwd``; every variable its ``env:`` names must be in
-    ``env`` (``RUNNER_TEMP`` is ``runner``)."""
+    ``env`` (``RUNNER_TEMP`` is ``runner``). ``services`` are the base-URL settings that
+    point the run at the local emulators (a real runner has none: the real services)."""
     found = step(job, step_id)
     named = set(found.get("env") or {})
     missing = named - set(env) - {"RUNNER_TEMP"}
@@ -36,6 +42,7 @@ def run_step(
     environment = {
         **base_env(cwd, lexical=False),
         **{name: value for name, value in env.items() if name in named},
+        **(services or {}),
         "RUNNER_TEMP": str(runner),
         "GITHUB_ACTIONS": "true",
         "GITHUB_STEP_SUMMARY": str(runner / "summary.md"),

@@ -10,13 +10,17 @@ the top passage, with any neighbour joined to it).
 
 from __future__ import annotations
 
+import bisect
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from benchmarks.evidence.data import Claim, Span, words
-from benchmarks.evidence.signals import Signals
+from benchmarks.evidence.signals import Signals, word_starts
 from pytest_citations import retrieval
+from pytest_citations.retrieval.passages import page_text
+from pytest_citations.retrieval.selection import Selection
 
 
 @dataclass
@@ -112,3 +116,23 @@ def spans_sent(claim: Claim, spans: list[tuple[int, int]]) -> Sent:
     layout = claim.layout
     ranges = [layout.words_of(span) for span in spans]
     return Sent([layout.text[a:b] for a, b in spans], ranges, ranges[:1])
+
+
+def selection_sent(markdown: str, selection: Selection | None) -> Sent:
+    """What the engine's :class:`Selection` sends for a page (``Retriever.choose``): its
+    texts, rebuilt from the page, and the word ranges of their pieces (the page's words are
+    the dev set's, in order)."""
+    if selection is None:
+        return Sent([], [], [])
+    starts = word_starts(page_text(markdown))
+    ranges = [
+        [(bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)) for a, b in shown.pieces]
+        for shown in selection.shown
+    ]
+    return Sent(selection.texts(markdown), [r for held in ranges for r in held], ranges[0])
+
+
+def sent_score(name: str, sent: dict[str, Sent], claims: Sequence[Claim]) -> Figures:
+    """:func:`score` of what was sent for each claim already (by claim id)."""
+    unused: dict[str, Any] = {claim.id: None for claim in claims}
+    return score(name, lambda claim, _: sent[claim.id], claims, unused)

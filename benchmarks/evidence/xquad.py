@@ -26,15 +26,16 @@ import re
 import statistics
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.evidence import route
 from benchmarks.evidence.data import XQUAD_DIR
 from pytest_citations import retrieval
+from pytest_citations.retrieval.choosing import BUDGET
 from pytest_citations.retrieval.languages import claim_is_english, is_english
-from pytest_citations.retrieval.passages import split_passages
+from pytest_citations.retrieval.passages import split_passages, split_spans
 from pytest_citations.retrieval.writing import units
 
 LANGUAGES = "en,de,es,ru,zh,ar,tr,el,hi,vi,th,ro"
@@ -75,46 +76,146 @@ def inside(span: tuple[int, int], spans: Sequence[tuple[int, int]]) -> bool:
     return any(a <= span[0] and span[1] <= b for a, b in spans)
 
 
+def pairs_of(langs: str = LANGUAGES, cross: str = CROSS) -> list[tuple[str, str]]:
+    """(question language, page language) pairs: each language on itself, then ``cross``."""
+    pairs = [(lang, lang) for lang in langs.split(",") if lang]
+    return pairs + [(p.split(":")[0], p.split(":")[1]) for p in cross.split(",") if p]
+
+
+def questions_of(
+    pair: tuple[str, str],
+    articles: dict[tuple[str, str], dict[str, Any]],
+    by_language: dict[str, dict[str, dict[str, Any]]],
+    limit: int = 0,
+) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """Each question of ``pair``: its text, the page's article and the same question in the
+    page's language (where the answer lies)."""
+    asked_in, page_in = pair
+    for question in list(by_language[asked_in].values())[: limit or None]:
+        local = by_language[page_in].get(question["id"])
+        if local is not None:
+            yield question["question"], articles[(page_in, question["article"])], local
+
+
+def _figures(tally: dict[str, list[float]]) -> dict[str, Any]:
+    found: dict[str, Any] = {"n": len(next(iter(tally.values()), []))}
+    for name, values in tally.items():
+        if name.endswith("units"):
+            found[name] = [statistics.median(values), statistics.mean(values)]
+        else:
+            found[name] = round(sum(values) / max(len(values), 1), 3)
+    return found
+
+
 def evaluate(
     cache_dir: Path, limit: int = 0, langs: str = LANGUAGES, cross: str = CROSS
 ) -> dict[str, dict[str, Any]]:
     """Figures per language pair for today and the route (see the module docstring)."""
-    articles, questions = load()
-    by_language: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for question in questions:
-        by_language[question["lang"]][question["id"]] = question
-    pairs = [(lang, lang) for lang in langs.split(",") if lang]
-    pairs += [(p.split(":")[0], p.split(":")[1]) for p in cross.split(",") if p]
+    articles, by_language = load_by_language()
     retriever = retrieval.Retriever.named("auto", cache_dir)
     indexes: dict[tuple[str, str], retrieval.PageIndex] = {}
     results: dict[str, dict[str, Any]] = {}
-    for asked_in, page_in in pairs:
+    for pair in pairs_of(langs, cross):
         tally: dict[str, list[float]] = defaultdict(list)
-        for question in list(by_language[asked_in].values())[: limit or None]:
-            key = (page_in, question["article"])
-            article = articles[key]
+        for asked, article, local in questions_of(pair, articles, by_language, limit):
+            key = (pair[1], article["article"])
             if key not in indexes:
                 indexes[key] = retriever.index(split_passages("\n\n".join(article["paragraphs"])))
-            local = by_language[page_in].get(question["id"])
-            if local is None:
-                continue
-            asked = question["question"]
             index = retriever.for_claim(asked, indexes[key])
             page = route.JOIN.join(index.passages)
             span = answer_span(page, article["paragraphs"][int(local["paragraph"])], local)
             if span is None:
                 continue
             one(tally, asked, index, retriever, page, span)
-        pair = f"{asked_in}:{page_in}"
-        results[pair] = {"n": len(tally["hit@1"])}
-        for name, values in tally.items():
-            if name.endswith("units"):
-                results[pair][name] = [statistics.median(values), statistics.mean(values)]
-            else:
-                results[pair][name] = round(sum(values) / max(len(values), 1), 3)
-        print(f"  {pair}: {json.dumps(results[pair])}", file=sys.stderr, flush=True)
+        results[f"{pair[0]}:{pair[1]}"] = _figures(tally)
+        print(f"  {pair}: {json.dumps(results[f'{pair[0]}:{pair[1]}'])}", file=sys.stderr)
     retriever.close()
     return results
+
+
+def load_by_language() -> tuple[
+    dict[tuple[str, str], dict[str, Any]], dict[str, dict[str, dict[str, Any]]]
+]:
+    """The articles by (language, article), and the questions by language and id."""
+    articles, questions = load()
+    by_language: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for question in questions:
+        by_language[question["lang"]][question["id"]] = question
+    return articles, by_language
+
+
+#: What the judge is shown, side by side (``Retriever.choose``): (name, top_k, budget).
+WAYS = (
+    ("today: top 3 passages", 3, 0),
+    ("today: top 5 passages", 5, 0),
+    (f"default: lines under {BUDGET} words", 3, BUDGET),
+)
+
+
+def shown(cache_dir: Path, limit: int = 0) -> dict[str, dict[str, Any]]:
+    """Per language pair, for each of :data:`WAYS`, what ``Retriever.choose`` shows the
+    judge: whether the answer lies inside one of its texts (answer@judge) and inside the
+    first, and the units it sends (median, mean)."""
+    articles, by_language = load_by_language()
+    retriever = retrieval.Retriever.named("auto", cache_dir)
+    indexes: dict[tuple[str, str], retrieval.PageIndex] = {}
+    results: dict[str, dict[str, Any]] = {}
+    for pair in pairs_of():
+        tally: dict[str, list[float]] = defaultdict(list)
+        for asked, article, local in questions_of(pair, articles, by_language, limit):
+            markdown = "\n\n".join(article["paragraphs"])
+            key = (pair[1], article["article"])
+            if key not in indexes:
+                indexes[key] = retriever.index(split_spans(markdown))
+            start = sum(len(p) + 2 for p in article["paragraphs"][: int(local["paragraph"])])
+            answer = start + int(local["answer_start"])
+            span = (answer, answer + len(local["answer"]))
+            for name, k, budget in WAYS:
+                chosen = retriever.choose(asked, indexes[key], k, markdown=markdown, budget=budget)
+                held = [_merged(markdown, s.pieces) for s in chosen.shown] if chosen else []
+                tally[f"{name} answer@judge"].append(any(inside(span, h) for h in held))
+                tally[f"{name} first"].append(bool(held) and inside(span, held[0]))
+                texts = chosen.texts(markdown) if chosen else []
+                tally[f"{name} units"].append(sum(units(text) for text in texts))
+        results[f"{pair[0]}:{pair[1]}"] = _figures(tally)
+        print(f"  {pair}: {json.dumps(results[f'{pair[0]}:{pair[1]}'])}", file=sys.stderr)
+    retriever.close()
+    return results
+
+
+def _merged(markdown: str, pieces: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A shown text's pieces of the page, those with only whitespace between them joined
+    (a quote may run across them)."""
+    found: list[list[int]] = []
+    for start, end in pieces:
+        if found and not markdown[found[-1][1] : start].strip():
+            found[-1][1] = end
+        else:
+            found.append([start, end])
+    return [(a, b) for a, b in found]
+
+
+def _cells(row: dict[str, Any], names: Sequence[str]) -> tuple[str, str, str]:
+    """A row's answer@judge, first-text and units cells, one figure per way in ``names``."""
+    judged = " / ".join(f"{row[f'{name} answer@judge']:.3f}" for name in names)
+    first = " / ".join(f"{row[f'{name} first']:.3f}" for name in names)
+    cost = " / ".join(
+        f"{row[f'{name} units'][0]:.0f}, {row[f'{name} units'][1]:.0f}" for name in names
+    )
+    return judged, first, cost
+
+
+def shown_table(results: dict[str, dict[str, Any]]) -> str:
+    """:func:`shown`'s figures as a table, the ways side by side."""
+    names = [name for name, _, _ in WAYS]
+    lines = [
+        f"| pair | n | answer@judge: {' / '.join(names)} | first text | units (median, mean) |",
+        "|---|---|---|---|---|",
+    ]
+    for pair, row in results.items():
+        judged, first, cost = _cells(row, names)
+        lines.append(f"| {pair} | {row['n']} | {judged} | {first} | {cost} |")
+    return "\n".join(lines)
 
 
 def one(
@@ -192,11 +293,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for pair, row in results.items():
-        judged = " / ".join(f"{row[f'{name} answer@judge']:.3f}" for name in names)
-        first = " / ".join(f"{row[f'{name} first']:.3f}" for name in names)
-        cost = " / ".join(
-            f"{row[f'{name} units'][0]:.0f}, {row[f'{name} units'][1]:.0f}" for name in names
-        )
+        judged, first, cost = _cells(row, names)
         lines.append(
             f"| {pair} | {row['n']} | {row['hit@1']:.3f} | {row['falls back']:.3f} | {judged} | "
             f"{first} | {cost} |"

@@ -61,11 +61,12 @@ def _progress(message: str) -> None:
     print(f"... {message}", file=sys.stderr, flush=True)
 
 
-def write_project(scenario: Scenario, files: int, folder: Path) -> None:
-    """The claims as ``files`` case files of one case each, in the order given, with an ini
-    file that keeps the repository's configuration out."""
-    (folder / "cases").mkdir(parents=True)
-    (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+def world_cases(
+    scenario: Scenario, files: int, prefix: str = "", asked: str = ""
+) -> Iterator[tuple[int, str]]:
+    """The world's claims as ``files`` case files of one case each, in the order given:
+    (number, YAML text); ``prefix`` goes before each case's id, ``asked`` before the
+    number in its question."""
     requests = scenario.requests
     size = -(-len(requests) // files)
     for number, start in enumerate(range(0, len(requests), size)):
@@ -73,15 +74,23 @@ def write_project(scenario: Scenario, files: int, folder: Path) -> None:
         urls = list(dict.fromkeys(url for request in chunk for url in request.urls))
         marker = {url: index + 1 for index, url in enumerate(urls)}
         case = {
-            "id": f"world-{number:02d}",
-            "question": f"Benchmark case {number}",
+            "id": f"{prefix}world-{number:02d}",
+            "question": f"Benchmark case {asked}{number}",
             "citations": {marker[url]: url for url in urls},
             "claims": [
                 {"text": request.claim, "cites": [marker[url] for url in request.urls]}
                 for request in chunk
             ],
         }
-        text = yaml.safe_dump(case, sort_keys=False, allow_unicode=True, width=1000)
+        yield number, yaml.safe_dump(case, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def write_project(scenario: Scenario, files: int, folder: Path) -> None:
+    """The claims as ``files`` case files (:func:`world_cases`), with an ini file that
+    keeps the repository's configuration out."""
+    (folder / "cases").mkdir(parents=True)
+    (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    for number, text in world_cases(scenario, files):
         (folder / "cases" / f"world_{number:02d}.yaml").write_text(text, encoding="utf-8")
 
 

@@ -72,6 +72,10 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "--embedder", help="the embedding setting the cassettes were recorded with "
         "(default: CITATIONS_EMBEDDING_MODEL or all-MiniLM-L6-v2)",
     )  # fmt: skip
+    upgrade.add_argument(
+        "--budget", type=int, help="words of the page the judge was shown (default 560; 0: "
+        "the top-k passages, as every cassette recorded before the budget was)",
+    )  # fmt: skip
     upgrade.add_argument("--top-k", type=int, help="passages the judge was shown (default 3)")
     upgrade.add_argument(
         "--passage-words", type=int, help="words a passage held at most (default 200)"
@@ -118,6 +122,8 @@ def _retrieval(args: argparse.Namespace, settings: Settings) -> Settings:
     changes: dict[str, object] = {}
     if args.embedder:
         changes["embedding_model"] = args.embedder
+    if args.budget is not None:
+        changes["budget"] = args.budget
     if args.top_k is not None:
         changes["top_k"] = args.top_k
     if args.passage_words is not None:

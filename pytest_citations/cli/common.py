@@ -55,12 +55,19 @@ def global_options() -> argparse.ArgumentParser:
     group = parent.add_argument_group("global options (before or after the command)")
     group.add_argument("--judge", help="judge provider (default: JUDGE_PROVIDER or openai)")
     group.add_argument("--model", help="judge model (default: JUDGE_MODEL or the provider's)")
+    group.add_argument(
+        "--judge-votes",
+        type=int,
+        metavar="N",
+        help="ask the judge N times per citation and keep the majority label, a tie going to "
+        "the stricter label (default 1)",
+    )
     for limit in LIMITS:
         group.add_argument(
             f"--{limit.name}",
             dest=limit.field,
             type=int if limit.integer else float,
-            metavar="N" if limit.integer else "SECONDS",
+            metavar=limit.metavar,
             help=f"{limit.help}; environment: {limit.env}",
         )
     return parent
@@ -73,6 +80,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
         overrides["judge_provider"] = args.judge
     if getattr(args, "model", None):
         overrides["judge_model"] = args.model
+    if getattr(args, "judge_votes", None) is not None:
+        overrides["judge_votes"] = args.judge_votes
+        overrides["pinned"] = frozenset({"judge_votes"})
     for limit in LIMITS:
         value = getattr(args, limit.field, None)
         if value is not None:

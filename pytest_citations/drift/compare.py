@@ -8,10 +8,11 @@ inert, exactly as the quote guard compares text (:func:`~pytest_citations.judges
 Paragraphs, not whole passages: a paragraph added near the top repacks every passage after
 it, but leaves the paragraphs as they were.
 
-- **Evidence** is what the recorded verdict rests on: the paragraphs of the passages shown to
+- **Evidence** is what the recorded verdict rests on: the paragraphs of the texts shown to
   the judge that hold the recorded quote (all of them when the quote spans several), or,
   for a verdict without a quote (``not_found``, a quote the guard rejected), every paragraph
-  the judge was shown, since each one of them failed to settle the claim. Evidence is
+  the judge was shown, since each one of them failed to settle the claim; where the judge
+  was shown only some lines of a paragraph, the whole paragraph. Evidence is
   compared **exactly**: every evidence paragraph must stand, verbatim, somewhere in the live
   page, and the quote must still stand in its text. Otherwise the citation is
   ``evidence_changed`` and is judged again. A changed number is a changed verdict. One
@@ -223,12 +224,29 @@ def _text_change(
         return PageChange(evidence_changed=True, edited=True, digits_only=False, diff=diff)
     if recorded.markdown == live.markdown:
         return PageChange(evidence_changed=False, edited=False, digits_only=False)
+    recorded_paragraphs = page_paragraphs(recorded.markdown)
     evidence = (
-        evidence_of(shown, verdict.evidence_quote, claim)
+        whole_paragraphs(evidence_of(shown, verdict.evidence_quote, claim), recorded_paragraphs)
         if shown
-        else Evidence(tuple(page_paragraphs(recorded.markdown)))
+        else Evidence(recorded_paragraphs)
     )
     return compare_pages(recorded.markdown, live.markdown, evidence, verdict.evidence_quote)
+
+
+def whole_paragraphs(evidence: Evidence, page: Sequence[str]) -> Evidence:
+    """Evidence as paragraphs of the recorded ``page``: the judge may be shown lines cut out
+    of a long paragraph, and a part of a paragraph stands for the paragraph that holds it
+    (every one that does), so that the comparison stays paragraph by paragraph."""
+    held = set(page)
+
+    def whole(parts: Sequence[str]) -> list[str]:
+        found: list[str] = []
+        for part in parts:
+            found += [part] if part in held else [p for p in page if part in p] or [part]
+        return list(dict.fromkeys(found))
+
+    exact = whole(evidence.exact)
+    return Evidence(tuple(exact), tuple(p for p in whole(evidence.loose) if p not in exact))
 
 
 def _finding(result: FetchResult) -> str:

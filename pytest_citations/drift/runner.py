@@ -99,7 +99,9 @@ async def check_drift(
     hint: str = "",
 ) -> DriftReport:
     """Check every recorded citation of ``sources`` against the live web (see
-    :func:`run_drift`)."""
+    :func:`run_drift`). A run's budget does not apply: the check's plan says what it will
+    spend before it sends anything."""
+    settings = settings.without_budgets()
     backends = backends or Backends()
     config = vcr_config or build_vcr(settings.redactor())
     commands = {

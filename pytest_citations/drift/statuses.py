@@ -9,7 +9,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..gating.criteria import LABEL_RANK
+from ..labels import LABEL_RANK
 from ..verdicts import CitationVerdict
 
 

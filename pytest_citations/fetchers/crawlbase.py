@@ -13,6 +13,7 @@ import httpx
 
 from ..errors import AuthenticationError, CitationsError, CreditsExhaustedError
 from ..network import is_replayed
+from ..network.budget import Price, Spend, priced
 from ..network.limits import FETCH
 from ..network.requester import RETRYABLE_STATUSES, Requester
 from ..network.transport import placeholder
@@ -108,32 +109,24 @@ class CrawlbaseClient:
             params["md_readability"] = "true"
         params.update(extra)
 
+        price = crawl_price(javascript)
+
         def build() -> httpx.Request:
-            return self.requester.http.build_request("GET", self._base, params=params)
+            request = self.requester.http.build_request("GET", self._base, params=params)
+            return priced(request, price)
 
         response = await self.requester.send(
             "Crawlbase crawl", build, retry_statuses=_CRAWL_RETRY_STATUSES, priority=FETCH
         )
         self._check_account(response, variable)
-        ok = response.status_code == 200
-        result = PageResponse(
-            markdown=response.text if ok else "",
-            javascript=javascript,
-            failed=not ok and response.status_code != REJECTED_STATUS,
-            rejected=response.status_code == REJECTED_STATUS,
-            crawl_status=_int_header(response, "cb_status", "pc_status"),
-            original_status=_int_header(response, "original_status"),
-            final_url=response.headers.get("url") or None,
-            rid=rid_from_storage_url(response.headers.get("storage_url")),
-        )
+        result = page_response(response, javascript)
         self._bill(result, billed(response.status_code, result), replayed=is_replayed(response))
         return result
 
     def _bill(self, result: PageResponse, billed: bool, *, replayed: bool) -> None:
         """Count a crawl: spent when live, saved when a recording answered it."""
         usage = self.usage
-        kind = "javascript" if result.javascript else "normal"
-        cost = CREDITS[kind] + (CREDITS["storage"] if result.rid else 0.0)
+        cost = credits_of(result)
         if replayed:
             usage.replayed_crawls += 1
             usage.replayed_credits += cost if billed else 0.0
@@ -174,6 +167,39 @@ class CrawlbaseClient:
         if response.status_code != 200:
             raise CitationsError(f"Crawlbase storage answered HTTP {response.status_code}")
         return response.text
+
+
+def page_response(response: httpx.Response, javascript: bool) -> PageResponse:
+    """What one Crawling API answer says about the page."""
+    ok = response.status_code == 200
+    return PageResponse(
+        markdown=response.text if ok else "",
+        javascript=javascript,
+        failed=not ok and response.status_code != REJECTED_STATUS,
+        rejected=response.status_code == REJECTED_STATUS,
+        crawl_status=_int_header(response, "cb_status", "pc_status"),
+        original_status=_int_header(response, "original_status"),
+        final_url=response.headers.get("url") or None,
+        rid=rid_from_storage_url(response.headers.get("storage_url")),
+    )
+
+
+def credits_of(result: PageResponse) -> float:
+    """The credits of a billed crawl: its kind, plus storage when the page was stored."""
+    kind = "javascript" if result.javascript else "normal"
+    return CREDITS[kind] + (CREDITS["storage"] if result.rid else 0.0)
+
+
+def crawl_price(javascript: bool) -> Price:
+    """A crawl's price for the run's budget: at most its kind plus storing the page (F6,
+    F8); what Crawlbase bills for the answer (nothing for a failed crawl)."""
+    kind = "javascript" if javascript else "normal"
+
+    def actual(response: httpx.Response) -> Spend:
+        result = page_response(response, javascript)
+        return Spend(credits=credits_of(result) if billed(response.status_code, result) else 0)
+
+    return Price(Spend(credits=CREDITS[kind] + CREDITS["storage"]), actual)
 
 
 #: A failed crawl (520) is not retried: it escalates to JavaScript at once (F6).

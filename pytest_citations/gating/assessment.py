@@ -123,6 +123,8 @@ def claim_record(info: CaseInfo, claim: Claim, assessment: ClaimAssessment) -> C
         joint_support=verdict.joint_support,
         misattributed_to=verdict.misattributed_to,
         evidence=verdict.evidence,
+        unrecorded=verdict.lacks_recording,
+        over_budget=bool(verdict.over_budget),
     )
 
 

@@ -11,9 +11,8 @@ from typing import Any, Protocol
 
 from ..atomic import UnwritableFile, write_atomically
 from ..errors import CitationsError
-from ..labels import Label
+from ..labels import LABEL_RANK, Label
 from ..verdicts import CitationVerdict
-from .criteria import LABEL_RANK
 
 FORMAT_VERSION = 1
 

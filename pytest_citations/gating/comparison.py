@@ -6,6 +6,7 @@ interface every output of the diff reads (terminal, JSON, HTML, Markdown)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -181,10 +182,17 @@ class Comparison:
         """The claims that regressed."""
         return tuple(change for change in self.changes if change.regressed)
 
-    def failures(self, *, fail_on_regression: bool, max_drop: float | None) -> list[Failure]:
+    def failures(
+        self,
+        *,
+        fail_on_regression: bool,
+        max_drop: float | None,
+        unchecked: Mapping[str, int] | None = None,
+    ) -> list[Failure]:
         """What the gates fail: every claim that regressed (with
         ``fail_on_regression``), and every matched case, and the run, whose citation
-        precision fell by more than ``max_drop``."""
+        precision fell by more than ``max_drop`` even if its ``unchecked`` citations (by
+        case key) were all supported: a drop they could undo is :meth:`undecided`."""
         found = []
         if fail_on_regression:
             found += [
@@ -196,16 +204,35 @@ class Comparison:
                 for change in self.regressions
             ]
         if max_drop is not None:
-            found += [
-                _drop(case.case, case.precision_before, case.precision_after, max_drop, self.base)
-                for case in self.cases
-                if _dropped(case.precision_before, case.precision_after, max_drop)
-            ]
-            if _dropped(self.precision_before, self.precision_after, max_drop):
-                found.append(
-                    _drop("the run", self.precision_before, self.precision_after, max_drop,
-                          self.base)
-                )  # fmt: skip
+            found += [drop for drop, open_ in self._drops(max_drop, unchecked or {}) if not open_]
+        return found
+
+    def undecided(self, max_drop: float | None, unchecked: Mapping[str, int]) -> list[Failure]:
+        """The precision drops beyond ``max_drop`` that the ``unchecked`` citations (by case
+        key) could still undo: the gate cannot be decided, so the run is incomplete."""
+        if max_drop is None:
+            return []
+        return [
+            Failure(drop.criterion, f"{drop.message} (undecided: citations unchecked)")
+            for drop, open_ in self._drops(max_drop, unchecked)
+            if open_
+        ]
+
+    def _drops(self, limit: float, unchecked: Mapping[str, int]) -> list[tuple[Failure, bool]]:
+        """Each drop beyond ``limit`` (the cases', then the run's), and whether unchecked
+        citations could undo it."""
+        found = []
+        sides = [(c.case, c.precision_before, c.precision_after, unchecked.get(c.case, 0))
+                 for c in self.cases]  # fmt: skip
+        sides.append(("the run", self.precision_before, self.precision_after,
+                      sum(unchecked.values())))  # fmt: skip
+        for where, before, after, open_citations in sides:
+            if not _dropped(before, after, limit):
+                continue
+            assert after is not None
+            best = Precision(after.supported + open_citations, after.total, after.reachable)
+            drop = _drop(where, before, after, limit, self.base)
+            found.append((drop, _dropped(before, best, limit) is False))
         return found
 
     def to_dict(self) -> dict[str, Any]:

@@ -6,10 +6,12 @@ from every claim, never from the shards' own decisions."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..labels import is_unchecked
 from .calibration import Agreement
 from .criteria import Criteria, Failure
 from .decisions import AgreementGate, RunDecision, decide_run
@@ -87,6 +89,16 @@ def calibration_gate(
     return agreement, AgreementGate(metric, minimum, value, len(pairs))
 
 
+def unchecked_by_case(report: RunReport) -> dict[str, int]:
+    """The citations each case (by key) left unchecked where the run did not allow it."""
+    found: Counter[str] = Counter()
+    for claim in report.claims:
+        if claim.unchecked:
+            open_ = sum(1 for c in claim.citations if is_unchecked(c.reason))
+            found[claim.nodeid.rsplit("::", 1)[0]] += open_
+    return dict(found)
+
+
 def conclude(
     report: RunReport,
     gates: RunGates,
@@ -100,6 +112,7 @@ def conclude(
     agreement, agreement_gate = calibration_gate(report, gates)
     comparison = None
     extra: list[Failure] = []
+    undecided: list[Failure] = []
     if base is not None:
         comparison = compare_runs(
             base.cases,
@@ -108,9 +121,13 @@ def conclude(
             in_scope=in_scope,
             left_out=frozenset(report.deselected),
         )
+        open_citations = unchecked_by_case(report)
         extra = comparison.failures(
-            fail_on_regression=gates.fail_on_regression, max_drop=gates.max_precision_drop
+            fail_on_regression=gates.fail_on_regression,
+            max_drop=gates.max_precision_drop,
+            unchecked=open_citations,
         )
+        undecided = comparison.undecided(gates.max_precision_drop, open_citations)
     decision = decide_run(
         report.precision,
         report.share,
@@ -118,9 +135,9 @@ def conclude(
         gates.criteria,
         agreement=agreement_gate,
     )
-    if extra:
-        decision = RunDecision((*decision.failures, *extra), decision.undecided)
+    if extra or undecided:
+        decision = RunDecision((*decision.failures, *extra), (*decision.undecided, *undecided))
     return Conclusion(decision, agreement, comparison)
 
 
-__all__ = ["Base", "Conclusion", "RunGates", "calibration_gate", "conclude"]
+__all__ = ["Base", "Conclusion", "RunGates", "calibration_gate", "conclude", "unchecked_by_case"]

@@ -25,21 +25,6 @@ class Decision(StrEnum):
 
 #: Reason of a claim whose figure is in no evidence the judge saw.
 NUMBER_NOT_IN_EVIDENCE = "number_not_in_evidence"
-#: Claim labels ordered from best to worst, for regressions and summaries.
-LABEL_RANK = {
-    label: rank
-    for rank, label in enumerate(
-        (
-            Label.SUPPORTED,
-            Label.PARTIAL,
-            Label.MISATTRIBUTED,
-            Label.NOT_FOUND,
-            Label.UNCITED,
-            Label.UNREACHABLE,
-            Label.CONTRADICTED,
-        )
-    )
-}
 
 
 @dataclass(frozen=True)

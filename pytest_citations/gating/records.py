@@ -70,6 +70,10 @@ class ClaimRecord:
     #: What the judge saw per judged citation, for quotes shown in context.
     evidence: tuple[Evidence, ...] = ()
     baseline: BaselineChange | None = None
+    #: A request the claim needed is not in the recording (new since it was made), and
+    #: of those, one the run's budget kept from being sent.
+    unrecorded: bool = False
+    over_budget: bool = False
 
     @property
     def file(self) -> str:
@@ -114,6 +118,8 @@ class ClaimRecord:
             "joint_support": list(self.joint_support),
             "misattributed_to": list(self.misattributed_to),
             "evidence": [shown.to_dict() for shown in self.evidence],
+            "unrecorded": self.unrecorded,
+            "over_budget": self.over_budget,
         }
         if self.baseline is not None:
             data["baseline"] = {"change": self.baseline.kind, "old_label": self.baseline.old_label}
@@ -146,6 +152,8 @@ class ClaimRecord:
             baseline=BaselineChange(baseline["change"], baseline.get("old_label"))
             if baseline
             else None,
+            unrecorded=bool(data.get("unrecorded")),
+            over_budget=bool(data.get("over_budget")),
         )
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from ..labels import Label
+from ..labels import LABEL_RANK, Label
 from ..precision import Precision
 from .comparison import (
     MATCHED_BY,
@@ -42,7 +42,7 @@ from .comparison import (
     Regression,
     figures,
 )
-from .criteria import LABEL_RANK, Decision
+from .criteria import Decision
 from .records import ClaimRecord
 from .run_report import RunReport
 

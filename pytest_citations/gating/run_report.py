@@ -11,7 +11,7 @@ from typing import Any
 
 from ..labels import Label, is_unchecked
 from ..precision import Precision, Share
-from ..usage import Usage
+from ..usage import Spending, Usage
 from ..verdicts import CitationVerdict
 from .criteria import Decision
 from .records import CaseInfo, CaseOutcome, ClaimRecord
@@ -95,6 +95,8 @@ class RunReport:
         #: The drift check's report as JSON-ready data (``DriftReport.to_dict()``), or
         #: ``{"error": why}`` when it could not run; None without ``--citations-drift``.
         self.drift: dict[str, Any] | None = None
+        #: The run's budget, what a recording needs, and the plan made before it spent.
+        self.spending = Spending()
 
     def add_claim(self, record: ClaimRecord) -> None:
         """Add one claim record; a repeat of a node id replaces it."""
@@ -146,6 +148,7 @@ class RunReport:
         self.deselected |= other.deselected
         self.add_cassette_notes(other.cassette_notes)
         self.usage.add(other.usage)
+        self.spending = self.spending.joined(other.spending)
 
     def _case(self, info: CaseInfo) -> CaseRecord:
         if info.key not in self._cases:
@@ -206,6 +209,21 @@ class RunReport:
     def incomplete_claims(self) -> list[str]:
         """Node ids of the claims that could not be checked (and did not fail anyway)."""
         return [claim.nodeid for claim in self.claims if claim.decision is Decision.INCOMPLETE]
+
+    def unrecorded_claims(self, *, over_budget: bool) -> list[ClaimRecord]:
+        """The claims a request of which is not in the recording: those the run's budget
+        kept from being sent (``over_budget``), or the others (new since the recording)."""
+        return [c for c in self.claims if c.unrecorded and c.over_budget is over_budget]
+
+    def disagreements(self) -> list[tuple[str, CitationVerdict]]:
+        """(claim node id, citation) for every checked citation whose judge votes did not
+        all give one label (``--citations-judge-votes``)."""
+        return [
+            (claim.nodeid, citation)
+            for claim in self.claims
+            for citation in claim.citations
+            if citation.checked and not citation.agreed
+        ]
 
     def unverified(self) -> list[tuple[str, CitationVerdict]]:
         """(claim node id, citation) for every not_found or unreachable citation."""

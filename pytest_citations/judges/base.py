@@ -13,6 +13,7 @@ import httpx
 from ..errors import AuthenticationError
 from ..labels import Label, Reason
 from ..network import is_replayed
+from ..network.budget import Price, Spend, priced
 from ..network.requester import Requester, TransientError
 from ..network.transport import placeholder
 from .prompt import (
@@ -48,6 +49,10 @@ class Judgement:
     def failed(cls, reason: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> Judgement:
         """A judge that gave nothing usable: not_found with a reason, confidence 0."""
         return cls(Label.NOT_FOUND, None, 0.0, prompt_tokens, completion_tokens, reason)
+
+
+#: The most one judge call costs before its answer says how many tokens it took.
+JUDGE_CALL = Spend(judge_calls=1)
 
 
 class Judge(Protocol):
@@ -180,6 +185,14 @@ class HttpJudge:
         raise NotImplementedError
 
     # Shared flow --------------------------------------------------------------------
+    def _spent(self, response: httpx.Response) -> Spend:
+        """What an answer cost the run's budget: a call and its tokens, when it answered
+        (an error answer is not billed)."""
+        if response.status_code != 200:
+            return Spend()
+        prompt_tokens, completion_tokens = self.usage(response.json())
+        return Spend(judge_calls=1, judge_tokens=prompt_tokens + completion_tokens)
+
     async def _exchange(
         self, system: str, user: str, schema: dict[str, Any], name: str
     ) -> tuple[Any, Judgement]:
@@ -188,10 +201,13 @@ class HttpJudge:
         body = canonical_json(self.payload(system, user, schema, name))
         url = self.endpoint()
 
+        price = Price(JUDGE_CALL, self._spent)
+
         def build() -> httpx.Request:
-            return self.requester.http.build_request(
+            request = self.requester.http.build_request(
                 "POST", url, content=body, headers=self.headers()
             )
+            return priced(request, price)
 
         try:
             response = await self.requester.send(f"{self.name} judge", build)

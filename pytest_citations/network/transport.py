@@ -13,6 +13,7 @@ import httpcore
 import httpx
 
 from ..errors import MissingTokenError
+from .budget import Budget, BudgetTransport
 
 if TYPE_CHECKING:
     from ..pipeline.settings import Settings
@@ -166,6 +167,9 @@ class NetworkTransport(httpx.AsyncBaseTransport):
             await pool.aclose()
 
 
-def network_transport(settings: Settings) -> NetworkTransport:
-    """The real network for ``settings`` (the innermost transport of every chain)."""
-    return NetworkTransport(settings)
+def network_transport(settings: Settings) -> httpx.AsyncBaseTransport:
+    """The real network for ``settings`` (the innermost transport of every chain), behind
+    the run's budget when the settings set one: each chain built from it holds its own."""
+    network = NetworkTransport(settings)
+    budget = Budget.of(settings)
+    return network if budget is None else BudgetTransport(network, budget)

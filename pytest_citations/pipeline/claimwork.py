@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..errors import RequestRefused
+from ..errors import OverBudget, RequestRefused
 from ..network.requester import TransientError
 from ..verdicts import CitationVerdict, Evidence
 
@@ -36,6 +36,8 @@ class ClaimWork:
     problems: list[str] = field(default_factory=list)
     #: The notes that say a request is missing from the recording (a subset of problems).
     unrecorded: list[str] = field(default_factory=list)
+    #: Of those, the notes of requests the run's budget kept from being sent.
+    over_budget: list[str] = field(default_factory=list)
     evidence: dict[str, Evidence] = field(default_factory=dict)
 
     def note(self, error: Exception | str) -> None:
@@ -44,12 +46,17 @@ class ClaimWork:
             self.problems.append(str(error))
         if isinstance(error, RequestRefused) and str(error) not in self.unrecorded:
             self.unrecorded.append(str(error))
+        if isinstance(error, OverBudget) and str(error) not in self.over_budget:
+            self.over_budget.append(str(error))
 
     def absorb(self, other: ClaimWork) -> None:
-        """Take over the notes of another claim's work (its problems and what it found
-        missing from the recording)."""
+        """Take over the notes of another claim's work (its problems, what it found
+        missing from the recording and what the budget kept from being sent)."""
         for problem in other.problems:
-            self.note(RequestRefused(problem) if problem in other.unrecorded else problem)
+            if problem in other.over_budget:
+                self.note(OverBudget(problem))
+            else:
+                self.note(RequestRefused(problem) if problem in other.unrecorded else problem)
 
 
 @dataclass

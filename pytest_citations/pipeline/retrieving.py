@@ -6,6 +6,8 @@ and a recording that records keeps the choice."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..fetchers import FetchResult
@@ -21,12 +23,30 @@ from .sharing import SharedWork
 if TYPE_CHECKING:
     from .settings import Settings
 
-#: What a setting given for a replay is compared with in a recorded choice.
-_PINNED = {
-    "embedding_model": ("--citations-embedder", "setting"),
-    "top_k": ("--citations-top-k", "top_k"),
-    "passage_words": ("--citations-passage-words", "passage_words"),
+_CHOSE = "chose the passages with"
+#: What a setting given for a replay is compared with in a recorded choice: its option, the
+#: recorded value, and what the recording did with it.
+_PINNED: dict[str, tuple[str, Callable[[Selection], object], str]] = {
+    "embedding_model": ("--citations-embedder", lambda chosen: chosen.chooser.setting, _CHOSE),
+    "budget": ("--citations-budget", lambda chosen: chosen.chooser.budget, _CHOSE),
+    "top_k": ("--citations-top-k", lambda chosen: chosen.chooser.top_k, _CHOSE),
+    "passage_words": (
+        "--citations-passage-words",
+        lambda chosen: chosen.chooser.passage_words,
+        _CHOSE,
+    ),
+    "judge_votes": ("--citations-judge-votes", lambda chosen: chosen.votes, "asked the judge with"),
 }
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The passages chosen for a claim against a page (None: none to show), and whether they
+    were chosen now rather than recalled from the recording."""
+
+    key: ChoiceKey
+    selection: Selection | None
+    fresh: bool = False
 
 
 class RetrievalStep:
@@ -51,35 +71,44 @@ class RetrievalStep:
         """Whether the active recording only replays (claims need no vectors ahead)."""
         return self._recall is not None and self._recall.replays()
 
-    async def choose(self, claim: str, url: str, page: FetchResult) -> Selection | None:
-        """The selection for ``claim`` against ``page``: recalled, or chosen now (and kept).
-        Raises :class:`~pytest_citations.errors.RequestRefused` where a replay holds no
-        choice and retrieval cannot run here, or a recorded choice contradicts a setting
-        the run pinned."""
+    async def choose(self, claim: str, url: str, page: FetchResult) -> Chosen:
+        """The selection for ``claim`` against ``page``: recalled, or chosen now (for
+        :meth:`keep`). Raises :class:`~pytest_citations.errors.RequestRefused` where a
+        replay holds no choice and retrieval cannot run here, or a recorded choice
+        contradicts a setting the run pinned."""
         key = ChoiceKey(claim, url, page_digest(page.markdown))
         recalled = self._recall.recall(key) if self._recall is not None else None
         if recalled is not None and recalled.fits(page.markdown):
             self._check_pinned(key, recalled)
-            return recalled
+            return Chosen(key, recalled)
         missing = self.retriever.missing()
         if missing and self._recall is not None and self._recall.replays():
             raise self._recall.unchosen(key, missing)
         index = await self._index(page)
         # Ranking goes before indexing more pages: it sends a judge call out at once.
-        selection = await self._worker.run(RANK, self._chosen, claim, index)
-        if selection is not None and self._recall is not None:
-            self._recall.keep(key, selection)
-        return selection
+        selection = await self._worker.run(RANK, self._chosen, claim, index, page.markdown)
+        return Chosen(key, selection, fresh=True)
 
-    def _chosen(self, claim: str, index: PageIndex) -> Selection | None:
+    def keep(self, chosen: Chosen) -> None:
+        """Keep a choice made now where the active recording records: once the judge call
+        it was made for has answered, so that a recording never holds a choice without its
+        call (one the run's budget did not send, say)."""
+        if chosen.fresh and chosen.selection is not None and self._recall is not None:
+            self._recall.keep(chosen.key, chosen.selection)
+
+    def _chosen(self, claim: str, index: PageIndex, markdown: str) -> Selection | None:
         settings = self.settings
-        return self.retriever.choose(
+        chosen = self.retriever.choose(
             claim,
             index,
             settings.top_k,
+            markdown=markdown,
             setting=canonical_name(settings.embedding_model),
             passage_words=settings.passage_words,
+            budget=settings.budget,
         )
+        # The judge is asked about passages chosen now as often as the run says.
+        return None if chosen is None else replace(chosen, votes=settings.judge_votes)
 
     def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
         async def run() -> PageIndex:
@@ -89,20 +118,20 @@ class RetrievalStep:
         return self._indexes.get((page.markdown, self.settings.passage_words), run)
 
     def _check_pinned(self, key: ChoiceKey, selection: Selection) -> None:
-        """A setting the run was given explicitly must be the one the recording chose with:
-        replaying a choice made otherwise would not be what was asked for."""
+        """A setting the run was given explicitly must be the one the recording used:
+        replaying a choice made otherwise, or fewer or more of the judge's recorded votes,
+        would not be what was asked for."""
         assert self._recall is not None
-        for field, (flag, recorded_field) in _PINNED.items():
+        for field, (flag, recorded_value, done) in _PINNED.items():
             if field not in self.settings.pinned:
                 continue
             asked = getattr(self.settings, field)
             asked = canonical_name(asked) if field == "embedding_model" else asked
-            recorded = getattr(selection.chooser, recorded_field)
+            recorded = recorded_value(selection)
             if asked != recorded:
                 raise self._recall.refuse(key, (
-                    f"it chose the passages with {flag} {recorded}, and this run asks for "
-                    f"{asked}: drop the option to replay the recording, or record it again "
-                    "with the option"
+                    f"it {done} {flag} {recorded}, and this run asks for {asked}: drop the "
+                    "option to replay the recording, or record it again with the option"
                 ))  # fmt: skip
 
     async def drain(self) -> None:

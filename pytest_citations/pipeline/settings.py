@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..redact import Redactor, Secret
+from ..retrieval.choosing import BUDGET, MIN_BUDGET
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from ..retrieval.passages import DEFAULT_MAX_WORDS
 from .backends import Backends
@@ -36,6 +37,13 @@ class Limit:
     #: True when the minimum itself is not allowed (timeouts must be more than 0).
     exclusive: bool
     help: str
+    #: What a value counts when it need not be whole (a budget of credits).
+    unit: str = "seconds"
+
+    @property
+    def metavar(self) -> str:
+        """How a flag's help names the value: ``N``, or ``SECONDS`` for a time."""
+        return "SECONDS" if self.unit == "seconds" and not self.integer else "N"
 
     def parse(self, raw: object, what: str) -> float:
         """The value of ``raw`` (named ``what`` in the error), or a configuration error."""
@@ -44,13 +52,26 @@ class Limit:
             if self.integer and number != int(number):
                 raise ValueError
         except ValueError:
-            kind = "a whole number" if self.integer else "a number of seconds"
+            kind = "a whole number" if self.integer else f"a number of {self.unit}"
             raise ConfigurationError(f"{what} must be {kind}, got {raw!r}") from None
         if number < self.minimum or (self.exclusive and number == self.minimum):
             bound = "more than" if self.exclusive else "at least"
             raise ConfigurationError(f"{what} must be {bound} {self.minimum:g}, got {raw!r}")
         return int(number) if self.integer else number
 
+
+#: What a run may spend, live (a recording answers for free): past a budget the remaining
+#: requests are not sent, and their claims are unchecked (``over_budget``).
+BUDGETS = (
+    Limit("max-judge-calls", "max_judge_calls", "CITATIONS_MAX_JUDGE_CALLS", True, 0, False,
+          "judge calls the run may send (default: no limit)"),
+    Limit("max-judge-tokens", "max_judge_tokens", "CITATIONS_MAX_JUDGE_TOKENS", True, 0, False,
+          "judge tokens the run may spend: no call is sent once they are reached, and the "
+          "calls in flight then may pass them (default: no limit)"),
+    Limit("max-credits", "max_credits", "CITATIONS_MAX_CREDITS", False, 0, False,
+          "Crawlbase credits the run may spend: a crawl that could pass them is not sent "
+          "(default: no limit)", unit="credits"),
+)  # fmt: skip
 
 LIMITS = (
     Limit("timeout", "read_timeout", "CITATIONS_TIMEOUT", False, 0, True,
@@ -65,6 +86,7 @@ LIMITS = (
           "characters of a page kept for retrieval; the rest is cut (default 500000)"),
     Limit("concurrency", "concurrency", "BATCH_CONCURRENCY", True, 1, False,
           "requests in flight at once, for the whole run (default 4)"),
+    *BUDGETS,
 )  # fmt: skip
 
 
@@ -99,13 +121,26 @@ class Settings:
     max_page_chars: int = 500_000
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
     embedding_cache_dir: Path | None = None
-    #: Passages the judge sees (R2, R3), and the words a passage holds at most (R1).
+    #: Words of the page the judge sees per citation, chosen line by line (0: the top
+    #: ``top_k`` passages, which are also what a claim in another language than its page
+    #: gets), and the words a passage holds at most (R1).
+    budget: int = BUDGET
     top_k: int = 3
     passage_words: int = DEFAULT_MAX_WORDS
-    #: The retrieval settings the caller chose explicitly (``embedding_model``, ``top_k``,
-    #: ``passage_words``): a recorded choice made with other values is an error on replay,
-    #: never silently used.
+    #: How many times the judge is asked about each claim–URL pair: the verdict is the
+    #: majority label of the answers, a tie going to the stricter label (``LABEL_RANK``).
+    #: A recording keeps the number with the passages it chose, and a replay asks as often
+    #: as the recording did.
+    judge_votes: int = 1
+    #: The settings the caller chose explicitly (``embedding_model``, ``budget``,
+    #: ``top_k``, ``passage_words``, ``judge_votes``): a recorded choice made with other
+    #: values is an error on replay, never silently used.
     pinned: frozenset[str] = frozenset()
+    #: What the run may spend live, None for no limit (:data:`BUDGETS`): judge calls, judge
+    #: tokens and Crawlbase credits (see :mod:`pytest_citations.network.budget`).
+    max_judge_calls: int | None = None
+    max_judge_tokens: int | None = None
+    max_credits: float | None = None
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -114,6 +149,12 @@ class Settings:
             raise ConfigurationError("top_k must be at least 1")
         if self.passage_words < 1:
             raise ConfigurationError("passage_words must be at least 1")
+        if self.judge_votes < 1:
+            raise ConfigurationError("judge_votes must be at least 1")
+        if self.budget != 0 and self.budget < MIN_BUDGET:
+            raise ConfigurationError(
+                f"budget must be 0 (the top-k passages) or at least {MIN_BUDGET} words"
+            )
         if self.retries < 0:
             raise ConfigurationError("retries must be 0 or more")
         for name in ("connect_timeout", "read_timeout", "deadline"):
@@ -121,6 +162,23 @@ class Settings:
                 raise ConfigurationError(f"{name} must be more than 0 seconds")
         if self.max_page_chars < 1000:
             raise ConfigurationError("max_page_chars must be at least 1000")
+        for limit in BUDGETS:
+            value = getattr(self, limit.field)
+            if value is not None and value < 0:
+                raise ConfigurationError(f"{limit.field} must be 0 or more")
+
+    @property
+    def budgets(self) -> dict[str, float]:
+        """The budgets that were set, by field (``{"max_judge_calls": 3}``)."""
+        return {
+            limit.field: getattr(self, limit.field)
+            for limit in BUDGETS
+            if getattr(self, limit.field) is not None
+        }
+
+    def without_budgets(self) -> Settings:
+        """These settings with no budget (a check that counts its own spending)."""
+        return self.replace(**{limit.field: None for limit in BUDGETS})
 
     @classmethod
     def from_env(

@@ -69,6 +69,21 @@ class SharedWork:
             self.tasks[scoped] = task
         return task
 
+    def release(self, scope: Hashable) -> int:
+        """Forget the finished work of ``scope`` (a key :meth:`WorkObserver.scope` gave):
+        once its owner is done nothing else may reuse it, and a finished task holds its
+        result and the context it ran in (for a cassette, the whole parsed recording) for
+        as long as it is kept. Returns how many were forgotten; running work stays."""
+        done = [
+            scoped
+            for scoped, task in self.tasks.items()
+            if isinstance(scoped, tuple) and len(scoped) == 2 and scoped[0] == scope
+            and task.done()
+        ]  # fmt: skip
+        for scoped in done:
+            del self.tasks[scoped]
+        return len(done)
+
     async def drain(self) -> None:
         """Cancel what is still running and wait for it to end."""
         pending = [task for task in self.tasks.values() if not task.done()]

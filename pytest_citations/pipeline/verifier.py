@@ -1,20 +1,17 @@
 """The verification pipeline: fetch → passages → retrieval → judge → guard → aggregate.
-
-Asyncio throughout, with one limit on requests in flight (A3). Each distinct URL is fetched
-once per run however many claims cite it, each page is embedded once, and an identical
-judge request is made once.
-"""
+Asyncio, one limit on requests in flight (A3); each URL fetched once a run, each page
+embedded once, an identical judge request made once (once a vote: :mod:`.voting`)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 
-from ..errors import AccountError, ConfigurationError, MissingTokenError, RequestRefused
+from ..errors import AccountError, ConfigurationError, MissingTokenError, OverBudget, RequestRefused
 from ..fetchers import Crawler, FetchResult, StoredPageReader, fetch_citation
 from ..judges import Judge, Judgement
-from ..judges.guard import guard, quote_in_passages
+from ..judges.guard import quote_in_passages
 from ..labels import Label, Reason, is_unchecked
 from ..network.client import HttpClient, make_http_client
 from ..network.limits import RequestLimit
@@ -34,6 +31,8 @@ from .recall import Recall
 from .retrieving import RetrievalStep
 from .settings import Settings
 from .sharing import SharedWork, WorkObserver
+from .voting import ask as ask_votes
+from .voting import tally
 
 __all__ = ["RULE_CONFIDENCE", "ClaimRequest", "Verifier"]
 
@@ -42,6 +41,12 @@ RULE_CONFIDENCE = 1.0
 #: Errors that stop the whole run instead of becoming one citation's verdict: a refused or
 #: exhausted account, a missing secret, an unusable setting.
 _FATAL = (AccountError, MissingTokenError, ConfigurationError)
+
+
+def _refusal(refused: RequestRefused) -> str:
+    """The reason of a citation whose request was not sent: the run's budget did not cover
+    it, or the recording lacks it and may not record it."""
+    return Reason.OVER_BUDGET if isinstance(refused, OverBudget) else Reason.REQUEST_REFUSED
 
 
 class Verifier:
@@ -184,6 +189,11 @@ class Verifier:
         finally:
             await warm
 
+    def release(self, scope: Hashable) -> None:
+        """Forget the work shared within ``scope`` (its pages, answers), once its owner is done."""
+        for shared in (self._fetches, self._judgements):
+            shared.release(scope)
+
     async def stored_page(self, rid: str) -> str:
         """The stored markdown of a page, by rid, from the Storage API (S1)."""
         crawler = self._crawler
@@ -234,6 +244,7 @@ class Verifier:
             tuple(verdicts),
             tuple(work.problems),
             unrecorded=tuple(work.unrecorded),
+            over_budget=tuple(work.over_budget),
             joint_support=joint,
             misattributed_to=misattributed,
             evidence=tuple(work.evidence.values()),
@@ -298,15 +309,22 @@ class Verifier:
 
         return self._fetches.get(url, run)
 
-    def _ask(self, claim: str, passages: list[str]) -> asyncio.Task[Judgement]:
+    def _ask(
+        self, claim: str, passages: list[str], votes: int
+    ) -> asyncio.Task[tuple[Judgement, ...]]:
+        """The judge's answers on the passages: one call per vote, in turn."""
         judge = self.judge
 
-        async def run() -> Judgement:
+        async def call() -> Judgement:
             judgement = await judge.judge(claim, passages)
             self._count(judge.name, judgement)
             return judgement
 
-        return self._judgements.get((judge.name, judge.model, claim, tuple(passages)), run)
+        async def run() -> tuple[Judgement, ...]:
+            return await ask_votes(call, votes)
+
+        key: tuple[object, ...] = (judge.name, judge.model, claim, tuple(passages))
+        return self._judgements.get(key if votes == 1 else (*key, votes), run)
 
     async def _verify_refusable(self, claim: str, url: str, work: ClaimWork) -> CitationVerdict:
         """Never raises for one citation: a refused request (missing from an offline replay),
@@ -320,7 +338,7 @@ class Verifier:
             raise
         except RequestRefused as refused:
             work.note(refused)
-            return CitationVerdict(url=url, label=Label.NOT_FOUND, reason=Reason.REQUEST_REFUSED)
+            return CitationVerdict(url=url, label=Label.NOT_FOUND, reason=_refusal(refused))
         except Exception as error:  # one citation's failure must not crash the run
             work.note(stage.problem(error))
             label = Label.UNREACHABLE if stage.judging is None else Label.NOT_FOUND
@@ -355,25 +373,27 @@ class Verifier:
         )
         stage.judging = located
         try:
-            selection = await self._retrieval.choose(claim, url, page)
+            chosen = await self._retrieval.choose(claim, url, page)
+            selection = chosen.selection
             passages = selection.texts(page.markdown) if selection is not None else []
             if not passages:
+                self._retrieval.keep(chosen)
                 return replace(located, reason=Reason.NO_PASSAGES)
-            judgement = await self._ask(claim, passages)
+            assert selection is not None
+            answers = await self._ask(claim, passages, selection.votes)
+            self._retrieval.keep(chosen)
         except RequestRefused as refused:
             work.note(refused)
-            return replace(located, reason=Reason.REQUEST_REFUSED)
-        assert selection is not None
-        chosen_by = selection.chooser.embedder
-        work.evidence[url] = Evidence(url, tuple(passages), chosen_by=chosen_by)
-        if judgement.reason is not None:
-            return replace(located, label=judgement.label, reason=judgement.reason)
-        accepted = guard(judgement.label, judgement.evidence_quote, judgement.confidence, passages)
-        work.evidence[url] = Evidence(url, tuple(passages), accepted.passage, chosen_by)
+            return replace(located, reason=_refusal(refused))
+        accepted, votes = tally(answers, passages, selection.votes)
+        work.evidence[url] = Evidence(
+            url, tuple(passages), accepted.passage, selection.chooser.embedder
+        )
         return replace(
             located,
             label=accepted.label,
             evidence_quote=accepted.evidence_quote,
             confidence=accepted.confidence,
             reason=accepted.reason,
+            votes=votes,
         )

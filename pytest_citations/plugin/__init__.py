@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,14 @@ from .scheduling import (
     looks_like_cassette,
     matches_any,
 )
-from .session import SESSION_KEY, build_settings, check_recording_secrets, session_of
+from .session import (
+    SESSION_KEY,
+    CitationsSession,
+    build_settings,
+    check_recording_secrets,
+    refuse_budget_under_xdist,
+    session_of,
+)
 from .sharding import hand_over, left_to_other_shards, shard_items
 
 __all__ = ["citation_verifier"]
@@ -104,16 +112,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """Start the session early when case files will run, so a usage error comes first. The
     xdist controller verifies nothing, but a missing token is one usage error there, before
     any worker starts (each would crash on it, again and again)."""
-    options = session.config.stash[OPTIONS_KEY]
+    config = session.config
+    options = config.stash[OPTIONS_KEY]
     if not options.enabled:
         return
     if options.drift:
-        refuse_under_xdist(session.config)
-    if _is_xdist_controller(session.config):
-        backends = session.config.stash[BACKENDS_KEY]
-        check_recording_secrets(options, build_settings(options, None, backends), backends)
-        return
-    session_of(session.config)
+        refuse_under_xdist(config)
+    refuse_budget_under_xdist(config, options)
+    backends = config.stash[BACKENDS_KEY]
+    if _is_xdist_controller(config):
+        settings = build_settings(options, None, backends)
+        check_recording_secrets(options, settings, backends)
+    else:
+        settings = session_of(config).settings
+    if REPORTER_KEY in config.stash:
+        config.stash[REPORTER_KEY].add_settings(settings, backends)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
@@ -177,6 +190,24 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         citations.test_cassette_path(test)
     if not hasattr(session.config, "workerinput"):
         citations.plan([(path, file.cases) for path, file in case_files.items()])
+        _announce_plan(session.config, citations, len(tests))
+
+
+def _announce_plan(config: pytest.Config, citations: CitationsSession, tests: int) -> None:
+    """Before a recording run sends anything: what it is about to record, what that may
+    cost, and its budget (a line now, and in the summary). The plan reads case files; the
+    ``tests`` that use the fixture are counted, not planned."""
+    if config.option.collectonly or REPORTER_KEY not in config.stash:
+        return
+    plan = citations.recording_plan()
+    if plan is None:
+        return
+    plan = replace(plan, tests=tests)
+    reporter = config.stash[REPORTER_KEY]
+    reporter.add_plan(plan)
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if terminal is not None:
+        terminal.write_line(f"citations: {reporter.plan_line()}")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: after the progress line ends
@@ -211,8 +242,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if options.min_precision is not None:
         line += f" min_precision={options.min_precision:g}"
     # Given explicitly, they are pinned: a recorded choice made otherwise fails the replay.
+    line += f" budget={options.budget}" if "budget" in options.pinned else ""
     line += f" top_k={options.top_k}" if "top_k" in options.pinned else ""
     line += f" passage_words={options.passage_words}" if "passage_words" in options.pinned else ""
+    line += f" judge_votes={options.judge_votes}" if "judge_votes" in options.pinned else ""
     line += "".join(
         f" {limit.name.replace('-', '_')}={options.limits[limit.field]:g}"
         for limit in LIMITS

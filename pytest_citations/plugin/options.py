@@ -22,14 +22,16 @@ from ..gating.shards import Shard
 from ..labels import DEFAULT_FAILING_LABELS
 from ..paths import shown
 from ..pipeline.backends import Backends
-from ..pipeline.settings import LIMITS, Limit
+from ..pipeline.settings import BUDGETS, LIMITS, Limit
 from ..recording import RecordMode
 from ..reports import WRITERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
+from ..retrieval.choosing import BUDGET
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from .flags import GIVEN, Option, add_options, read_options
 from .values import (
     agreement,
+    budget,
     drift_fail_on,
     fraction,
     labels,
@@ -57,7 +59,7 @@ def _limit_option(limit: Limit) -> Option:
         kind="parse",
         env=(limit.env,),
         parse=limit_parser(limit),
-        metavar="N" if limit.integer else "SECONDS",
+        metavar=limit.metavar,
     )
 
 
@@ -69,6 +71,9 @@ OPTIONS: tuple[Option, ...] = (
            default="openai", env=("JUDGE_PROVIDER",)),
     Option("model", "judge model of the provider (default: the provider's own)",
            env=("JUDGE_MODEL",)),
+    Option("judge-votes", "ask the judge N times per citation and keep the majority label, a "
+           "tie to the stricter (default 1)", kind="parse", default=1, parse=whole_number,
+           metavar="N"),
     *(_limit_option(limit) for limit in LIMITS),
     Option("cassette-dir", "cassette folder, relative to the ini file's folder (default "
            "cassettes/)",
@@ -92,7 +97,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("embedder", "embedding model name or path (default all-MiniLM-L6-v2)",
            default=DEFAULT_EMBEDDING_MODEL, env=("CITATIONS_EMBEDDING_MODEL",),
            old_ini="citations_embedding_model"),
-    Option("top-k", "passages the judge is shown per citation (default 3)",
+    Option("budget", "words of the page the judge is shown per citation, chosen line by "
+           "line (default 560); 0 shows the top-k passages instead",
+           kind="parse", default=BUDGET, parse=budget, metavar="N"),
+    Option("top-k", "passages the judge is shown per citation where the budget is 0 or the "
+           "claim and the page are in different languages (default 3)",
            kind="parse", default=DEFAULT_TOP_K, parse=whole_number, metavar="N"),
     Option("passage-words", "words a passage holds at most (default 200)",
            kind="parse", default=DEFAULT_MAX_WORDS, parse=whole_number, metavar="N"),
@@ -151,9 +160,25 @@ def register(parser: pytest.Parser) -> None:
     add_options(parser, OPTIONS)
 
 
-#: The retrieval settings a run pins when given explicitly, by option name: a recorded
-#: choice made with other values is an error on replay (Settings.pinned).
-PINNING = {"embedder": "embedding_model", "top_k": "top_k", "passage_words": "passage_words"}
+#: The settings a run pins when given explicitly, by option name: a recorded choice made
+#: with other values is an error on replay (Settings.pinned).
+PINNING = {
+    "embedder": "embedding_model",
+    "budget": "budget",
+    "top_k": "top_k",
+    "passage_words": "passage_words",
+    "judge_votes": "judge_votes",
+}
+
+
+def _judge_model(values: dict[str, Any], backends: Backends) -> str | None:
+    """The model option (or ``JUDGE_MODEL``), else the chosen provider's own variable
+    (``OPENAI_MODEL``)."""
+    model: str | None = values["model"]
+    model_variable = backends.judge_variable(values["judge"], "model_variable")
+    if model is None and model_variable and os.environ.get(model_variable, "").strip():
+        model = os.environ[model_variable].strip()
+    return model
 
 
 def read(config: pytest.Config) -> dict[str, Any]:
@@ -202,10 +227,14 @@ class Options:
     criteria: Criteria
     embedding_model: str
     fetcher: str
-    #: Passages the judge is shown per citation, and the words a passage holds at most.
+    #: Words of the page the judge is shown per citation (0: the top-k passages), passages
+    #: shown where the budget does not apply, and the words a passage holds at most.
+    budget: int = BUDGET
     top_k: int = 3
     passage_words: int = 200
-    #: The retrieval settings given explicitly (see :data:`PINNING`).
+    #: How many times the judge is asked about each citation (``--citations-judge-votes``).
+    judge_votes: int = 1
+    #: The settings given explicitly (see :data:`PINNING`).
     pinned: frozenset[str] = frozenset()
     reports: dict[str, Path] = field(default_factory=dict)
     audit: Path | None = None
@@ -254,6 +283,18 @@ class Options:
         return self.criteria.min_precision
 
     @property
+    def spending_limits(self) -> dict[str, float]:
+        """The spending budgets given, by settings field (``{"max_judge_calls": 3}``); not
+        the words the judge is shown (:attr:`budget`)."""
+        return {limit.field: self.limits[limit.field] for limit in BUDGETS
+                if limit.field in self.limits}  # fmt: skip
+
+    @property
+    def spending_limit_names(self) -> list[str]:
+        """The names of the budgets given (``max-judge-calls``), in the table's order."""
+        return [limit.name for limit in BUDGETS if limit.field in self.limits]
+
+    @property
     def report(self) -> Path | None:
         """The JSON report's path, if one was asked for."""
         return self.reports.get("json")
@@ -266,10 +307,7 @@ class Options:
         values = read(config)
         root = project_root(config)
         _check_combinations(values, enabled=bool(config.getoption("citations", False)))
-        model = values["model"]
-        model_variable = backends.judge_variable(values["judge"], "model_variable")
-        if model is None and model_variable and os.environ.get(model_variable, "").strip():
-            model = os.environ[model_variable].strip()
+        model = _judge_model(values, backends)
         cassettes = Path(values["cassette_dir"])
         # Each report format's option has the format's name (the JSON report's is "report").
         formats = {name: values.get("report" if name == "json" else name) for name in WRITERS}
@@ -291,8 +329,10 @@ class Options:
                 allow_unchecked=values["allow_unchecked"],
             ),
             embedding_model=values["embedder"],
+            budget=values["budget"],
             top_k=values["top_k"],
             passage_words=values["passage_words"],
+            judge_votes=values["judge_votes"],
             pinned=frozenset(PINNING[name] for name in values[GIVEN] if name in PINNING),
             fetcher=values["fetcher"],
             reports={name: Path(path) for name, path in formats.items() if path},

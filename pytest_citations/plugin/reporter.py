@@ -26,12 +26,15 @@ from ..gating.release import release_of
 from ..gating.run_report import RunReport
 from ..gating.shards import ShardPlan
 from ..paths import shown
+from ..pipeline.backends import Backends
+from ..pipeline.settings import Settings
 from ..reports import WRITERS, RunInfo
 from ..reports.github import commands, regression_annotations, regressions_of
 from ..reports.markdown_report import render
+from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
-from ..usage import Usage
+from ..usage import Spending, SpendPlan, Usage
 from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
 from .outcomes import (
@@ -121,6 +124,25 @@ class CitationsReporter:
             self.report.drift = found.to_dict()
         else:
             self.report.drift = {"error": strip_controls(str(found)), "failed": True}
+
+    def add_settings(self, settings: Settings, backends: Backends) -> None:
+        """The run's budget and what recording needs, for the summary's next steps."""
+        prefix = shown(self.config.rootpath, self.options.root)
+        self.report.spending = Spending(
+            budget=settings.budgets,
+            record_variables=tuple(backends.required(settings)),
+            file_prefix="" if prefix == "." else f"{prefix}/",
+            holders=1,
+        )
+
+    def add_plan(self, plan: SpendPlan) -> None:
+        """What the run was about to record when it started (a recording run)."""
+        self.report.spending = replace(self.report.spending, plan=plan)
+
+    def plan_line(self) -> str:
+        """The plan and the budget, as the summary shows them."""
+        spending = self.report.spending
+        return plan_line(spending.plan or SpendPlan(), spending.budget)
 
     def add_process(self, usage: Usage, notes: list[str]) -> None:
         """What one process (this one or an xdist worker) spent and left unrecorded."""

@@ -32,9 +32,10 @@ from ..recording import (
 )
 from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
+from ..recording.plan import plan_recording
 from ..retrieval.embedders import RECORD_EXTRA, missing_models
 from ..timing import split
-from ..usage import Usage
+from ..usage import SpendPlan, Usage
 from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
@@ -75,8 +76,10 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
             judge_model=options.model,
             concurrency=options.concurrency,
             embedding_model=options.embedding_model,
+            budget=options.budget,
             top_k=options.top_k,
             passage_words=options.passage_words,
+            judge_votes=options.judge_votes,
             pinned=options.pinned,
             embedding_cache_dir=embedding_cache,
             fetcher=options.fetcher,
@@ -114,6 +117,28 @@ def check_recording_secrets(options: Options, settings: Settings, backends: Back
             f"{asked} sends requests and needs "
             f"{' and '.join(missing)}; set {'it' if len(missing) == 1 else 'them'} in the "
             "environment (replay with the default --citations-record=none needs no token)"
+        )
+
+
+def file_requests(cases: Sequence[Case]) -> list[ClaimRequest]:
+    """The claims of a case file as the verifier takes them, in file order."""
+    return [
+        ClaimRequest.of(claim.text, claim.urls, case.retrieved)
+        for case in cases
+        for claim in case.claims
+    ]
+
+
+def refuse_budget_under_xdist(config: pytest.Config, options: Options) -> None:
+    """A usage error when a budget would be counted on several xdist workers, each of
+    which would spend it in full."""
+    if options.spending_limits and (
+        getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")
+    ):
+        flags = " and ".join(f"--citations-{name}" for name in options.spending_limit_names)
+        raise pytest.UsageError(
+            f"{flags} counts what one process spends: run it without xdist (-n 0 or "
+            "-p no:xdist), so that the budget holds for the whole run"
         )
 
 
@@ -272,13 +297,20 @@ class CitationsSession:
         usage = self.usage
         return usage.normal_crawls + usage.javascript_crawls > 0 and usage.judge_calls > 0
 
+    def recording_plan(self) -> SpendPlan | None:
+        """What this process is about to record, read from the cassettes of the files it
+        runs before anything is sent; None when it only replays."""
+        if not self.options.record_mode.records:
+            return None
+        files = [(self.layout.case_file(path), file_requests(cases)) for path, cases in self._plan]
+        plan = plan_recording(
+            files, self.options.record_mode, self.settings, self.vcr_config, self.backends
+        )
+        return self.verifier.run(plan)
+
     def _plan_file(self, ahead: VerifyAhead, path: Path, cases: Sequence[Case]) -> None:
         """Plan one file's verification, its traffic going to its own cassette."""
-        requests = [
-            ClaimRequest.of(claim.text, claim.urls, case.retrieved)
-            for case in cases
-            for claim in case.claims
-        ]
+        requests = file_requests(cases)
         cassette_path = self.layout.case_file(path)
         verifier = self.verifier.verifier
 
@@ -290,6 +322,10 @@ class CitationsSession:
                     verdicts = await verifier.verify_many(requests)
             finally:
                 cassette.close()
+                if not cassette.may_record:
+                    # A replay-only cassette shares its work with no other file: let its
+                    # pages, answers and parsed recording go now, not at the end of the run.
+                    verifier.release(cassette.scope_key)
             took = time.perf_counter() - started
             return VerifiedFile(verdicts, split(took, [v.work_seconds for v in verdicts]))
 

@@ -12,6 +12,7 @@ from ..gating.shards import Shard
 from ..labels import Label
 from ..pipeline.settings import Limit
 from ..recording import RecordMode
+from ..retrieval.choosing import MIN_BUDGET
 
 #: Metrics the calibration gate (``citations_min_agreement``) may name.
 AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
@@ -97,4 +98,18 @@ def whole_number(raw: Any, what: str) -> int:
         raise ConfigurationError(f"{what} must be a whole number, got {raw!r}") from None
     if number < 1:
         raise ConfigurationError(f"{what} must be at least 1, got {raw!r}")
+    return number
+
+
+def budget(raw: Any, what: str) -> int:
+    """Words of the page the judge is shown: 0 (the top-k passages) or at least
+    :data:`~pytest_citations.retrieval.choosing.MIN_BUDGET`."""
+    try:
+        number = int(str(raw).strip())
+    except ValueError:
+        raise ConfigurationError(f"{what} must be a whole number, got {raw!r}") from None
+    if number != 0 and number < MIN_BUDGET:
+        raise ConfigurationError(
+            f"{what} must be 0 (the top-k passages) or at least {MIN_BUDGET}, got {raw!r}"
+        )
     return number

@@ -1,7 +1,7 @@
 """The ``retrieval:`` section of a cassette: for each judge call, which passages of the
 recorded page the judge was shown and why (their pieces of the page text, their scores, and
-the settings that chose them), readable in review. A replay reads it instead of running a
-model."""
+the settings that chose them), and how many times the judge was asked about them, readable
+in review. A replay reads it instead of running a model."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ _PIECE = re.compile(r"^\s*(\d+)-(\d+)\s*$")
 
 
 def choice_document(key: ChoiceKey, selection: Selection) -> dict[str, Any]:
-    """One entry of the section."""
-    return {
+    """One entry of the section; ``votes`` only when the judge was asked more than once."""
+    entry: dict[str, Any] = {
         "claim": key.claim,
         "url": key.url,
         "page": key.page,
@@ -32,6 +32,9 @@ def choice_document(key: ChoiceKey, selection: Selection) -> dict[str, Any]:
             for shown in selection.shown
         ],
     }
+    if selection.votes != 1:
+        entry["votes"] = selection.votes
+    return entry
 
 
 def choices_document(choices: Mapping[ChoiceKey, Selection]) -> list[dict[str, Any]]:
@@ -71,7 +74,10 @@ def _choice(number: int, item: Any) -> tuple[ChoiceKey, Selection]:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise CassetteContentError(f"{what} is not readable ({type(error).__name__})") from None
-    return key, Selection(shown, chooser)
+    votes = item.get("votes", 1)
+    if isinstance(votes, bool) or not isinstance(votes, int) or votes < 1:
+        raise CassetteContentError(f"the votes of {what} are not a whole number of at least 1")
+    return key, Selection(shown, chooser, votes)
 
 
 def parse_choices(raw: Iterable[Any] | None) -> dict[ChoiceKey, Selection]:

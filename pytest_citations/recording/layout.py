@@ -117,8 +117,13 @@ class CassetteLayout:
 
     def record_command(self, cassette: Path) -> str:
         """The command that records what a cassette lacks."""
-        variables = [f"{name}=…" for name in self.required]
-        target = self._sources.get(cassette, str(cassette))
-        parts = [*variables, "pytest"]
-        parts += ["--citations", target] if target.endswith((".yaml", ".yml")) else [target]
-        return " ".join([*parts, "--citations-record=new_episodes"])
+        return record_command(self.required, [self._sources.get(cassette, str(cassette))])
+
+
+def record_command(variables: Sequence[str], targets: Sequence[str]) -> str:
+    """The command that records what the cassettes of ``targets`` (case files, or tests by
+    node id) lack, naming the variables it needs (``CRAWLBASE_TOKEN=…``), never a value."""
+    parts = [*(f"{name}=…" for name in variables), "pytest"]
+    if any(target.endswith((".yaml", ".yml")) for target in targets):
+        parts.append("--citations")
+    return " ".join([*parts, *targets, "--citations-record=new_episodes"])

@@ -154,7 +154,11 @@ class CassetteSession:
     def play(self, live: VcrRequest) -> dict[str, Any] | None:
         """The recorded response to ``live`` (marked played, so that it answers once), or
         None when this cassette cannot answer it: vcrpy's ``can_play_response_for`` and
-        ``play_response`` in one lookup that does not scan the cassette."""
+        ``play_response`` in one lookup that does not scan the cassette.
+
+        Identical requests get the recordings in the order they were made, and only what
+        the file held answers: a request this run recorded never answers the next identical
+        one (the judge's next vote is asked, not given the last vote's answer)."""
         cassette = self.cassette
         repeats = cassette.allow_playback_repeats
         if cassette.record_mode == VcrRecordMode.ALL or not (cassette.rewound or repeats):
@@ -164,6 +168,8 @@ class CassetteSession:
             return None
         self.index.update(cassette.data)
         for index in self.index.candidates(request):
+            if index >= len(self.loaded):
+                break  # candidates come in recorded order: the rest were recorded now
             stored, response = cassette.data[index]
             if (repeats or cassette.play_counts[index] == 0) and self.matches(request, stored):
                 cassette.play_counts[index] += 1
@@ -213,12 +219,18 @@ class CassetteSession:
         data = self.cassette.data
         mode = self.library.record_mode
         fresh_from = len(self.loaded)
+        # In "all" mode a loaded interaction is stale: only this run's count.
+        held_from = fresh_from if mode is RecordMode.ALL else 0
+        # Each shared interaction needs one of its own: identical requests (the judge's
+        # votes on one citation) are as many interactions, in the order they were made.
+        taken: set[int] = set()
         for key in sorted(self.used, key=repr):
             for request, response in self.library.shared(key):
-                # In "all" mode a loaded interaction is stale: only this run's count.
-                held = data[fresh_from:] if mode is RecordMode.ALL else data
-                if not any(self.matches(request, stored) for stored, _ in held):
+                found = self._held(request, held_from, taken)
+                if found is None:
                     data.append((request, copy.deepcopy(response)))
+                    found = len(data) - 1
+                taken.add(found)
         recorded = list(data[fresh_from:])
         # New choices alone are a change too: a recording made before choices were kept
         # gains them on its next recording run.
@@ -235,6 +247,16 @@ class CassetteSession:
         if mode is RecordMode.REWRITE and self._fresh:
             return recorded if recorded or chose or self.existed else None
         return list(data) if recorded or chose else None
+
+    def _held(self, request: VcrRequest, start: int, taken: set[int]) -> int | None:
+        """The first interaction from ``start`` on that answers ``request`` and is not
+        ``taken``."""
+        data = self.cassette.data
+        self.index.update(data)
+        for index in self.index.candidates(request):
+            if index >= start and index not in taken and self.matches(request, data[index][0]):
+                return index
+        return None
 
     def saved(self, interactions: Sequence[Interaction]) -> list[Interaction]:
         """``interactions`` after the VCR's save hooks (each gets copies, as in vcrpy)."""

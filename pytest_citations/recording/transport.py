@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 from vcr.request import Request as VcrRequest
 
-from ..errors import RequestRefused
+from ..errors import OverBudget, RequestRefused
 from ..network import REPLAYED
 from ..pipeline.sharing import current_work
 from .library import CassetteLibrary
@@ -57,7 +57,8 @@ class CassetteTransport(httpx.AsyncBaseTransport):
 
     Failures (401/402/403, 429, 5xx, timeouts, connection errors) go back to the caller,
     which may retry, but are never recorded; one that stays unresolved keeps every cassette
-    that depends on it as it was."""
+    that depends on it as it was. A request the run's budget kept from being sent is no
+    failure: the cassette keeps what was recorded, and a later run records the rest."""
 
     def __init__(self, library: CassetteLibrary, inner: httpx.AsyncBaseTransport) -> None:
         self.library = library
@@ -91,6 +92,12 @@ class CassetteTransport(httpx.AsyncBaseTransport):
                 content = await response.aread()
             finally:
                 await response.aclose()
+        except OverBudget as over:
+            # Not a failure: what the run recorded stands, and the next run records this.
+            raise OverBudget(
+                f"{self.library.shown(session.path)} has no recording of {describe(scrubbed)}: "
+                f"{over}; record it with: {self.library.record_command(session.path)}"
+            ) from None
         except BaseException as error:
             self.library.failed(session, work, scrubbed, _what_failed(error, scrubbed))
             raise

@@ -8,11 +8,10 @@ import html
 import re
 
 from ..gating.calibration import as_judge_label
-from ..gating.criteria import LABEL_RANK
 from ..gating.records import ClaimRecord
 from ..gating.run_report import CaseRecord
 from ..judges.guard import locate
-from ..labels import Label
+from ..labels import LABEL_RANK, Label
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix
@@ -90,6 +89,9 @@ def _citation_html(claim: ClaimRecord, citation: CitationVerdict) -> str:
         meta.append(f"final URL {strip_controls(citation.final_url)}")
     if citation.rid:
         meta.append(f"rid {citation.rid}")
+    if citation.votes:
+        split = "" if citation.agreed else " (the judge disagreed with itself)"
+        meta.append(f"votes {', '.join(vote.value for vote in citation.votes)}{split}")
     meta += list(citation.warnings)
     return (
         f'<div class="citation"><span class="badge {html.escape(label)}">{html.escape(label)}'

@@ -19,7 +19,7 @@ from ..gating.records import CaseInfo, CaseOutcome, ClaimRecord
 from ..gating.run_report import RunReport
 from ..gating.shards import ShardReport
 from ..precision import Precision
-from ..usage import Usage
+from ..usage import Spending, SpendPlan, Usage
 from .info import RunInfo
 
 
@@ -85,6 +85,13 @@ def _run_report(data: Mapping[str, Any]) -> RunReport:
         report.add_skipped(str(nodeid))
     report.deselected.update(str(nodeid) for nodeid in summary.get("deselected") or ())
     report.add_cassette_notes(str(note) for note in summary.get("cassette_notes") or ())
+    plan = summary.get("plan")
+    report.spending = Spending(
+        budget={str(name): float(value) for name, value in (summary.get("budget") or {}).items()},
+        record_variables=tuple(str(name) for name in summary.get("record_variables") or ()),
+        plan=SpendPlan.from_dict(plan) if plan else None,
+        holders=1,
+    )
     return report
 
 

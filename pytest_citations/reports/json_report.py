@@ -109,11 +109,15 @@ def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[st
         "supported_share": report.share.value,
         "release_decision": release.line,
         "usage": {**usage.to_dict(), "credits_by_kind": usage.credits_by_kind()},
+        "budget": dict(report.spending.budget),
         "not_verified": dict(sorted(report.file_errors.items())),
         "skipped": sorted(report.skipped_items),
         "deselected": sorted(report.deselected),
         "cassette_notes": sorted(report.cassette_notes),
     }
+    summary["record_variables"] = list(report.spending.record_variables)
+    if report.spending.plan is not None:
+        summary["plan"] = report.spending.plan.to_dict()
     if info.baseline is not None:
         stored = info.baseline.precision([case.key for case in report.cases])
         summary["baseline_file"] = info.baseline.name

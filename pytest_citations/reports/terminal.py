@@ -12,6 +12,7 @@ from ..gating.release import FAIL, INCOMPLETE, PASS, release_of
 from ..gating.run_report import LABEL_ORDER, RunReport
 from ..gating.shards import ShardPlan
 from ..usage import Usage
+from .spending import pending_lines, plan_line
 
 _COLOURS = {FAIL: "red", INCOMPLETE: "yellow", PASS: "green"}
 #: Claim labels worth a note under "claims to look at".
@@ -87,6 +88,19 @@ def _notes(report: RunReport) -> list[str]:
     return notes
 
 
+def _disagreements(report: RunReport) -> list[Line]:
+    """The citations the judge could not agree on with itself: the majority label decided
+    them (ties to the stricter label), and a reader should know it was split."""
+    split = report.disagreements()
+    if not split:
+        return []
+    lines = [Line(""), Line(f"judge disagreed with itself on {_count(len(split), 'citation')}:")]
+    for nodeid, citation in split:
+        votes = ", ".join(vote.value for vote in citation.votes)
+        lines.append(Line(f"  {nodeid}: {citation.label.value} (votes {votes}) {citation.url}"))
+    return lines
+
+
 def _gate_line(failure: Failure, min_precision: float | None, report: RunReport) -> Line:
     if failure.criterion == "min_precision" and min_precision is not None:
         text = (
@@ -98,7 +112,8 @@ def _gate_line(failure: Failure, min_precision: float | None, report: RunReport)
 
 
 def _findings(report: RunReport) -> list[Line]:
-    """The per-case table, the citations not verified and the claims to look at."""
+    """The per-case table, the citations not verified, the claims to look at, and the
+    citations the judge could not agree on with itself."""
     lines = [Line(text) for text in table_lines(report)]
     unverified = report.unverified()
     if unverified:
@@ -109,7 +124,7 @@ def _findings(report: RunReport) -> list[Line]:
     notes = _notes(report)
     if notes:
         lines += [Line(""), Line("claims to look at:"), *(Line(note) for note in notes)]
-    return lines
+    return lines + _disagreements(report)
 
 
 def shard_line(plan: ShardPlan) -> str:
@@ -138,6 +153,9 @@ def summary_lines(
     lines += [Line(text) for text in report.precision.lines()]
     lines.append(Line(f"supported_share={report.share}"))
     lines.append(Line(usage_line(report.usage)))
+    plan = report.spending.plan
+    if plan is not None:
+        lines.append(Line(plan_line(plan, report.spending.budget)))
     lines += [Line(text) for text in baseline]
     if comparison:
         lines += [Line(""), *(Line(text) for text in comparison)]
@@ -160,13 +178,25 @@ def summary_lines(
         lines.append(Line(f"citations report: {report_path}"))
     lines += [_gate_line(failure, min_precision, report) for failure in decision.failures]
     lines += [Line(f"INCOMPLETE {failure}", "yellow") for failure in decision.undecided]
+    return lines + _next_steps(report)
+
+
+def _next_steps(report: RunReport) -> list[Line]:
+    """What the run left undone and how to finish it: cassettes it did not write, claims
+    its budget kept from being sent or new since the recording, claims not checked."""
+    lines = []
     if report.cassette_notes:
         lines += [
             Line(""),
             Line("cassettes not written (nothing of a failed or interrupted run is recorded):"),
             *(Line(f"  {note}", "yellow") for note in report.cassette_notes),
         ]
-    incomplete = report.incomplete_claims()
+    pending = pending_lines(report)
+    if pending:
+        lines += [Line(""), *(Line(text, "yellow") for text in pending)]
+    unrecorded = {claim.nodeid for claim in report.claims if claim.unrecorded}
+    # Claims that lack a recording have their next step above: the opt-out never counts them.
+    incomplete = [nodeid for nodeid in report.incomplete_claims() if nodeid not in unrecorded]
     if incomplete:
         count = len(incomplete)
         lines.append(

@@ -1,4 +1,4 @@
-"""Retrieval (R1–R3): from a fetched page to the passages the judge is shown.
+"""Retrieval (R1–R3): from a fetched page to the texts the judge is shown.
 
 In pipeline order, one module each:
 
@@ -10,6 +10,9 @@ In pipeline order, one module each:
   that never embeds a text twice;
 - :mod:`.index`: a page's passages embedded and indexed, ready to rank;
 - :mod:`.ranking`: the signals fused, ties decided, and the passages selected for the judge;
+- :mod:`.evidence`, :mod:`.head` and :mod:`.choosing`: the page's lines, scored for the claim
+  by a small head over what ranking computed, and chosen under a word budget: what the
+  judge is shown by default (:mod:`.selection`: as a recording keeps it);
 - :mod:`.retriever`: the embedder chosen per page and claim, and the whole step in one call;
 - :mod:`.worker`: the one thread that runs the model, ranking before indexing.
 """

@@ -114,17 +114,26 @@ def fuse(
     ]
 
 
+def passage_signals(
+    claim: str, claim_vector: Vectors | None, index: PageIndex
+) -> tuple[list[float], list[float], float]:
+    """What :func:`passage_scores` fuses: each passage's BM25 and best-window score (0
+    without a claim vector, or where the embedder reads the claim or the page not), and the
+    share of the claim's terms the page holds."""
+    if claim_vector is not None and index.readable(claim):
+        dense = dense_scores(claim_vector, index)
+    else:
+        dense = [0.0] * len(index.passages)
+    return index.lexical.scores(claim), dense, index.lexical.coverage(claim)
+
+
 def passage_scores(claim: str, claim_vector: Vectors | None, index: PageIndex) -> list[float]:
     """Each passage's score: BM25 and best-window scores fused (BM25 alone without a claim
     vector, or where the embedder reads the claim or the page not)."""
     if index.empty:
         return []
-    if claim_vector is not None and index.readable(claim):
-        dense = dense_scores(claim_vector, index)
-    else:
-        dense = [0.0] * len(index.passages)
-    lexical = index.lexical
-    return fuse(lexical.scores(claim), dense, lexical.coverage(claim), index.ceiling)
+    lexical, dense, coverage = passage_signals(claim, claim_vector, index)
+    return fuse(lexical, dense, coverage, index.ceiling)
 
 
 def rank_passages(claim: str, claim_vector: Vectors | None, index: PageIndex) -> list[int]:

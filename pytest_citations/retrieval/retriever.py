@@ -6,14 +6,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
+from .choosing import BUDGET, best_unit, evidence_runs, line_count, run_pieces
 from .embedders import embedder_names, make_embedder
 from .embedders.base import Embedder, Vectors
 from .embedders.cache import EmbeddingCache
+from .evidence import PageLines, prepare
 from .index import PageIndex, build_index, passages_of
 from .languages import claim_is_english, is_english
-from .passages import DEFAULT_MAX_WORDS, Passage
-from .ranking import DEFAULT_TOP_K, order, passage_scores, select_runs, straddling_neighbour
-from .selection import Chooser, Selection, Shown
+from .passages import DEFAULT_MAX_WORDS, Passage, page_text
+from .ranking import (
+    DEFAULT_TOP_K,
+    fuse,
+    order,
+    passage_scores,
+    passage_signals,
+    select_runs,
+    straddling_neighbour,
+)
+from .selection import LINES, PASSAGES, Chooser, Selection, Shown
+
+#: Pages whose prepared lines a retriever keeps (a page is cited by several claims, often
+#: one after the other).
+PREPARED_PAGES = 64
 
 
 class Retriever:
@@ -33,6 +49,8 @@ class Retriever:
         self._other = EmbeddingCache(other, cache_dir) if other is not None else None
         #: English pages indexed again by ``other``, for claims in other languages.
         self._reindexed: dict[int, tuple[PageIndex, PageIndex]] = {}
+        #: The lines of the pages chosen from lately, by their passages (oldest first).
+        self._prepared: dict[tuple[str, ...], PageLines] = {}
 
     @classmethod
     def named(cls, model: str, cache_dir: Path | None = None) -> Retriever:
@@ -117,30 +135,97 @@ class Retriever:
         index: PageIndex,
         k: int = DEFAULT_TOP_K,
         *,
+        markdown: str,
         setting: str = "",
         passage_words: int = DEFAULT_MAX_WORDS,
+        budget: int = BUDGET,
     ) -> Selection | None:
-        """What :meth:`select` chooses, as a :class:`~.selection.Selection` a recording
-        keeps: each passage shown as its pieces of the page, with its score, and the
-        settings that chose it (``setting``: the run's embedding setting). None for a page
-        without passages. The index must hold its passages' pieces (an index of
-        :func:`~.passages.split_spans`)."""
+        """What the judge is shown for the claim, as a :class:`~.selection.Selection` a
+        recording keeps: lines of the page chosen under ``budget`` words
+        (:mod:`.choosing`), or, where ``budget`` is 0 or the claim and the page are in
+        different languages (the lines' features are mostly lexical), what :meth:`select`
+        chooses. Each text is shown as its pieces of ``markdown``'s text, with its score and
+        the settings that chose it (``setting``: the run's embedding setting). None for a
+        page without passages. The index must hold its passages' pieces of that page (an
+        index of :func:`~.passages.split_spans`)."""
         if index.empty:
             return None
-        index, runs, scores = self._runs(claim, index, k)
         if not index.pieces:
             raise ValueError("choose() needs an index of passages with their pieces")
-        shown = tuple(
+        index = self.for_claim(claim, index)
+        vector = self._vector(claim, index)
+        lexical, dense, coverage = passage_signals(claim, vector, index)
+        fused = fuse(lexical, dense, coverage, index.ceiling)
+        ranked = order(fused)
+        lines = self.lines(index) if budget else None
+        if lines is not None and claim_is_english(claim) == lines.english:
+            runs, scores = evidence_runs(
+                claim, lines, lexical, dense, coverage, ranked, budget=budget, ceiling=index.ceiling
+            )
+            shown = self._lines_shown(lines, runs, scores, index, page_text(markdown))
+            units = LINES
+        else:
+            shown = self._passages_shown(index, vector, fused, ranked, k)
+            units = PASSAGES
+        cache = self._cache(index)
+        chooser = Chooser(
+            setting or cache.name,
+            cache.name,
+            cache.traits.version,
+            k,
+            passage_words,
+            budget=budget,
+            units=units,
+        )
+        return Selection(shown, chooser)
+
+    def lines(self, index: PageIndex) -> PageLines:
+        """The page's lines, prepared for the head once per page (:func:`~.evidence.prepare`;
+        the last :data:`PREPARED_PAGES` pages are kept)."""
+        key = tuple(index.passages)
+        held = self._prepared.pop(key, None) or prepare(index.passages)
+        self._prepared[key] = held
+        while len(self._prepared) > PREPARED_PAGES:
+            self._prepared.pop(next(iter(self._prepared)))
+        return held
+
+    @staticmethod
+    def _lines_shown(
+        lines: PageLines, runs: list[list[int]], scores: np.ndarray, index: PageIndex, text: str
+    ) -> tuple[Shown, ...]:
+        pieces = [piece for passage in index.pieces for piece in passage]
+        if len(pieces) != line_count(lines):
+            raise ValueError("the index's pieces are not its passages' lines")
+        return tuple(
+            Shown(
+                run_pieces(lines, run, text, pieces),
+                round(best_unit(run, scores), 6),
+                _start(lines.text(run[0])),
+            )
+            for run in runs
+        )
+
+    def _passages_shown(
+        self,
+        index: PageIndex,
+        vector: Vectors | None,
+        scores: list[float],
+        ranked: list[int],
+        k: int,
+    ) -> tuple[Shown, ...]:
+        neighbour = (
+            None
+            if vector is None
+            else straddling_neighbour(vector, index, ranked[0], self._cache(index).embed)
+        )
+        return tuple(
             Shown(
                 tuple(piece for passage in run for piece in index.pieces[passage]),
                 round(max(scores[passage] for passage in run), 6),
                 _start(index.passages[run[0]]),
             )
-            for run in runs
+            for run in select_runs(ranked, k, neighbour)
         )
-        cache = self._cache(index)
-        chooser = Chooser(setting or cache.name, cache.name, cache.traits.version, k, passage_words)
-        return Selection(shown, chooser)
 
     def _runs(
         self, claim: str, index: PageIndex, k: int

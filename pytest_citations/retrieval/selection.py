@@ -1,7 +1,8 @@
 """What retrieval chose for one claim against one page, as a value a recording keeps: the
-passages the judge is shown (each as its pieces of the page text), their scores, and the
-settings that chose them. A replay rebuilds the judge's passages from the recorded page and
-this value alone, with no model: the same passages on every machine."""
+texts the judge is shown (lines of the page or whole passages, each as its pieces of the
+page text), their scores, and the settings that chose them. A replay rebuilds the judge's
+texts from the recorded page and this value alone, with no model: the same texts on every
+machine."""
 
 from __future__ import annotations
 
@@ -12,8 +13,14 @@ from typing import Any
 from .passages import Span, page_text, text_of
 
 #: The version of the ranking: raised whenever a change of the ranking or the passage rule
-#: can change what is chosen, so that a recording says which one chose its passages.
-RANKING = 1
+#: can change what is chosen, so that a recording says which one chose its passages. 1: the
+#: top ``top_k`` passages; 2: lines of the page under a word budget (``units: lines``), the
+#: top passages where the budget is 0 or the claim and the page are in different languages
+#: (``units: passages``).
+RANKING = 2
+#: What the judge was shown: lines chosen under the budget, or whole passages.
+LINES = "lines"
+PASSAGES = "passages"
 
 
 def page_digest(markdown: str) -> str:
@@ -34,10 +41,15 @@ class Chooser:
     top_k: int
     passage_words: int
     ranking: int = RANKING
+    #: The word budget (``--citations-budget``; 0: the top ``top_k`` passages), and what it
+    #: chose: :data:`LINES`, or :data:`PASSAGES` (a budget of 0, a claim in another
+    #: language than its page, or a choice of ranking 1, which had no budget).
+    budget: int = 0
+    units: str = PASSAGES
 
     def to_dict(self) -> dict[str, Any]:
-        """The recorded form."""
-        return {
+        """The recorded form (a choice of ranking 1 as it was recorded: without a budget)."""
+        found: dict[str, Any] = {
             "setting": self.setting,
             "embedder": self.embedder,
             "version": self.version,
@@ -45,25 +57,32 @@ class Chooser:
             "passage_words": self.passage_words,
             "ranking": self.ranking,
         }
+        if self.ranking >= 2:
+            found.update(budget=self.budget, units=self.units)
+        return found
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chooser:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`. A choice recorded without a ranking predates its
+        versions: ranking 1."""
         return cls(
             str(data["setting"]),
             str(data["embedder"]),
             str(data.get("version") or ""),
             int(data["top_k"]),
             int(data["passage_words"]),
-            int(data.get("ranking") or RANKING),
+            int(data.get("ranking") or 1),
+            int(data.get("budget") or 0),
+            str(data.get("units") or PASSAGES),
         )
 
 
 @dataclass(frozen=True)
 class Shown:
-    """One passage as the judge is shown it (neighbouring passages joined into one): its
-    pieces of the page text, the ranking's score of its best passage, and how it starts (for
-    a reviewer of the recording; the text itself is rebuilt from the page)."""
+    """One text as the judge is shown it (a run of lines of the page, or neighbouring
+    passages joined into one): its pieces of the page text, the score of its best line (the
+    head's) or passage (the ranking's), and how it starts (for a reviewer of the recording;
+    the text itself is rebuilt from the page)."""
 
     pieces: tuple[Span, ...]
     score: float
@@ -72,13 +91,16 @@ class Shown:
 
 @dataclass(frozen=True)
 class Selection:
-    """The passages the judge is shown for one claim against one page, best first."""
+    """The texts the judge is shown for one claim against one page, best first."""
 
     shown: tuple[Shown, ...]
     chooser: Chooser
+    #: How many times the judge is asked about these passages (the run's judge votes when
+    #: they were chosen): a replay asks as often, and gets the recorded answers in order.
+    votes: int = 1
 
     def texts(self, markdown: str) -> list[str]:
-        """The passages' texts, rebuilt from the page (:func:`~.passages.text_of`)."""
+        """The texts, rebuilt from the page (:func:`~.passages.text_of`)."""
         page = page_text(markdown)
         return [text_of(page, shown.pieces) for shown in self.shown]
 

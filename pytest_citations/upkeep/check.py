@@ -18,6 +18,7 @@ from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.files import CassetteContentError
 from ..recording.pages import judge_bodies, read_recording
+from ..retrieval.choosing import BUDGET
 from ..retrieval.index import PageIndex
 from ..retrieval.passages import split_spans
 from ..retrieval.retriever import Retriever
@@ -103,13 +104,21 @@ class _Rechooser:
             claim,
             self._indexes[place],
             chooser.top_k,
+            markdown=markdown,
             setting=chooser.setting,
             passage_words=chooser.passage_words,
+            budget=_budget(chooser),
         )
 
     def close(self) -> None:
         for retriever in self._retrievers.values():
             retriever.close()
+
+
+def _budget(chooser: Chooser) -> int:
+    """The word budget a re-record of a choice would use: the recorded one, or, for a choice
+    of the ranking before budgets (the top ``top_k`` passages), today's default."""
+    return chooser.budget if chooser.ranking >= 2 else BUDGET
 
 
 def _pieces(selection: Selection | None) -> list[tuple[tuple[int, int], ...]]:

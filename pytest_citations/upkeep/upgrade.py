@@ -29,7 +29,7 @@ from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.choices import choices_document
 from ..recording.files import read_cassette, with_retrieval
-from ..retrieval.selection import Selection
+from ..retrieval.selection import LINES, Selection
 from .owners import CassetteOwner
 
 
@@ -45,7 +45,10 @@ def chooser_of(selection: Selection) -> str:
     top_k 3, 200 words``."""
     chooser = selection.chooser
     version = f" ({chooser.version})" if chooser.version else ""
-    return f"{chooser.embedder}{version}, top_k {chooser.top_k}, {chooser.passage_words} words"
+    shown = f"budget {chooser.budget}, " if chooser.units == LINES else ""
+    return (
+        f"{chooser.embedder}{version}, {shown}top_k {chooser.top_k}, {chooser.passage_words} words"
+    )
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,8 @@ class Upgrade:
         calls = counted(len(self.unreproduced), "citation")
         head += (
             f"; {calls} left out, retrieval here not choosing the passages of its recorded "
-            "judge call (upgrade with the settings it was recorded with: --embedder, --top-k, "
-            "--passage-words; or record it again):"
+            "judge call (upgrade with the settings it was recorded with: --embedder, --budget "
+            "(0 before the budget), --top-k, --passage-words; or record it again):"
         )
         return [head, *(item.line() for item in self.unreproduced)]
 

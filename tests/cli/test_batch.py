@@ -261,3 +261,17 @@ def test_a_missing_input_file_is_a_usage_error(web: Web, tmp_path: Path) -> None
     assert run.returncode == 2
     assert "missing.jsonl" in run.stderr
     run.assert_no_secret()
+
+
+def test_a_budget_caps_the_judge_calls_a_batch_sends(tmp_path: Path) -> None:
+    """``--max-judge-calls`` (a global option, like the request limits): the judge gets that
+    many calls and no more; the citations it could not judge are ``over_budget`` and, like
+    any citation that could not be checked, make the command exit 1."""
+    for batch in _batch(tmp_path, clean_jsonl(), "--max-judge-calls", "2"):
+        rows = read_csv(batch.csv_path)
+
+        assert batch.web.judge.call_count == 2
+        assert [row["reason"] for row in rows].count("over_budget") == 3
+        assert batch.run.returncode == 1
+        assert "judge_calls=2 " in batch.run.stderr
+        batch.run.assert_no_secret()

@@ -69,6 +69,26 @@ def test_the_model_after_the_command_reaches_the_judge(web: Web) -> None:
     assert [call.model for call in web.judge.calls] == ["gpt-4.1-nano"]
 
 
+def test_the_judge_votes_before_the_command_ask_the_judge_that_often(web: Web) -> None:
+    web.judge.rule(SUPPORTED_CLAIM, labels=["supported", "contradicted", "supported"])
+
+    run = run_cli("--judge-votes", "3", "verify", SUPPORTED_CLAIM, BOILING_URL, env=web.env)
+
+    assert run.returncode == 0, run.stderr
+    [citation] = json.loads(run.stdout)["citations"]
+    assert citation["votes"] == ["supported", "contradicted", "supported"]
+    assert (citation["label"], citation["agreed"]) == ("supported", False)
+    assert web.judge.call_count == 3
+
+
+def test_judge_votes_below_one_is_a_usage_error(web: Web) -> None:
+    run = run_cli("verify", SUPPORTED_CLAIM, BOILING_URL, "--judge-votes", "0", env=web.env)
+
+    assert run.returncode == 2
+    assert "judge_votes must be at least 1" in run.stderr
+    assert web.judge.call_count == 0
+
+
 @pytest.mark.parametrize("command", ["verify", "batch"])
 def test_every_missing_variable_is_named_in_one_run(web: Web, tmp_path: Path, command: str) -> None:
     source = tmp_path / "outputs.jsonl"
@@ -89,7 +109,7 @@ def test_every_missing_variable_is_named_in_one_run(web: Web, tmp_path: Path, co
 
 
 def test_every_global_option_is_in_the_help_of_every_command(tmp_path: Path) -> None:
-    flags = ["--judge", "--model", *(f"--{limit.name}" for limit in LIMITS)]
+    flags = ["--judge", "--model", "--judge-votes", *(f"--{limit.name}" for limit in LIMITS)]
     for command in ("verify", "batch", "stored-page", "import", "schema", "serve"):
         run = run_cli(command, "--help", env=base_env(tmp_path))
         assert run.returncode == 0

@@ -267,7 +267,8 @@ def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
     # The pull-request workflow's gate step, replaying (no token) against an empty base.
     runner = tmp_path.parent / f"{tmp_path.name}-runner"
     runner.mkdir()
-    (runner / "base.json").write_text('{"cases": []}', encoding="utf-8")
+    (tmp_path / ".citations-base").mkdir()
+    (tmp_path / ".citations-base" / "base.json").write_text('{"cases": []}', encoding="utf-8")
     ci = run_step("gate", "gate", tmp_path, runner, replay_env(runner, "cases/"))
 
     for run in (recorded, gate, ci):

@@ -72,6 +72,28 @@ def test_paragraphs_survive_a_repacking_of_passages() -> None:
     assert change.diff == ("+ A new first paragraph.",)
 
 
+def test_lines_shown_out_of_a_long_paragraph_stand_for_that_paragraph() -> None:
+    # The judge is shown lines of the page under a word budget: here the last lines of a long
+    # paragraph, which is not a paragraph of the page by itself.
+    opening = " ".join(f"The hall holds room {n} for visitors." for n in range(12))
+    long = f"{opening} {QUOTE} Guided tours leave from the hall."
+    page = f"# Guide\n\n{long}\n\nTickets cost 12 euros.\n"
+    shown = [f"The hall holds room 11 for visitors. {QUOTE} Guided tours leave from the hall."]
+    assert shown[0] in long
+    assert shown[0] not in page_paragraphs(page)
+    # A change elsewhere on the page leaves the evidence standing: the page is edited.
+    tickets = fetched(page.replace("Tickets cost 12 euros.", "Tickets are sold at the door."))
+    elsewhere = classify(fetched(page), tickets, verdict(), shown)
+    assert elsewhere.status is DriftStatus.EDITED
+    assert not elsewhere.recheck
+    # A change in the paragraph the lines came from, outside them, is compared exactly, as
+    # any change of an evidence paragraph is.
+    opening_changed = fetched(page.replace("room 3 for", "room 4 for"))
+    inside = classify(fetched(page), opening_changed, verdict(), shown)
+    assert inside.status is DriftStatus.EVIDENCE_CHANGED
+    assert inside.missing_evidence == (long,)
+
+
 def test_final_urls_compare_without_scheme_slash_query_or_fragment() -> None:
     assert place("http://Example.org/a/?utm=1#top") == place("https://example.org/a")
     assert place("https://example.org/a") != place("https://example.org/b")

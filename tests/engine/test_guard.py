@@ -144,12 +144,29 @@ def test_g1_typographic_quote_from_the_judge_passes_end_to_end(crawlbase, judge,
 
 
 def test_g2_quote_from_a_passage_outside_the_top_3_is_rejected(crawlbase, judge, verify):
-    # The quote exists on the page, but not in what the judge saw (R3 + G1).
+    # The quote exists on the page, but not in what the judge saw (R3 + G1). A budget of 0
+    # shows the top passages, as a claim in another language than its page always gets.
     decoys = [" ".join([word] * 120) + "." for word in ("water", "boils", "celsius")]
     hidden = " ".join(f"filler{n}" for n in range(150)) + " The hidden sentence is here."
     crawlbase.add(URL, markdown="\n\n".join([*decoys, hidden]))
     judge.rule(CLAIM, label="supported", quote="The hidden sentence is here.")
 
+    result, _ = verify(CLAIM, [URL], budget=0)
+
+    assert result.citations[0].reason == Reason.QUOTE_NOT_IN_SOURCE
+
+
+def test_g2_quote_from_a_line_outside_the_budget_is_rejected(crawlbase, judge, verify):
+    # Lines chosen under the word budget (the default): the hidden line is on the page but
+    # outside the 560 words the judge was shown.
+    decoys = [" ".join([word] * 120) + "." for word in ("water", "boils", "celsius") * 2]
+    hidden = " ".join(f"filler{n}" for n in range(150)) + "\n\nThe hidden sentence is here."
+    crawlbase.add(URL, markdown="\n\n".join([*decoys, hidden]))
+    judge.rule(CLAIM, label="supported", quote="The hidden sentence is here.")
+
     result, _ = verify(CLAIM, [URL])
 
+    (call,) = judge.calls
+    assert sum(len(text.split()) for text in call.passages) <= 560
+    assert not any("hidden" in text for text in call.passages)
     assert result.citations[0].reason == Reason.QUOTE_NOT_IN_SOURCE

@@ -194,7 +194,8 @@ def test_r3_evidence_only_in_4th_passage_never_reaches_the_judge(crawlbase, judg
     assert len(split_passages(page)) == 4
     crawlbase.add(url, markdown=page)
 
-    result, _ = verify(CLAIM_R3, [url])
+    # A budget of 0: the top passages (what a claim in another language than its page gets).
+    result, _ = verify(CLAIM_R3, [url], budget=0)
 
     (call,) = judge.calls
     # The three decoys are neighbours on the page: the judge gets them as one slice.
@@ -208,10 +209,29 @@ def test_r3_control_same_page_with_top_4_is_supported(crawlbase, judge, verify):
     url = "https://example.org/bridge"
     crawlbase.add(url, markdown=_r3_page())
 
-    result, _ = verify(CLAIM_R3, [url], top_k=4)
+    result, _ = verify(CLAIM_R3, [url], top_k=4, budget=0)
 
     assert any(CLAIM_R3 in passage for passage in judge.calls[0].passages)
     assert result.citations[0].label is Label.SUPPORTED
+
+
+def test_r3_evidence_outside_the_lines_shown_never_reaches_the_judge(crawlbase, judge, verify):
+    # The default: lines of the page under a 560-word budget. Twice the decoys, so that the
+    # page does not fit the budget: every decoy line holds all the claim's words, and the
+    # lines chosen are decoys; the evidence line is left out and the claim ends not_found.
+    url = "https://example.org/bridge"
+    decoys = "\n\n".join(" ".join([_DECOY] * 6) for _ in range(3))
+    page = f"{decoys}\n\n{_r3_page()}"
+    crawlbase.add(url, markdown=page)
+
+    result, _ = verify(CLAIM_R3, [url])
+
+    (call,) = judge.calls
+    assert sum(len(text.split()) for text in call.passages) <= 560 < len(page.split())
+    assert not any(CLAIM_R3 in passage for passage in call.passages)
+    assert all(_DECOY.split(".")[0] in passage for passage in call.passages)
+    assert result.citations[0].label is Label.NOT_FOUND
+    assert result.citations[0].evidence_quote is None
 
 
 # -- Embedding cache ---------------------------------------------------------------------------

@@ -304,3 +304,17 @@ def test_rules_faults(judge: JudgeEmulator, client: httpx.Client) -> None:
     assert [call.status for call in judge.calls] == [200, 200, 429, 503, 200]
     judge.reset_counters()
     assert judge.call_count == 0
+
+
+def test_a_rule_with_labels_answers_each_call_with_the_next_one(
+    judge: JudgeEmulator, client: httpx.Client
+) -> None:
+    judge.rule(CLAIM_OK, labels=["supported", "contradicted"])
+
+    answers = [openai_verdict(openai_call(client, judge, CLAIM_OK, [PAGE_TEXT])) for _ in range(3)]
+
+    # The same request each time, three answers: the sequence repeats once used up.
+    assert [answer["label"] for answer in answers] == ["supported", "contradicted", "supported"]
+    assert all(answer["evidence_quote"] == CLAIM_OK for answer in answers)
+    assert [call.label for call in judge.calls] == ["supported", "contradicted", "supported"]
+    assert len({json.dumps(call.body, sort_keys=True) for call in judge.calls}) == 1

@@ -350,3 +350,26 @@ def test_a_claim_that_could_not_be_checked_has_not_regressed() -> None:
 
     assert [c.kind for c in comparison.changes] == [ChangeKind.LABEL]
     assert comparison.regressions == ()
+
+
+def test_a_precision_drop_that_unchecked_citations_could_undo_is_undecided_not_failed() -> None:
+    """A fork's run replays: a new claim's citation is unchecked, so its case's precision
+    looks lower than it may be. The drop gate cannot be decided (incomplete), unless the
+    drop stands even with every unchecked citation supported."""
+    now = (case(RETURNS, BASE[0].question, *[(c.text, c.label) for c in BASE[0].claims],
+                precision=(1, 3)), BASE[1])  # fmt: skip
+    comparison = compare_runs(BASE, now, base="base.json")
+
+    one_open = {RETURNS: 1}
+    assert comparison.failures(fail_on_regression=False, max_drop=0.2, unchecked=one_open) == []
+    assert [str(f) for f in comparison.undecided(0.2, one_open)] == [
+        f"max_precision_drop: {RETURNS}: citation precision fell by 0.3333 against base.json, "
+        "from 0.6667 (2/3) to 0.3333 (1/3) (more than 0.2) (undecided: citations unchecked)",
+        "max_precision_drop: the run: citation precision fell by 0.2500 against base.json, "
+        "from 0.7500 (3/4) to 0.5000 (2/4) (more than 0.2) (undecided: citations unchecked)",
+    ]
+    # Without open citations, or with none in the case that fell, the drops fail.
+    assert len(comparison.failures(fail_on_regression=False, max_drop=0.2, unchecked={})) == 2
+    elsewhere = {BASE[1].key: 1}
+    failed = comparison.failures(fail_on_regression=False, max_drop=0.2, unchecked=elsewhere)
+    assert [f.message.startswith(f"{RETURNS}: ") for f in failed] == [True]

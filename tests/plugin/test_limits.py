@@ -1,7 +1,9 @@
 """Request limits are settable (issue 8): ``--citations-timeout``, ``--citations-connect-timeout``,
-``--citations-deadline``, ``--citations-retries`` and ``--citations-max-page-chars``, their ini
-keys of the same names and their environment variables, with command line > environment >
-ini > default; and the same as global options of the ``pytest-citations`` command.
+``--citations-deadline``, ``--citations-retries`` and ``--citations-max-page-chars`` (and the
+budgets, ``--citations-max-judge-calls``, ``--citations-max-judge-tokens`` and
+``--citations-max-credits``), their ini keys of the same names and their environment
+variables, with command line > environment > ini > default; and the same as global options
+of the ``pytest-citations`` command.
 
 The header shows what was set; the judge emulator counts the attempts that ``retries``
 allows and hangs to show that the ``deadline`` ends a request."""
@@ -51,7 +53,14 @@ LIMITS = [
         "3000",
         "4000",
     ),
-]
+    # The budgets (what a run may spend live) come from the same table.
+    ("--citations-max-judge-calls", "citations_max_judge_calls", "CITATIONS_MAX_JUDGE_CALLS",
+     "max_judge_calls", "0", "3", "20"),
+    ("--citations-max-judge-tokens", "citations_max_judge_tokens", "CITATIONS_MAX_JUDGE_TOKENS",
+     "max_judge_tokens", "100", "2000", "50000"),
+    ("--citations-max-credits", "citations_max_credits", "CITATIONS_MAX_CREDITS", "max_credits",
+     "1.5", "10", "100"),
+]  # fmt: skip
 IDS = [limit[3] for limit in LIMITS]
 
 

@@ -290,6 +290,7 @@ def claims_of(report: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("option", "value", "recorded_value"),
     [
+        ("--citations-budget", "300", "560"),
         ("--citations-top-k", "2", "3"),
         ("--citations-passage-words", "120", "200"),
         ("--citations-embedder", "lexical", "all-MiniLM-L6-v2"),
@@ -332,6 +333,48 @@ def test_a_cassette_recorded_before_choices_were_kept_replays_with_the_model(
     assert [c["evidence"] for c in claims_of(json.loads((project / "out.json").read_text()))] == [
         c["evidence"] for c in claims_of(json.loads((fresh / "out.json").read_text()))
     ]
+
+
+def test_a_choice_recorded_by_the_top_3_passages_ranking_replays_as_it_was(
+    tmp_path: Path,
+) -> None:
+    # Recorded as the ranking before the word budget wrote it (ranking 1: the top 3 passages,
+    # no budget in the record): a replay under today's default takes the recorded passages,
+    # runs no model and gives the verdicts of the recording.
+    project = tmp_path / "old"
+    (project / "cases").mkdir(parents=True)
+    (project / "cases" / "harbours.yaml").write_text(CASE, encoding="utf-8")
+    with emulators(project) as web:
+        web.crawlbase.pages[ENGLISH_URL] = FakePage(markdown=ENGLISH_PAGE)
+        web.crawlbase.pages[GERMAN_URL] = FakePage(markdown=GERMAN_PAGE)
+        env = web.without("CITATIONS_EMBEDDING_MODEL")
+        done = run_pytest(
+            project,
+            "cases/",
+            "--citations-record=once",
+            "--citations-budget=0",
+            "--citations-report=recorded.json",
+            env=env,
+            lexical=False,
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    def as_ranking_1(document: dict[str, Any]) -> None:
+        for entry in document["retrieval"]:
+            assert (entry["chose"].pop("budget"), entry["chose"].pop("units")) == (0, "passages")
+            entry["chose"]["ranking"] = 1
+
+    edit_cassette(project, as_ranking_1)
+
+    replayed = replay(project)
+
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    imported = set((project / "modules.txt").read_text(encoding="utf-8").split())
+    assert not {m for m in imported if m.split(".")[0] in MODEL_MODULES}
+    recorded = json.loads((project / "recorded.json").read_text(encoding="utf-8"))
+    again = json.loads((project / "out.json").read_text(encoding="utf-8"))
+    assert [c["label"] for c in claims_of(again)] == ["supported", "supported"]
+    assert claims_of(again) == claims_of(recorded)
 
 
 FIXTURE_TEST = f"""\

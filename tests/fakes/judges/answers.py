@@ -40,6 +40,19 @@ class JudgeRule:
     quotes: list[tuple[int, str]] | None = None
     #: Spoil every reply this rule answers (see :data:`Stop`).
     stop: Stop | None = None
+    #: A label per call, in turn (the sequence repeats once it is used up): a judge that
+    #: answers the same request differently from one call to the next. Empty: ``label``.
+    labels: tuple[str, ...] = ()
+    #: How many single requests the rule has answered (which of ``labels`` comes next).
+    answered: int = 0
+
+    def next_label(self) -> str:
+        """The label of the next single request this rule answers, counting it."""
+        if not self.labels:
+            return self.label
+        label = self.labels[self.answered % len(self.labels)]
+        self.answered += 1
+        return label
 
 
 @dataclass(frozen=True)

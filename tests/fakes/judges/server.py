@@ -11,13 +11,14 @@ back what it was asked (the call log, token totals). What the model answers is d
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
 from .._server import HANG_SECONDS, EmulatorBase, Request, Response
 from .answers import AUTO, JudgeRule, _Auto, answer
-from .prompt import parse_user_message
+from .prompt import is_joint, parse_user_message
 from .replies import Provider, Reply, Stop
 from .wire import (
     ROUTES,
@@ -109,6 +110,7 @@ class JudgeEmulator(EmulatorBase):
         provider: Provider | None = None,
         quotes: list[tuple[int, str]] | None = None,
         stop: Stop | None = None,
+        labels: Sequence[str] = (),
     ) -> JudgeRule:
         """Answer ``claim`` (exact text, stripped) with a fixed verdict or ``raw`` content.
 
@@ -119,9 +121,12 @@ class JudgeEmulator(EmulatorBase):
         it answer joint requests (several sources) instead; other rules leave those to the
         joint oracle. ``stop`` spoils the replies the rule answers (single requests, and joint
         ones when ``quotes`` is given) as a refusal, a truncation or an empty reply; their
-        token usage is still reported.
+        token usage is still reported. ``labels`` answers the claim's single requests with
+        one label per call, in turn, repeating once used up (``["supported",
+        "contradicted"]``: supported, contradicted, supported, …), identical requests
+        included: a judge that disagrees with itself.
         """
-        rule = JudgeRule(label, quote, confidence, raw, quotes, stop)
+        rule = JudgeRule(label, quote, confidence, raw, quotes, stop, tuple(labels))
         with self._lock:
             self.rules[(claim.strip(), provider)] = rule
         return rule
@@ -211,7 +216,7 @@ class JudgeEmulator(EmulatorBase):
             self._record(call(400))
             return error_response(provider, 400, problem)
         self._wait()
-        fault, rule, serial = self._take(claim, provider)
+        fault, rule, serial = self._take(claim, provider, chat.user_text)
         if fault is not None:
             self._record(call(fault.status))
             return _fault_response(provider, fault)
@@ -231,11 +236,16 @@ class JudgeEmulator(EmulatorBase):
             latency = self.latency
         self._sleep(HANG_SECONDS if hang else latency)
 
-    def _take(self, claim: str, provider: Provider) -> tuple[_Fault | None, JudgeRule | None, int]:
-        """The next queued fault, the rule for the claim, and this answer's serial number."""
+    def _take(
+        self, claim: str, provider: Provider, user_text: str
+    ) -> tuple[_Fault | None, JudgeRule | None, int]:
+        """The next queued fault, the rule for the claim (with this call's label when it
+        answers a sequence), and this answer's serial number."""
         with self._lock:
             fault = self._faults.popleft() if self._faults else None
             rule = self.rules.get((claim, provider)) or self.rules.get((claim, None))
+            if fault is None and rule is not None and rule.labels and not is_joint(user_text):
+                rule = replace(rule, label=rule.next_label())
             self._serial += 1
             return fault, rule, self._serial
 

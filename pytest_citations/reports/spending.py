@@ -1,0 +1,125 @@
+"""What a run was about to record and what its budget and its recordings left unchecked, as
+lines: the plan printed before a recording run spends anything, the claims its budget kept
+from being sent, and the claims new since the recording, each with the command that records
+them (naming the variables it needs, never a value). Pure functions of the typed report."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..gating.records import ClaimRecord
+from ..gating.run_report import RunReport
+from ..pipeline.settings import BUDGETS
+from ..recording.layout import record_command
+from ..usage import Spending, SpendPlan, Usage
+
+#: Each budget in words, by its settings field.
+BUDGET_WORDS = {
+    "max_judge_calls": "judge calls",
+    "max_judge_tokens": "judge tokens",
+    "max_credits": "credits",
+}
+#: The same, of exactly one (``1 judge call``).
+ONE = {"judge calls": "judge call", "judge tokens": "judge token", "credits": "credit"}
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def budget_words(budget: Mapping[str, float]) -> str:
+    """``judge calls 20, credits 10``, or ``none``."""
+    shown = [f"{BUDGET_WORDS[limit.field]} {budget[limit.field]:g}" for limit in BUDGETS
+             if limit.field in budget]  # fmt: skip
+    return ", ".join(shown) or "none"
+
+
+def budget_flags(budget: Mapping[str, float]) -> str:
+    """``--citations-max-judge-calls 3``: the budgets as the run was given them."""
+    return ", ".join(
+        f"--citations-{limit.name} {budget[limit.field]:g}"
+        for limit in BUDGETS
+        if limit.field in budget
+    )
+
+
+def plan_line(plan: SpendPlan, budget: Mapping[str, float]) -> str:
+    """``to record: 12 claims new since the recording (judge calls ≤ 24), 3 pages not
+    recorded (4.5 credits, ≤ 24 with retries and a browser); budget: judge calls 20``."""
+    parts = []
+    if plan.claims:
+        parts.append(
+            f"{_count(plan.claims, 'claim')} new since the recording "
+            f"(judge calls ≤ {plan.judge_calls})"
+        )
+    if plan.pages:
+        parts.append(
+            f"{_count(plan.pages, 'page')} not recorded ({plan.credits:g} credits, "
+            f"≤ {plan.most_credits:g} with retries and a browser)"
+        )
+    if not parts and plan.case_files:
+        parts.append(
+            "nothing new in the case files (their recordings hold every claim and page)"
+            if plan.tests
+            else "nothing new (the recordings hold every claim and page)"
+        )
+    if plan.tests:
+        parts.append(
+            f"{_count(plan.tests, 'test')} using citation_verifier, which the plan does not "
+            "cover (the budget does)"
+        )
+    what = ", ".join(parts) or "nothing (no case file or test to record)"
+    return f"to record: {what}; budget: {budget_words(budget)}"
+
+
+def _spent(usage: Usage, budget: Mapping[str, float]) -> str:
+    """What was spent of each budget set: ``3 judge calls``."""
+    spent = {
+        "max_judge_calls": usage.judge_calls,
+        "max_judge_tokens": usage.judge_tokens,
+        "max_credits": usage.credits,
+    }
+    shown = []
+    for name, value in spent.items():
+        if name in budget:
+            words = BUDGET_WORDS[name]
+            shown.append(f"{value:g} {ONE[words] if value == 1 else words}")
+    return ", ".join(shown)
+
+
+def _command(spending: Spending, claims: Sequence[ClaimRecord]) -> str:
+    prefix = spending.file_prefix
+    files = dict.fromkeys(f"{prefix}{claim.file}" for claim in claims)
+    return record_command(spending.record_variables, list(files))
+
+
+def pending_lines(report: RunReport) -> list[str]:
+    """The claims the budget kept from being sent (each named), then how many claims are new
+    since the recording, each group with the command that records it."""
+    spending = report.spending
+    lines = []
+    over = report.unrecorded_claims(over_budget=True)
+    if over:
+        budget = spending.budget
+        its, it = ("its", "it") if len(over) == 1 else ("their", "them")
+        whose, spent = "the run's budget", "spent"
+        if spending.holders > 1:  # merged shards, each of which held the budget
+            whose, spent = "each shard's budget", f"{spending.holders} shards spent"
+        lines.append(
+            f"{_count(len(over), 'claim')} not checked: {whose} ({budget_flags(budget)}; "
+            f"{spent} {_spent(report.usage, budget)}) did not cover {its} requests, which "
+            f"were not sent. Record {it} with more budget, or in the next run: "
+            f"{_command(spending, over)}"
+        )
+        lines += [f"  {claim.nodeid}" for claim in over]
+    new = report.unrecorded_claims(over_budget=False)
+    if new:
+        verb, pronoun = ("is", "it") if len(new) == 1 else ("are", "them")
+        lines.append(
+            f"{_count(len(new), 'claim')} {verb} new since the recording: record {pronoun} "
+            f"with {_command(spending, new)}"
+        )
+    return lines
+
+
+__all__ = ["budget_flags", "budget_words", "pending_lines", "plan_line"]
