@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -156,6 +157,13 @@ claims:
     cites: [5, 6, 7]
 """
 
+#: The option that names failing labels, alone or with its value (not
+#: ``--citations-fail-on-regression``, a gate of its own).
+GATE_OPTION = re.compile(r"--citations-fail-on(=|$)")
+#: The ini key that names failing labels, as a line of an ini or TOML file sets it (not
+#: ``citations_fail_on_regression``, a gate of its own).
+INI_FAIL_ON = re.compile(r"^\s*citations_fail_on\s*=", re.MULTILINE)
+
 #: Arguments every in-process run gets: the lexical embedder (never torch) and no cache.
 LEXICAL = ("--citations-embedder", "lexical")
 NO_CACHE = ("-p", "no:cacheprovider")
@@ -199,11 +207,11 @@ class Citations:
 
     def _gate(self, args: tuple[str | Path, ...]) -> tuple[str, ...]:
         """``--citations-fail-on`` of :attr:`fail_on`, unless the run chooses its own."""
-        if self.fail_on is None or any(str(arg).startswith("--citations-fail-on") for arg in args):
+        if self.fail_on is None or any(GATE_OPTION.match(str(arg)) for arg in args):
             return ()
         for name in ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"):
             ini = self.path / name
-            if ini.is_file() and "citations_fail_on" in ini.read_text(encoding="utf-8"):
+            if ini.is_file() and INI_FAIL_ON.search(ini.read_text(encoding="utf-8")):
                 return ()
         return (f"--citations-fail-on={self.fail_on}",)
 

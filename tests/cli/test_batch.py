@@ -166,10 +166,14 @@ def test_csv_has_one_row_per_citation_with_000s_columns(clean: Batch) -> None:
             assert row["original_status"] == expected_status
     assert sum(row["label"] == "supported" for row in rows) == 2
     assert sum(row["label"] == "unreachable" for row in rows) == 3
-    # The claim's decision under the default criteria: a contradicted claim fails.
+    # The claim's decision under the default criteria: every label but supported fails
+    # (here contradicted, partial and not_found).
     for row in rows:
-        expected = "fail" if row["claim_label"] == "contradicted" else "pass"
+        expected = "pass" if row["claim_label"] == "supported" else "fail"
         assert row["decision"] == expected, row
+    assert {row["claim_label"] for row in rows if row["decision"] == "fail"} == {
+        "contradicted", "partial", "not_found",
+    }  # fmt: skip
     assert {row["decision"] for row in rows} == {"pass", "fail"}
 
 

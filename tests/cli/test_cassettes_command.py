@@ -84,7 +84,9 @@ def test_upgrade_adds_the_recorded_choices_keeps_the_interactions_and_replays_wi
     assert "could not be checked" not in replayed.stdout
     assert replayed.stdout.splitlines()[-1].endswith("=")
     assert "error" not in replayed.stdout.splitlines()[-1]
-    assert "3 failed, 8 passed" in replayed.stdout.splitlines()[-1]  # as with the models
+    # As with the models, under the default gate: boiling-point's contradicted claim,
+    # fetch-rules' not_found and unreachable ones, returns-policy's partial and misattributed.
+    assert "5 failed, 6 passed" in replayed.stdout.splitlines()[-1]
     again = {name: (old / name).read_bytes() for name in CASSETTES}
 
     code, lines, _ = upgrade(old, *CASSETTES)

@@ -279,7 +279,8 @@ def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
     assert recorded.returncode == gate.returncode == 1  # the contradicted claim fails the gate
     assert ci.returncode == 0  # the shard leaves the decision to the merge
     assert (
-        json.loads((runner / "reports" / "shard-1.json").read_text("utf-8"))["decision"] == "fail"
+        json.loads((runner / "reports" / "shard-1.json").read_text("utf-8"))["run"]["decision"]
+        == "fail"
     )
 
     # The next export: the review is kept, the changed answer shown, and recording it judges

@@ -12,12 +12,18 @@ from plugin_helpers import (
 BOILING_CONTRADICTED = "cases/boiling.yaml::boiling-point::claim-2"
 RETURNS_PARTIAL = "cases/returns.yaml::returns-policy::claim-1"
 RETURNS_NOT_FOUND = "cases/returns.yaml::returns-policy::claim-3"
+#: The header's words for the default gate: every label but supported (and uncited, which
+#: the uncited-claim rule decides).
+DEFAULT_HEADER = "*fail_on=contradicted,partial,not_found,misattributed,unreachable*"
+#: The claims of both cases whose labels the default fails (partial, not_found, contradicted).
+DEFAULT_FAILED = {BOILING_CONTRADICTED, RETURNS_PARTIAL, RETURNS_NOT_FOUND}
 
 
 @pytest.fixture
 def recorded(citations: Citations) -> Citations:
     """Boiling (supported, contradicted) and returns (partial, supported, not_found) cases,
-    recorded with the default fail_on; the emulators are gone."""
+    recorded with ``contradicted`` alone failing (the helper's lenient gate); the emulators
+    are gone."""
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.write("cases/returns.yaml", RETURNS_CASE)
     result, _ = citations.record("cases/")
@@ -35,12 +41,28 @@ def failed_nodeids(result: pytest.RunResult) -> set[str]:
     }
 
 
-def test_default_fails_only_contradicted_claims(recorded: Citations) -> None:
+def test_default_fails_every_label_but_supported(recorded: Citations) -> None:
+    recorded.fail_on = None  # the run names no failing labels
+
     result = recorded.run("cases/", "-rf")
+
+    result.assert_outcomes(passed=4, failed=3)
+    assert failed_nodeids(result) == DEFAULT_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            DEFAULT_HEADER,
+            "claim is partial (failing labels: contradicted, partial, not_found, misattributed,"
+            " unreachable)",
+        ]
+    )
+
+
+def test_contradicted_alone_is_an_explicit_choice(recorded: Citations) -> None:
+    result = recorded.run("cases/", "-rf", "--citations-fail-on=contradicted")
 
     result.assert_outcomes(passed=6, failed=1)
     assert failed_nodeids(result) == {BOILING_CONTRADICTED}
-    result.stdout.fnmatch_lines(["*fail_on=contradicted*"])
+    result.stdout.re_match_lines([r"citations: .* fail_on=contradicted( |$)"])
 
 
 def test_option_chooses_the_failing_labels(recorded: Citations) -> None:
@@ -124,6 +146,5 @@ def test_an_empty_list_of_labels_is_a_usage_error(
 def test_an_empty_option_value_means_the_default(recorded: Citations) -> None:
     result = recorded.run("cases/", "--citations-fail-on=")
 
-    result.stdout.fnmatch_lines(["*fail_on=contradicted*"])
-    assert failed_nodeids(result) == {BOILING_CONTRADICTED}
-
+    result.stdout.fnmatch_lines([DEFAULT_HEADER])
+    assert failed_nodeids(result) == DEFAULT_FAILED

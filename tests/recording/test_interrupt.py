@@ -217,12 +217,14 @@ def environment(crawlbase: CrawlbaseEmulator, judge: JudgeEmulator) -> dict[str,
 
 
 def arguments(mode: str) -> list[str]:
-    """``pytest --citations`` as the plugin's own tests run it, in ``mode``."""
+    """``pytest --citations`` as the plugin's own tests run it, in ``mode``: b.yaml's partial
+    claim is work to interrupt, not a failure, so contradicted alone fails a claim."""
     return [
         "--citations",
         *QUIET,
         *LEXICAL,
         *NO_CACHE,
+        "--citations-fail-on=contradicted",
         "-v",
         f"--citations-record={mode}",
         "cases/",

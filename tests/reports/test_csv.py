@@ -67,14 +67,14 @@ NINE_ROWS = [
     (NOT_FOUND_CLAIM, SOFT_404_URL, "unreachable", "soft_404"),
     (NOT_FOUND_CLAIM, PDF_URL, "not_found", "pdf_unsupported"),
 ]
-#: (claim id, claim label, decision) of the same rows: claim-3 fails (contradicted is in the
-#: default fail_on); the others pass.
+#: (claim id, claim label, decision) of the same rows: the default fail_on fails every label
+#: but supported, so claim-3 (contradicted), claim-4 (partial) and claim-5 (not_found) fail.
 NINE_CLAIMS = [
     *[("cases/nine.yaml::nine::claim-1", "supported", "pass")] * 2,
     *[("cases/nine.yaml::nine::claim-2", "supported", "pass")] * 2,
     ("cases/nine.yaml::nine::claim-3", "contradicted", "fail"),
-    ("cases/nine.yaml::nine::claim-4", "partial", "pass"),
-    *[("cases/nine.yaml::nine::claim-5", "not_found", "pass")] * 3,
+    ("cases/nine.yaml::nine::claim-4", "partial", "fail"),
+    *[("cases/nine.yaml::nine::claim-5", "not_found", "fail")] * 3,
 ]
 #: Labels whose verdicts carry the judge's evidence quote; the others have none.
 QUOTED = {"supported", "partial", "contradicted"}
@@ -137,7 +137,8 @@ def nine(tmp_path_factory: pytest.TempPathFactory) -> Nine:
 
 
 def test_recorded_run_writes_one_row_per_citation(nine: Nine) -> None:
-    assert nine.recording.returncode == 1, nine.recording.stdout  # claim-3 is contradicted
+    # The default gate fails claim-3 (contradicted), claim-4 (partial), claim-5 (not_found).
+    assert nine.recording.returncode == 1, nine.recording.stdout
     assert "citation_precision=0.2222 (2/9)" in nine.recording.stdout
     header, rows = read_rows(nine.recorded_csv)
 
