@@ -372,6 +372,7 @@ class Verifier:
             warnings=page.warnings,
         )
         stage.judging = located
+        chosen = None
         try:
             chosen = await self._retrieval.choose(claim, url, page)
             selection = chosen.selection
@@ -384,16 +385,13 @@ class Verifier:
             self._retrieval.keep(chosen)
         except RequestRefused as refused:
             work.note(refused)
+            if chosen is not None and not isinstance(refused, OverBudget):
+                self._retrieval.keep(chosen)  # what a replay lacks the call of: upgrade names it
             return replace(located, reason=_refusal(refused))
         accepted, votes = tally(answers, passages, selection.votes)
         work.evidence[url] = Evidence(
             url, tuple(passages), accepted.passage, selection.chooser.embedder
         )
-        return replace(
-            located,
-            label=accepted.label,
-            evidence_quote=accepted.evidence_quote,
-            confidence=accepted.confidence,
-            reason=accepted.reason,
-            votes=votes,
-        )
+        return replace(located, label=accepted.label, evidence_quote=accepted.evidence_quote,
+                       confidence=accepted.confidence, reason=accepted.reason,
+                       votes=votes)  # fmt: skip
