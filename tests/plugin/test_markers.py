@@ -179,7 +179,7 @@ def test_a_case_xfailed_by_a_conftest_still_fails_the_run(citations: Citations) 
         "import pytest\n"
         "def pytest_collection_modifyitems(items):\n"
         "    for item in items:\n"
-        "        item.add_marker(pytest.mark.xfail(reason='silenced'))\n"
+        "        item.add_marker(pytest.mark.xfail(reason='hides a failing claim'))\n"
     )
 
     result = citations.run("cases/")
@@ -197,7 +197,7 @@ def test_a_case_skipped_by_a_conftest_is_incomplete_not_a_pass(citations: Citati
         "def pytest_collection_modifyitems(items):\n"
         "    for item in items:\n"
         "        if 'mountains' in item.nodeid:\n"
-        "            item.add_marker(pytest.mark.skip(reason='silenced'))\n"
+        "            item.add_marker(pytest.mark.skip(reason='hides a failing claim'))\n"
     )
 
     result = citations.run("cases/")
