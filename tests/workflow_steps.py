@@ -46,6 +46,7 @@ def run_step(
         "RUNNER_TEMP": str(runner),
         "GITHUB_ACTIONS": "true",
         "GITHUB_STEP_SUMMARY": str(runner / "summary.md"),
+        "GITHUB_OUTPUT": str(runner / "output"),
     }
     return subprocess.run(
         ["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", found["run"]],

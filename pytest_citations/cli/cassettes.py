@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..distribution import install_command
 from ..drift.statuses import counted
 from ..errors import ConfigurationError
 from ..pipeline.settings import Settings
 from ..recording.files import CassetteContentError
 from ..recording.pages import read_recording
-from ..retrieval.embedders import RECORD_EXTRA, canonical_name, missing_models
+from ..retrieval.embedders import canonical_name, missing_models
 from ..upkeep import CheckedCassette, check_cassettes, owners_of, upgrade_cassettes
 from ..upkeep.owners import cassette_files
 from .common import (
@@ -112,7 +113,7 @@ def _without_models(settings: list[str], action: str) -> int | None:
         return None
     say(
         f"cassettes {action} chooses passages with the embedding models, which need "
-        f"{', '.join(missing)}: {RECORD_EXTRA}"
+        f"{', '.join(missing)}: {install_command('record')}"
     )
     return EXIT_NO_MODELS
 

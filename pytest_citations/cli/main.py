@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from ..distribution import __version__
 from . import batch, cassettes, drift, importer, merge, schema, serve, stored_page, verify
 from .common import (
     EXIT_CODES,
@@ -14,7 +15,6 @@ from .common import (
     global_options,
     models_missing,
     say,
-    version,
 )
 
 #: The subcommands in the order ``--help`` lists them.
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES,
         parents=[parent],
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", title="commands"
     )

@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 from typing import Any
 
+from ..distribution import install_command
 from ..errors import ConfigurationError
 from .common import (
     EXIT_CODES,
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     try:  # the optional extra (FastAPI, uvicorn), loaded only by this command
         from ..service import serve
     except ImportError:  # pragma: no cover - depends on the optional extra
-        say("serve needs: pip install 'pytest-citations[service]'")
+        say(f"serve needs the service extra: {install_command('service')}")
         return EXIT_USAGE
     try:
         settings = settings_from(args)

@@ -47,14 +47,16 @@ class Option:
         return "--citations-" + self.name.replace("_", "-")
 
 
+#: The flag that turns the plugin on, and what its help says.
+ENABLE_FLAG = "--citations"
+ENABLE_HELP = "collect YAML case files (citations_files) as citation checks."
+
+
 def add_options(parser: pytest.Parser, options: Sequence[Option]) -> None:
     """Add every option's flag and ini key (and its older ini name) to pytest, under the
     ``--citations`` flag that turns the plugin on."""
     group = parser.getgroup("citations", "citation checks of LLM answers (pytest-citations)")
-    group.addoption(
-        "--citations", action="store_true", default=False,
-        help="collect YAML case files (citations_files) as citation checks.",
-    )  # fmt: skip
+    group.addoption(ENABLE_FLAG, action="store_true", default=False, help=ENABLE_HELP)
     for option in options:
         envs = f" (env {', '.join(option.env)})" if option.env else ""
         if option.flag:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import replace
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ..distribution import __version__
 from ..drift import DriftReport
 from ..errors import AccountError, CitationsError
 from ..gating.base_report import load_base
@@ -53,13 +53,6 @@ from .sharding import plan_of
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
 USAGE_OUTPUT, NOTES_OUTPUT = "citations_usage", "citations_cassette_notes"
 DESELECTED_OUTPUT = "citations_deselected"
-
-
-def _version() -> str:
-    try:
-        return version("pytest-citations")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "unknown"
 
 
 def is_full_run(config: pytest.Config) -> bool:
@@ -106,7 +99,7 @@ class CitationsReporter:
         #: a failed gate.
         self.ci_notes: list[str] = []
         self.info = RunInfo(
-            plugin_version=_version(),
+            plugin_version=__version__,
             judge=options.judge,
             model=options.shown_model,
             embedder=options.embedding_model,

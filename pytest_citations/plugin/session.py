@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ..cases import Case
+from ..distribution import install_command
 from ..errors import AccountError, CitationsError, ConfigurationError
 from ..gating.assessment import BaselineRef, FileAssessment, assess_file
 from ..gating.baseline import Baseline
@@ -33,7 +34,7 @@ from ..recording import (
 from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
 from ..recording.plan import plan_recording
-from ..retrieval.embedders import RECORD_EXTRA, missing_models
+from ..retrieval.embedders import missing_models
 from ..timing import split
 from ..usage import SpendPlan, Usage
 from ..verdicts import ClaimVerdict
@@ -106,9 +107,10 @@ def check_recording_secrets(options: Options, settings: Settings, backends: Back
     )
     models = missing_models(settings.embedding_model)
     if models:
+        extra = install_command("record")
         raise pytest.UsageError(
             f"{asked} chooses the passages the judge sees with the embedder "
-            f"{settings.embedding_model}, which needs {', '.join(models)}: {RECORD_EXTRA} "
+            f"{settings.embedding_model}, which needs {', '.join(models)}: {extra} "
             "(a replay needs no model), or choose --citations-embedder lexical"
         )
     missing = backends.missing(settings)

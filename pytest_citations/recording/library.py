@@ -15,10 +15,10 @@ from vcr.cassette import Cassette
 from vcr.request import Request as VcrRequest
 
 from ..atomic import sweep_temporary_files
+from ..distribution import install_command
 from ..errors import RequestRefused
 from ..paths import shown
 from ..pipeline.recall import ChoiceKey
-from ..retrieval.embedders import RECORD_EXTRA
 from ..retrieval.selection import Selection
 from .choices import choices_document, parse_choices
 from .files import (
@@ -271,10 +271,11 @@ class CassetteLibrary:
             "it holds no recorded choice of passages for it (a recording made before choices "
             f"were kept), and choosing them here needs {', '.join(missing)}"
         )
+        extra = install_command("record")
         if upgrade is None:
-            return self.refuse(key, f"{why} ({RECORD_EXTRA})")
+            return self.refuse(key, f"{why} ({extra})")
         return self._refused(
-            key, why, f"add the choices once with: {upgrade} (where {RECORD_EXTRA} brings "
+            key, why, f"add the choices once with: {upgrade} (where {extra} brings "
             "the models), or record it again with"
         )  # fmt: skip
 

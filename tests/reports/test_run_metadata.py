@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import pytest
 from plugin_helpers import PDF_URL, Citations, load_report, single_claim_case
 
+from pytest_citations.distribution import __version__
 from pytest_citations.gating.baseline import Baseline
 from pytest_citations.gating.calibration import Agreement
 from pytest_citations.gating.decisions import RunDecision
@@ -76,7 +76,7 @@ def test_json_run_names_how_the_run_was_made(citations: Citations) -> None:
     after = now()
 
     assert set(run) - {"header", "release"} == RUN_KEYS
-    assert run["plugin_version"] == version("pytest-citations")
+    assert run["plugin_version"] == __version__
     assert (run["judge"], run["model"]) == ("anthropic", "claude-test-model")
     assert run["embedder"] == {
         "setting": "lexical",
