@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from ..cases import looks_like_case_file
 from ..gating.run_report import UNVERIFIED
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
@@ -38,7 +37,7 @@ from .scheduling import (
     CASE_FILE_SCHEDULING,
     CollectionErrors,
     case_file_scheduler,
-    looks_like_cassette,
+    holds_cases,
     matches_any,
 )
 from .session import (
@@ -131,7 +130,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
     """Case files, only with ``--citations``: files matching ``citations_files`` that hold
-    a case key; never a cassette, never another tool's YAML."""
+    a case key (or one in another case or spelling, reported at its line); never a cassette,
+    never another tool's YAML."""
     config = parent.config
     options = config.stash[OPTIONS_KEY]
     if not options.enabled or not matches_any(file_path, options.case_globs):
@@ -142,7 +142,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
         text = file_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         text = None  # unreadable: the case file reports it, with its name
-    if text is not None and (looks_like_cassette(text) or not looks_like_case_file(text)):
+    if text is not None and not holds_cases(text):
         return None
     case_file: CaseFile = CaseFile.from_parent(parent, path=file_path)
     config.stash[COLLECTION_KEY].case_files.add(case_file.nodeid)
