@@ -8,6 +8,7 @@ raises one :class:`~pytest_citations.cases.model.CaseFileError` listing them all
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from . import fields
 from .claims import extract_claims
 from .loader import line_of
 from .model import Claim
+from .spelling import respellings, respelt
 from .tags import refused_tag
 
 _ID = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -114,13 +116,29 @@ class Parser:
 
     def known_keys(
         self, raw: dict[Any, Any], table: dict[str, fields.Key], line: int, what: str
-    ) -> None:
-        """Record every key the table does not know."""
+    ) -> dict[Any, Any]:
+        """Record every key the table does not know; return ``raw`` with the keys written in
+        another case or spelling read as the keys they mean (see :meth:`respell`)."""
+        raw = self.respell(raw, table, line, what)
         allowed = ", ".join(sorted(table))
         for key in sorted(set(raw) - set(table), key=str):
             self.problems.append(
                 (line_of(raw, key, line), f"unknown key {key!r}{what} (allowed: {allowed})")
             )
+        return raw
+
+    def respell(
+        self, raw: dict[Any, Any], keys: Collection[str], line: int, what: str
+    ) -> dict[Any, Any]:
+        """Record each key of ``keys`` written in another case or spelling (``Question``),
+        with the spelling to write; return ``raw`` with those keys read as meant, so that
+        the rest of the file is checked as its author meant it, not as missing keys."""
+        meant = respellings(raw, keys)
+        for key, spelt in meant.items():
+            self.problems.append(
+                (line_of(raw, key, line), f"unknown key {key!r}{what}: write it {spelt!r}")
+            )
+        return respelt(raw, meant)
 
     def marker(self, raw: Any, line: int) -> str:
         """A citation marker: ``1``, ``"1"`` and ``"[1]"`` are the same marker."""
@@ -213,7 +231,7 @@ class Parser:
             raw = {"text": raw}
         if not isinstance(raw, dict):
             raise self.fail(line, f"claim {index} must be a mapping with 'text' and 'cites'")
-        self.known_keys(raw, fields.CLAIM, line, f" in claim {index}")
+        raw = self.known_keys(raw, fields.CLAIM, line, f" in claim {index}")
         owner = f"claim {index}"
         text = raw.get("text")
         if text is not None and not isinstance(text, str):
@@ -289,6 +307,7 @@ class Parser:
             return {}
         if not isinstance(raw, dict):
             raise self.fail(line, "'criteria' must be a mapping")
+        raw = self.respell(raw, fields.CRITERIA, line, " in 'criteria'")
         allowed = ", ".join(sorted(fields.CRITERIA))
         for key in sorted(set(raw) - set(fields.CRITERIA), key=str):
             self.fail(line_of(raw, key, line), f"unknown criterion {key!r} (allowed: {allowed})")

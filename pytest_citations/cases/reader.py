@@ -26,7 +26,7 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
     of it can be used)."""
     if not isinstance(raw, dict):
         raise parser.fail(line, "a case must be a mapping with 'claims' and 'citations'")
-    parser.known_keys(raw, fields.CASE, line, "")
+    raw = parser.known_keys(raw, fields.CASE, line, "")
     values: dict[str, Any] = {}
     for key, spec in fields.CASE.items():
         if spec.kind != "structure":
@@ -85,6 +85,8 @@ def load_cases(path: Path, text: str | None = None) -> list[Case]:
     parser = Parser(path)
     stem = slug(path.stem)
     ids: set[str] = set()
+    if isinstance(document, dict):
+        document = parser.respell(document, ("cases",), 1, "")
     entries: list[tuple[Any, int, str]] = [(document, 1, stem)]
     if isinstance(document, dict) and "cases" in document:
         for key in sorted(set(document) - {"cases"}, key=str):

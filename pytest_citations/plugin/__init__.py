@@ -7,6 +7,7 @@ in a few lines to the modules beside it.
 - :mod:`.fixture`: the ``citation_verifier`` fixture;
 - :mod:`.reporter`: the summary, the report files and the run's own gates;
 - :mod:`.scheduling`: which files are case files, collection errors, xdist;
+- :mod:`.not_run`: without ``--citations``, the note on the case files that did not run;
 - :mod:`.sharding`: ``--citations-shard K/N``, the files of this shard;
 - :mod:`.hookspecs`: the hooks other plugins may implement.
 """
@@ -21,7 +22,6 @@ from typing import Any
 
 import pytest
 
-from ..cases import looks_like_case_file
 from ..gating.run_report import UNVERIFIED
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
@@ -31,6 +31,7 @@ from .drift import check as check_drift
 from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
 from .items import CASE_MARKER, CaseFile, note_declared_marks
+from .not_run import CaseFilesNotRun
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options, register
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
 from .results import attach_problems, attach_result, result_of
@@ -38,7 +39,7 @@ from .scheduling import (
     CASE_FILE_SCHEDULING,
     CollectionErrors,
     case_file_scheduler,
-    looks_like_cassette,
+    holds_cases,
     matches_any,
 )
 from .session import (
@@ -56,6 +57,7 @@ __all__ = ["citation_verifier"]
 REPORTER_KEY = pytest.StashKey[CitationsReporter]()
 DESELECTED_KEY = pytest.StashKey[set[str]]()
 COLLECTION_KEY = pytest.StashKey[CollectionErrors]()
+NOT_RUN_KEY = pytest.StashKey[CaseFilesNotRun]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -85,6 +87,9 @@ def pytest_configure(config: pytest.Config) -> None:
     options = Options.from_config(config, backends)
     config.stash[OPTIONS_KEY] = options
     if not options.enabled:
+        not_run = CaseFilesNotRun(config, options)
+        config.stash[NOT_RUN_KEY] = not_run
+        config.pluginmanager.register(not_run, "citations-not-run")
         return
     workerinput = getattr(config, "workerinput", {})
     config.stash[RUN_ID_KEY] = workerinput.get(RUN_ID_INPUT) or new_run_id()
@@ -131,10 +136,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
     """Case files, only with ``--citations``: files matching ``citations_files`` that hold
-    a case key; never a cassette, never another tool's YAML."""
+    a case key (or one in another case or spelling, reported at its line); never a cassette,
+    never another tool's YAML. Without ``--citations``, the case files are noted, for the
+    summary to say that they did not run."""
     config = parent.config
     options = config.stash[OPTIONS_KEY]
-    if not options.enabled or not matches_any(file_path, options.case_globs):
+    if not matches_any(file_path, options.case_globs):
+        return None
+    if not options.enabled:
+        if NOT_RUN_KEY in config.stash:
+            config.stash[NOT_RUN_KEY].look_at(file_path)
         return None
     if options.cassette_dir.resolve() in file_path.resolve().parents:
         return None
@@ -142,7 +153,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
         text = file_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         text = None  # unreadable: the case file reports it, with its name
-    if text is not None and (looks_like_cassette(text) or not looks_like_case_file(text)):
+    if text is not None and not holds_cases(text):
         return None
     case_file: CaseFile = CaseFile.from_parent(parent, path=file_path)
     config.stash[COLLECTION_KEY].case_files.add(case_file.nodeid)
@@ -366,3 +377,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if guard is not None:
         del config.stash[COLLECTION_KEY]
         config.pluginmanager.unregister(guard)
+    not_run = config.stash.get(NOT_RUN_KEY, None)
+    if not_run is not None:
+        del config.stash[NOT_RUN_KEY]
+        config.pluginmanager.unregister(not_run)

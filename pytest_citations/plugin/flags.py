@@ -71,11 +71,13 @@ def add_options(parser: pytest.Parser, options: Sequence[Option]) -> None:
         ini_type: Literal["string", "args", "bool"] = option.ini_type or (
             "bool" if option.kind == "bool" else "args" if option.kind == "args" else "string"
         )
+        # A list's default stays the row's, applied by read_options: an empty ini default
+        # tells a key the ini file set (citations_files) from one it left alone.
         ini_default: Any = None
         if option.kind == "bool":
             ini_default = option.default
         elif option.kind == "args":
-            ini_default = list(option.default)
+            ini_default = []
         if option.ini:
             parser.addini(option.key, option.help, type=ini_type, default=ini_default)
         if option.old_ini:

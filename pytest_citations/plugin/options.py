@@ -247,6 +247,8 @@ class Options:
     #: Request limits that were given; the others keep the engine's defaults.
     limits: dict[str, float] = field(default_factory=dict)
     case_globs: Sequence[str] = DEFAULT_CASE_GLOBS
+    #: ``citations_files`` was set in the ini file: the project has case files to run.
+    case_globs_given: bool = False
     #: ``--citations-drift``: check the cassettes against the live web after the tests.
     drift: bool = False
     drift_update: bool = False
@@ -349,6 +351,7 @@ class Options:
                 if values[limit.name.replace("-", "_")] is not None and limit.field != "concurrency"
             },
             case_globs=values["files"],
+            case_globs_given="files" in values[GIVEN],
             drift=values["drift"],
             drift_update=values["drift_update"],
             drift_fail_on=values["drift_fail_on"],
