@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import yaml
 from ops_support import COMMAND
+from workflow_steps import run_step
 
 from pytest_citations.plugin.options import OPTIONS
 
@@ -406,3 +407,14 @@ def test_drift_runs_nightly_fails_on_changed_evidence_and_keeps_its_vectors() ->
     )
     assert upload["if"] == "always()"
     assert upload["with"]["path"] == words[words.index("--json") + 1]
+
+
+def test_the_merge_jobs_summary_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    """A full disk (``ulimit -f 8``) while the summary step copies a 20 KiB summary leaves
+    the step's summary empty, never a part of it, and says so (issue 24)."""
+    (tmp_path / "citations.md").write_text("## Citations: fail\n" + "| row |\n" * 2600, "utf-8")
+
+    done = run_step("merge", "summary", tmp_path, tmp_path, {}, file_size_kib=8)
+
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8") == ""
+    assert "::warning::the job summary could not be written" in done.stdout

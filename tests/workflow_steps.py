@@ -37,10 +37,12 @@ def run_step(
     env: dict[str, str],
     services: dict[str, str] | None = None,
     workflow: Path = WORKFLOW,
+    file_size_kib: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run one step's script in ``cwd``; every variable its ``env:`` names must be in
     ``env`` (``RUNNER_TEMP`` is ``runner``). ``services`` are the base-URL settings that
-    point the run at the local emulators (a real runner has none: the real services)."""
+    point the run at the local emulators (a real runner has none: the real services).
+    ``file_size_kib`` emulates a full disk: no file may grow past it (``ulimit -f``)."""
     found = step(job, step_id, workflow)
     named = set(found.get("env") or {})
     missing = named - set(env) - {"RUNNER_TEMP"}
@@ -54,8 +56,9 @@ def run_step(
         "GITHUB_ACTIONS": "true",
         "GITHUB_STEP_SUMMARY": str(runner / "summary.md"),
     }
+    limit = ["bash", "-c", f'ulimit -f {file_size_kib}; exec "$@"', "bash"] if file_size_kib else []
     return subprocess.run(
-        ["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", found["run"]],
+        [*limit, "bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", found["run"]],
         cwd=cwd, env=environment, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
 
