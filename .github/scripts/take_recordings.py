@@ -316,6 +316,11 @@ def _summary(text: str) -> None:
         os.close(fd)
 
 
+def _code(text: str) -> str:
+    """``text`` fit for a Markdown code span (names come from the artifacts)."""
+    return text.replace("`", "'")
+
+
 def _escape(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
@@ -329,13 +334,13 @@ def main(argv: list[str]) -> int:
     except (Refused, OSError) as refused:
         why = str(refused) if isinstance(refused, Refused) else f"{refused.strerror}"
         print(f"::error::recordings refused: {_escape(why)}")
-        _summary(f"## Recordings\n\nNothing was committed: {why}. The recordings stay in "
-                 "the gate run's artifacts.\n")  # fmt: skip
+        _summary(f"## Recordings\n\nNothing was committed: `{_code(why)}`. The recordings "
+                 "stay in the gate run's artifacts.\n")  # fmt: skip
         return 1
     for named in changed:
         print(f"recorded: {_shown(named)}")
     print(f"{len(changed)} cassette(s) changed")
-    listed = "".join(f"- `{named}`\n" for named in changed)
+    listed = "".join(f"- `{_code(str(named))}`\n" for named in changed)
     _summary(f"## Recordings\n\n{len(changed)} cassette(s) changed\n\n{listed}")
     return 0
 
