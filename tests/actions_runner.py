@@ -21,7 +21,9 @@ REGISTERED = frozenset({
     "warning",
 })  # fmt: skip
 #: What .NET's ``string.TrimStart()`` removes (``char.IsWhiteSpace``).
-_LEADING_SPACE = re.compile(r"^[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*")
+_LEADING_SPACE = re.compile(
+    r"^[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"
+)
 _LINE = re.compile(r"\r\n|\r|\n")
 
 

@@ -177,5 +177,6 @@ def test_a_summary_over_githubs_limit_is_cut_at_a_line_with_a_note(tmp_path: Pat
         "The whole run: out/citations.json._"
     )
     assert blank == ""
-    assert kept[-1].startswith("| cases/generated/case-") and kept[-1].endswith("| pass |")
+    assert kept[-1].startswith("| cases/generated/case-")
+    assert kept[-1].endswith("| pass |")
     assert (tmp_path / "summary.md").read_text(encoding="utf-8") == markdown
