@@ -487,3 +487,12 @@ def test_the_gate_installs_from_its_own_commit_unless_told_otherwise(tmp_path: P
     assert refused.returncode == 1
     assert refused.stdout.startswith("::error::")
     assert "install and record-install inputs" in refused.stdout
+def test_the_merge_jobs_summary_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    """A full disk (``ulimit -f 8``) while the summary step copies a 20 KiB summary leaves
+    the step's summary empty, never a part of it, and says so (issue 24)."""
+    (tmp_path / "citations.md").write_text("## Citations: fail\n" + "| row |\n" * 2600, "utf-8")
+
+    done = run_step("merge", "summary", tmp_path, tmp_path, {}, file_size_kib=8)
+
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8") == ""
+    assert "::warning::the job summary could not be written" in done.stdout

@@ -16,6 +16,7 @@ from .common import (
     models_missing,
     say,
 )
+from .output import command_free_output
 
 #: The subcommands in the order ``--help`` lists them.
 COMMANDS = (verify, batch, drift, merge, cassettes, stored_page, importer, schema, serve)
@@ -44,11 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pytest-citations`` command."""
-    args = build_parser().parse_args(argv)
-    if args.command in CHOOSE_PASSAGES:
-        problem = models_missing(args)
-        if problem is not None:
-            say(problem)
-            return EXIT_NO_MODELS
-    run: Command = args.run
-    return run(args)
+    with command_free_output():
+        args = build_parser().parse_args(argv)
+        if args.command in CHOOSE_PASSAGES:
+            problem = models_missing(args)
+            if problem is not None:
+                say(problem)
+                return EXIT_NO_MODELS
+        run: Command = args.run
+        return run(args)

@@ -26,6 +26,7 @@ from ..gating.run_report import UNVERIFIED
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS
+from ..redact import LogRedaction
 from . import hookspecs
 from .drift import check as check_drift
 from .drift import refuse_under_xdist
@@ -33,6 +34,7 @@ from .fixture import citation_verifier, label_comparison, note_call_done
 from .items import CASE_MARKER, CaseFile, note_declared_marks
 from .not_run import CaseFilesNotRun
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options, register
+from .printing import neutralise_failure, neutralised_logs, printed
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
 from .results import attach_problems, attach_result, result_of
 from .scheduling import (
@@ -58,6 +60,7 @@ REPORTER_KEY = pytest.StashKey[CitationsReporter]()
 DESELECTED_KEY = pytest.StashKey[set[str]]()
 COLLECTION_KEY = pytest.StashKey[CollectionErrors]()
 NOT_RUN_KEY = pytest.StashKey[CaseFilesNotRun]()
+LOGS_KEY = pytest.StashKey[LogRedaction]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -73,7 +76,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)  # before other plugins register their marks
 def pytest_configure(config: pytest.Config) -> None:
     """Read the options once; with ``--citations``, start the reporter (not on an xdist
-    worker) and the guard that keeps a broken case file from stopping the others."""
+    worker), the guard that keeps a broken case file from stopping the others, and under
+    GitHub Actions the neutralisation of log records."""
     note_declared_marks(config)
     backends = Backends()
     config.hook.pytest_citations_backends(config=config, backends=backends)
@@ -93,6 +97,9 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     workerinput = getattr(config, "workerinput", {})
     config.stash[RUN_ID_KEY] = workerinput.get(RUN_ID_INPUT) or new_run_id()
+    logs = neutralised_logs()
+    if logs is not None:
+        config.stash[LOGS_KEY] = logs
     if not hasattr(config, "workerinput"):
         reporter = CitationsReporter(config, options)
         config.stash[REPORTER_KEY] = reporter
@@ -218,7 +225,7 @@ def _announce_plan(config: pytest.Config, citations: CitationsSession, tests: in
     reporter.add_plan(plan)
     terminal = config.pluginmanager.get_plugin("terminalreporter")
     if terminal is not None:
-        terminal.write_line(f"citations: {reporter.plan_line()}")
+        terminal.write_line(printed(f"citations: {reporter.plan_line()}"))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: after the progress line ends
@@ -267,7 +274,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if options.drift:
         line += " drift" + ("+update" if options.drift_update else "")
         line += f" drift_fail_on={','.join(options.drift_fail_on)}"
-    return [line + _scheduling(config)]
+    return [printed(line + _scheduling(config))]
 
 
 def _scheduling(config: pytest.Config) -> str:
@@ -314,20 +321,27 @@ def pytest_report_teststatus(
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    """Hand a case-file item's record to its report (junitxml never prints it), and note
-    that a test's call phase ended (the fixture writes its cassette only then)."""
+    """Hand a case-file item's record to its report (junitxml never prints it), note that a
+    test's call phase ended (the fixture writes its cassette only then), and under GitHub
+    Actions make the failure of a case item or of a test using the fixture (page text, URLs)
+    text the runner reads no command in."""
     report = yield
     attach_result(item, report)
     note_call_done(item, call)
+    if CASE_MARKER in item.keywords or "citation_verifier" in getattr(item, "fixturenames", ()):
+        neutralise_failure(report)
     return report
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Any:
     """Hand the problems of a case file that could not be collected, each at its line, to
-    its report (the GitHub annotations point at them)."""
+    its report (the GitHub annotations point at them); its explanation, like a failing
+    item's, carries no workflow command under GitHub Actions."""
     report = yield
     attach_problems(collector, report)
+    if isinstance(collector, CaseFile):
+        neutralise_failure(report)
     return report
 
 
@@ -369,15 +383,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if citations is not None:
         citations.close()
         del config.stash[SESSION_KEY]
-    reporter = config.stash.get(REPORTER_KEY, None)
-    if reporter is not None:
-        del config.stash[REPORTER_KEY]
-        config.pluginmanager.unregister(reporter)
-    guard = config.stash.get(COLLECTION_KEY, None)
-    if guard is not None:
-        del config.stash[COLLECTION_KEY]
-        config.pluginmanager.unregister(guard)
-    not_run = config.stash.get(NOT_RUN_KEY, None)
-    if not_run is not None:
-        del config.stash[NOT_RUN_KEY]
-        config.pluginmanager.unregister(not_run)
+    keys: tuple[pytest.StashKey[Any], ...] = (REPORTER_KEY, COLLECTION_KEY, NOT_RUN_KEY)
+    for key in keys:  # the helper plugins registered in pytest_configure
+        helper = config.stash.get(key, None)
+        if helper is not None:
+            del config.stash[key]
+            config.pluginmanager.unregister(helper)
+    logs = config.stash.get(LOGS_KEY, None)
+    if logs is not None:
+        del config.stash[LOGS_KEY]
+        logs.uninstall()

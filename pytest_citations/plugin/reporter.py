@@ -29,8 +29,13 @@ from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..reports import WRITERS, RunInfo
-from ..reports.github import commands, regression_annotations, regressions_of
-from ..reports.markdown_report import render
+from ..reports.github import (
+    commands,
+    regression_annotations,
+    regressions_of,
+    under_github_actions,
+)
+from ..reports.markdown_report import render, whole_run
 from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
@@ -44,8 +49,8 @@ from .outcomes import (
     github_place,
     junit_path,
     step_summary,
-    under_github_actions,
 )
+from .printing import printed
 from .results import result_of
 from .scheduling import matches_any
 from .sharding import plan_of
@@ -79,7 +84,7 @@ class CitationsReporter:
             if options.compare is not None:
                 self.base = Base(load_base(options.compare), options.gates.compare or "")
         except CitationsError as error:
-            raise pytest.UsageError(f"citations: {error}") from None
+            raise pytest.UsageError(printed(f"citations: {error}")) from None
         #: ``--citations-shard``: which files each shard runs (from collection, or from an
         #: xdist worker).
         self.shard: ShardPlan | None = None
@@ -237,7 +242,8 @@ class CitationsReporter:
             self.ci_notes += [note] if note else []
         summary = step_summary()
         if summary is not None:
-            note = append_summary(summary, render(self.report, self.decision, self.info))
+            markdown = render(self.report, self.decision, self.info)
+            note = append_summary(summary, markdown, whole_run(self.info))
             self.ci_notes += [note] if note else []
 
     def _in_scope(self, file: str) -> bool:
@@ -290,11 +296,11 @@ class CitationsReporter:
         for line in lines:
             markup = {line.colour: True} if line.colour else {}
             # Records are cleaned where they are made; this also covers worker records.
-            terminalreporter.write_line(strip_controls(line.text), **markup)
+            terminalreporter.write_line(printed(line.text), **markup)
         for text in self.unwritten:
-            terminalreporter.write_line(strip_controls(text), red=True)
+            terminalreporter.write_line(printed(text), red=True)
         for text in self.ci_notes:
-            terminalreporter.write_line(strip_controls(text), yellow=True)
+            terminalreporter.write_line(printed(text), yellow=True)
         self._drift_summary(terminalreporter)
         if under_github_actions():  # after every other line: GitHub hides these
             place = github_place(self.config.rootpath)
@@ -308,11 +314,11 @@ class CitationsReporter:
         if drift is None:
             return
         if not isinstance(drift, DriftReport):
-            text = f"drift check could not run: {strip_controls(str(drift))}"
-            terminalreporter.write_line(text, red=True)
+            text = f"drift check could not run: {drift}"
+            terminalreporter.write_line(printed(text), red=True)
             return
         *lines, decision = drift.lines()  # the last line is the decision
         for line in lines:
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(printed(line))
         colour = {"red": True} if drift.failed else {"green": True}
-        terminalreporter.write_line(decision, **colour)
+        terminalreporter.write_line(printed(decision), **colour)

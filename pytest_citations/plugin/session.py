@@ -40,6 +40,7 @@ from ..usage import SpendPlan, Usage
 from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
+from .printing import printed
 
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
 
@@ -87,7 +88,7 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
             **options.limits,
         )
     except ConfigurationError as error:  # CITATIONS_TIMEOUT=abc, say, read here
-        raise pytest.UsageError(f"citations: {error}") from None
+        raise pytest.UsageError(printed(f"citations: {error}")) from None
     if not (options.record_mode.records or options.drift):
         # No waiting on a recorded Retry-After.
         settings = settings.replace(backoff=0.0, max_backoff=0.0)
