@@ -2,7 +2,8 @@
 the package changes, offline. ``upgrade`` adds retrieval's choices to cassettes recorded
 before they were kept, so that they replay without a model; ``check`` re-runs retrieval
 against the recorded choices and lists every citation whose passages would now differ.
-Both need the embedding models: without them they exit 4 naming the extra."""
+Both need the embedding models: without them they exit 4 naming the extra. ``sign`` and
+``keygen`` (signed recordings) are in :mod:`.signing`."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ from .common import (
     run_engine,
     say,
 )
+from .signing import add_actions as add_signing_actions
+from .signing import add_trust_option, trust_of
 
 _UPGRADE = (
     "Replay each cassette offline with its case file's claims (no request is ever sent) and "
@@ -91,6 +94,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     )
     _paths(check)
     check.set_defaults(run=run_check)
+    add_signing_actions(actions, parent)
 
 
 def _paths(parser: argparse.ArgumentParser) -> None:
@@ -103,6 +107,7 @@ def _paths(parser: argparse.ArgumentParser) -> None:
         help="the project's root, where pytest runs (cassettes and case files are named "
         "relative to it; default: the current folder)",
     )
+    add_trust_option(parser)
 
 
 def _without_models(settings: list[str], action: str) -> int | None:
@@ -138,7 +143,8 @@ def run_upgrade(args: argparse.Namespace) -> int:
         owners = owners_of(
             cassette_files(list(map(Path, args.paths))), root / args.cassette_dir, root
         )
-    except OSError as error:
+        trust = trust_of(args, root)
+    except (OSError, ConfigurationError) as error:
         say(error)
         return EXIT_USAGE
 
@@ -151,7 +157,7 @@ def run_upgrade(args: argparse.Namespace) -> int:
         refused = _without_models([canonical_name(settings.embedding_model)], "upgrade")
         if refused is not None:
             return refused
-        outcomes = await upgrade_cassettes(owners, settings, root=root)
+        outcomes = await upgrade_cassettes(owners, settings, root=root, trust=trust)
         for outcome in outcomes:
             for line in outcome.lines():
                 print(line)
@@ -192,7 +198,8 @@ def run_check(args: argparse.Namespace) -> int:
     root = Path(args.root)
     try:
         paths = cassette_files(list(map(Path, args.paths)))
-    except OSError as error:
+        trust = trust_of(args, root)
+    except (OSError, ConfigurationError) as error:
         say(error)
         return EXIT_USAGE
 
@@ -200,7 +207,7 @@ def run_check(args: argparse.Namespace) -> int:
         refused = _without_models(_recorded_settings(paths), "check")
         if refused is not None:
             return refused
-        checked = await check_cassettes(paths, settings, root=root)
+        checked = await check_cassettes(paths, settings, root=root, trust=trust)
         for cassette in checked:
             for line in cassette.lines():
                 print(line)

@@ -46,6 +46,7 @@ from .session import (
     CitationsSession,
     build_settings,
     check_recording_secrets,
+    check_signing,
     refuse_budget_under_xdist,
     session_of,
 )
@@ -89,6 +90,9 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", {})
     config.stash[RUN_ID_KEY] = workerinput.get(RUN_ID_INPUT) or new_run_id()
     if not hasattr(config, "workerinput"):
+        unsigned = check_signing(options)
+        if unsigned is not None:
+            config.issue_config_time_warning(pytest.PytestWarning(f"citations: {unsigned}"), 2)
         reporter = CitationsReporter(config, options)
         config.stash[REPORTER_KEY] = reporter
         config.pluginmanager.register(reporter, "citations-reporter")
