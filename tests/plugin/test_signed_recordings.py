@@ -21,7 +21,13 @@ from canaries import (
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ops_support import base_env, run_cli
-from plugin_helpers import BOILING_CASE, Citations, claims_by_nodeid, load_report
+from plugin_helpers import (
+    BOILING_CASE,
+    Citations,
+    claims_by_nodeid,
+    load_report,
+    single_claim_case,
+)
 
 from pytest_citations.recording.signing import SIGNING_KEY_VARIABLE, Signer
 
@@ -44,6 +50,14 @@ def pem(seed: bytes) -> str:
 KEY = signing_key_pem()
 SIGNER = Signer.from_text(KEY)
 STRANGER_KEY = pem(bytes(range(7, 39)))
+#: A page of the Crawlbase emulator that drift finds changed.
+RETURNS_URL = "https://shop.example.com/policies/hardware-returns"
+RETURNS_CLAIM = "Consumers can return hardware within 30 days."
+RETURNS_PAGE = (
+    "# Returns policy for hardware\n\n"
+    "Consumers can return hardware within 30 days of delivery.\n\n"
+    "Items must come back with all accessories and the original packaging.\n"
+)
 
 
 def trust(citations: Citations, *signers: Signer) -> None:
@@ -235,6 +249,7 @@ def test_no_signing_key_reaches_any_file_or_output(citations: Citations) -> None
     damaged = sign(citations, "cassettes/")
     broken = sign(citations, "cassettes/", key=KEY.replace("MC4CAQAw", "MC4CAQAx"))
 
+    assert signing_key_leaks(KEY)  # the search finds the key where it is
     assert damaged[0] == 1
     assert "damaged.yaml: not signed: " in damaged[1]
     assert broken[0] == 2
@@ -245,3 +260,31 @@ def test_no_signing_key_reaches_any_file_or_output(citations: Citations) -> None
     assert files_with_signing_key(citations.path) == {}
     assert files_with_leaks(citations.path) == {}
     assert SIGNER.fingerprint in Path(citations.cassette("cases/boiling.yaml")).read_text("utf-8")
+
+
+def test_drift_update_signs_what_it_rewrites_and_keeps_the_rest_as_signed(
+    citations: Citations,
+) -> None:
+    trust(citations)
+    citations.write("cases/policy.yaml", single_claim_case("policy", RETURNS_CLAIM, RETURNS_URL))
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+    citations.monkeypatch.setenv(SIGNING_KEY_VARIABLE, KEY)
+    with citations.web() as web:
+        web.crawlbase.add(RETURNS_URL, markdown=RETURNS_PAGE)
+        citations.run("--citations-record=once", "cases/", GATE).assert_outcomes(
+            passed=4, failed=1
+        )
+    boiling = citations.cassette("cases/boiling.yaml").read_bytes()
+    with citations.web() as web:
+        web.crawlbase.add(RETURNS_URL, markdown=RETURNS_PAGE.replace("30 days", "14 days"))
+        updated = citations.run("cases/", GATE, "--citations-drift", "--citations-drift-update")
+    citations.monkeypatch.delenv(SIGNING_KEY_VARIABLE)
+
+    updated.stdout.fnmatch_lines(["*updated cassettes/cases/policy.yaml*"])
+    assert citations.cassette("cases/boiling.yaml").read_bytes() == boiling
+    policy = citations.cassette("cases/policy.yaml").read_text("utf-8")
+    assert f"signature:\n  key: {SIGNER.fingerprint}" in policy
+    # Offline, with the trusted key: the new recording replays, and says contradicted.
+    replayed = citations.run("cases/", GATE, "-v")
+    replayed.assert_outcomes(passed=3, failed=2)
+    replayed.stdout.fnmatch_lines(["*cases/policy.yaml::policy::claim-1 FAILED*"])
