@@ -28,6 +28,7 @@ from plugin_helpers import (
     load_report,
     single_claim_case,
 )
+from test_readme import code_blocks, readme_section
 
 from pytest_citations.recording.signing import SIGNING_KEY_VARIABLE, Signer
 
@@ -288,3 +289,23 @@ def test_drift_update_signs_what_it_rewrites_and_keeps_the_rest_as_signed(
     replayed = citations.run("cases/", GATE, "-v")
     replayed.assert_outcomes(passed=3, failed=2)
     replayed.stdout.fnmatch_lines(["*cases/policy.yaml::policy::claim-1 FAILED*"])
+
+
+def test_the_readme_shows_the_refusal_a_replay_prints(citations: Citations) -> None:
+    [shown] = [
+        block.lines
+        for block in code_blocks(readme_section("Security and failure behaviour"))
+        if block.language == "" and "is refused" in block.text
+    ]
+    citations.write("cases/boiling-point.yaml", BOILING_CASE)
+    citations.monkeypatch.setenv(SIGNING_KEY_VARIABLE, KEY)
+    citations.record("cases/", GATE)
+    citations.monkeypatch.delenv(SIGNING_KEY_VARIABLE)
+    cassette = citations.cassette("cases/boiling-point.yaml")
+    cassette.write_text(cassette.read_text("utf-8").replace(CONTRADICTED, SUPPORTED), "utf-8")
+    trust(citations)
+
+    refused = citations.run("cases/", GATE)
+
+    assert shown == [shown[0]]
+    assert shown[0] in refused.outlines
