@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
 from .signing import SIGNATURE_KEY, Signer, signer_from_environment
 
 #: A top-level ``signature`` key, as a block mapping writes it (quoted or not).
-_SIGNED = re.compile(r"""^\s*(?:signature|'signature'|"signature")\s*:""", re.MULTILINE)
+_SIGNED = re.compile(r"""^[ ]*(?:signature|'signature'|"signature")[ ]*:""", re.MULTILINE)
 
 
 class UnsealableText(ValueError):
@@ -81,4 +81,5 @@ def seal(
     signer = signer_from_environment(env)
     if signer is not None:
         return sign_text(text, load(text), signer)
-    return with_signature(text, None) if _SIGNED.search(text) else text
+    signed = "signature" in text and _SIGNED.search(text) is not None
+    return with_signature(text, None) if signed else text

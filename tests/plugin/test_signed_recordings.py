@@ -20,7 +20,8 @@ from canaries import (
 )
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from ops_support import base_env, run_cli
+from light_env import light_pytest
+from ops_support import base_env, copy_examples, run_cli
 from plugin_helpers import (
     BOILING_CASE,
     Citations,
@@ -309,3 +310,29 @@ def test_the_readme_shows_the_refusal_a_replay_prints(citations: Citations) -> N
 
     assert shown == [shown[0]]
     assert shown[0] in refused.outlines
+
+
+def test_the_core_install_verifies_signatures_without_any_model(
+    light: Path, tmp_path: Path
+) -> None:
+    """The gate replays with the core install (no model, no torch): it checks signatures all
+    the same, the shipped examples giving the decision they give unsigned."""
+    copy_examples(tmp_path)
+    env = {**base_env(tmp_path), SIGNING_KEY_VARIABLE: KEY}
+    assert run_cli("cassettes", "sign", "cassettes/", env=env, cwd=tmp_path).returncode == 0
+    (tmp_path / "pytest.ini").write_text(
+        f"[pytest]\ncitations_trusted_keys =\n    {SIGNER.public_line()}\n", "utf-8"
+    )
+
+    replayed = light_pytest(light, tmp_path, "cases/", GATE)
+
+    assert replayed.returncode == 1, replayed.stdout + replayed.stderr
+    assert "refused" not in replayed.stdout
+    assert "Release decision: fail" in replayed.stdout
+    cassette = tmp_path / "cassettes" / "cases" / "boiling-point.yaml"
+    cassette.write_text(cassette.read_text("utf-8").replace(CONTRADICTED, SUPPORTED), "utf-8")
+    refused = light_pytest(light, tmp_path, "cases/boiling-point.yaml", GATE)
+    assert "cassette cassettes/cases/boiling-point.yaml is refused: it was edited" in (
+        refused.stdout
+    )
+    assert refused.returncode == 1
