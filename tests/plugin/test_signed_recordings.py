@@ -24,6 +24,8 @@ from light_env import light_pytest
 from ops_support import base_env, copy_examples, run_cli
 from plugin_helpers import (
     BOILING_CASE,
+    BOILING_URL,
+    SUPPORTED_CLAIM,
     Citations,
     claims_by_nodeid,
     load_report,
@@ -336,3 +338,34 @@ def test_the_core_install_verifies_signatures_without_any_model(
         refused.stdout
     )
     assert refused.returncode == 1
+
+
+FIXTURE_TEST = f"""\
+from pytest_citations import Label
+
+
+def test_boiling(citation_verifier):
+    verdict = citation_verifier.verify({SUPPORTED_CLAIM!r}, [{BOILING_URL!r}])
+    assert verdict.label is Label.SUPPORTED
+"""
+
+
+def test_a_tests_cassette_is_signed_and_refused_once_edited(citations: Citations) -> None:
+    """The ``citation_verifier`` fixture's cassettes go the same way as case files'."""
+    trust(citations)
+    citations.pytester.makepyfile(test_answers=FIXTURE_TEST)
+    citations.monkeypatch.setenv(SIGNING_KEY_VARIABLE, KEY)
+    with citations.web():
+        citations.run_tests("--citations-record=once").assert_outcomes(passed=1)
+    citations.monkeypatch.delenv(SIGNING_KEY_VARIABLE)
+    [cassette] = (citations.path / "cassettes").rglob("*.yaml")
+    assert f"signature:\n  key: {SIGNER.fingerprint}" in cassette.read_text("utf-8")
+    citations.run_tests().assert_outcomes(passed=1)
+
+    text = cassette.read_text("utf-8")
+    assert text.count(SUPPORTED) == 1
+    cassette.write_text(text.replace(SUPPORTED, CONTRADICTED), "utf-8")
+    refused = citations.run_tests()
+
+    assert refused.ret != 0
+    refused.stdout.fnmatch_lines(["*is refused: it was edited after it was recorded*"])
