@@ -15,6 +15,7 @@ from ..errors import ConfigurationError
 from ..pipeline.settings import Settings
 from ..recording.files import CassetteContentError
 from ..recording.pages import read_recording
+from ..recording.signing import refused_writes
 from ..retrieval.embedders import RECORD_EXTRA, canonical_name, missing_models
 from ..upkeep import CheckedCassette, check_cassettes, owners_of, upgrade_cassettes
 from ..upkeep.owners import cassette_files
@@ -144,9 +145,12 @@ def run_upgrade(args: argparse.Namespace) -> int:
             cassette_files(list(map(Path, args.paths))), root / args.cassette_dir, root
         )
         trust = trust_of(args, root)
+        refused = refused_writes(trust)  # a key that cannot be read stops it here
     except (OSError, ConfigurationError) as error:
         say(error)
         return EXIT_USAGE
+    if refused is not None:
+        say(f"warning: {refused}")
 
     async def work(settings: Settings) -> int:
         try:

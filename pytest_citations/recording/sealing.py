@@ -20,7 +20,8 @@ try:  # libyaml's C composer: a 22 MB cassette in a fraction of a second
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
-from .signing import SIGNATURE_KEY, Signer, signer_from_environment
+from ..errors import CitationsError
+from .signing import SIGNATURE_KEY, SignatureRefused, Signer, signer_from_environment
 
 #: A top-level ``signature`` key, as a block mapping writes it (quoted or not).
 _SIGNED = re.compile(r"""^[ ]*(?:signature|'signature'|"signature")[ ]*:""", re.MULTILINE)
@@ -28,6 +29,11 @@ _SIGNED = re.compile(r"""^[ ]*(?:signature|'signature'|"signature")[ ]*:""", re.
 
 class UnsealableText(ValueError):
     """A cassette text whose top level cannot take a signature entry (a flow mapping)."""
+
+
+class UnsignableCassette(CitationsError):
+    """A cassette a writer was to sign and cannot (a content no signature covers, a top
+    level that takes no signature entry); nothing was written."""
 
 
 def _block_text(block: Mapping[str, str], indent: str) -> str:
@@ -77,9 +83,13 @@ def seal(
     """A cassette's text as a writer writes it: signed when ``CITATIONS_SIGNING_KEY`` is set
     (``load`` parses it as a replay does), else without any signature (one that an earlier
     content carried would no longer match). Raises
-    :class:`~pytest_citations.recording.signing.SigningKeyError` for a key that is unusable."""
+    :class:`~pytest_citations.recording.signing.SigningKeyError` for a key that is unusable,
+    :class:`UnsignableCassette` for a text it cannot sign."""
     signer = signer_from_environment(env)
     if signer is not None:
-        return sign_text(text, load(text), signer)
+        try:
+            return sign_text(text, load(text), signer)
+        except (SignatureRefused, UnsealableText) as error:
+            raise UnsignableCassette(f"it cannot be signed: {error}") from None
     signed = "signature" in text and _SIGNED.search(text) is not None
     return with_signature(text, None) if signed else text

@@ -29,6 +29,7 @@ from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.choices import choices_document
 from ..recording.files import read_cassette, sealed, with_retrieval
+from ..recording.sealing import UnsignableCassette
 from ..recording.signing import TrustedKeys
 from ..retrieval.selection import LINES, Selection
 from .owners import CassetteOwner
@@ -133,7 +134,10 @@ async def upgrade_cassette(replayer: Replayer, owner: CassetteOwner) -> Upgrade:
     if added:
         _, section = read_cassette(raw)
         entries = [*(section or []), *choices_document(added)]
-        write_atomically(owner.cassette, sealed(with_retrieval(raw, entries)))
+        try:
+            write_atomically(owner.cassette, sealed(with_retrieval(raw, entries)))
+        except UnsignableCassette as error:
+            return Upgrade(shown, problem=str(error))
         outcome.added = len(added)
     return outcome
 

@@ -231,3 +231,42 @@ def test_upgrade_signs_what_it_writes_and_never_signs_over_an_edit(tmp_path: Pat
     assert (tmp_path / BOILING).read_bytes() == edited
     upgraded = (tmp_path / RETURNS).read_bytes()
     read_cassette(upgraded, TrustedKeys.parse([SIGNER.public_line()]).check)
+
+
+def test_upgrade_names_a_cassette_it_cannot_sign_and_leaves_it_as_it_was(tmp_path: Path) -> None:
+    copy_examples(tmp_path)
+    strip_choices(tmp_path / RETURNS)
+    text = (tmp_path / RETURNS).read_text("utf-8").replace("version: 1\n", "1: x\nversion: 1\n")
+    (tmp_path / RETURNS).write_text(text, "utf-8")
+
+    run = cli(tmp_path, "cassettes", "upgrade", RETURNS)
+
+    assert run.returncode == 1, run.stderr
+    assert run.stdout.splitlines() == [
+        f"{RETURNS}: not upgraded: it cannot be signed: it has a key that is not text (1)"
+    ]
+    assert (tmp_path / RETURNS).read_text("utf-8") == text
+
+
+def test_upgrade_stops_on_an_unusable_key_and_warns_when_it_would_write_unsigned(
+    tmp_path: Path,
+) -> None:
+    copy_examples(tmp_path)
+    strip_choices(tmp_path / RETURNS)
+    before = (tmp_path / RETURNS).read_bytes()
+
+    broken = cli(tmp_path, "cassettes", "upgrade", RETURNS, key="not-a-key-0c3a9f51")
+
+    assert broken.returncode == 2
+    assert f"{SIGNING_KEY_VARIABLE} holds no Ed25519 private key" in broken.stderr
+    assert "not-a-key" not in broken.stderr
+    assert (tmp_path / RETURNS).read_bytes() == before
+    trust(tmp_path)
+
+    unsigned = cli(tmp_path, "cassettes", "upgrade", RETURNS, key=None)
+
+    assert unsigned.returncode == 1  # the trusted keys refuse the unsigned file it reads
+    assert (
+        "warning: the cassettes written now are refused by the trusted keys "
+        f"(citations_trusted_keys in pytest.ini): {SIGNING_KEY_VARIABLE} is not set"
+    ) in unsigned.stderr
