@@ -70,6 +70,7 @@ STEERING_VARIABLES = (
     "CITATIONS_DEADLINE",
     "CITATIONS_RETRIES",
     "CITATIONS_MAX_PAGE_CHARS",
+    "CITATIONS_SIGNING_KEY",
     "PYTEST_ADDOPTS",
     "PYTEST_XDIST_AUTO_NUM_WORKERS",
     # Under GitHub Actions (this project's own CI), inner runs must neither annotate the

@@ -348,11 +348,41 @@ def test_the_recordings_are_committed_only_from_this_repository_without_its_code
     checkouts = [step for step in job["steps"] if action(step) == "actions/checkout"]
     trusted = next(step for step in checkouts if step["with"]["path"] == "trusted")
     assert trusted["with"]["ref"] == "${{ github.event.repository.default_branch }}"
-    ran = scripts_of(job["steps"])
+    signing = [step for step in job["steps"] if "env.SIGNS == 'true'" in step.get("if", "")]
+    ran = scripts_of([step for step in job["steps"] if step not in signing])
     programs = {words[0] for words in ran}
     assert not programs & {"pip", "pytest", "pytest-citations", "bash", "sh", "make", "npm"}
     [take] = [words for words in ran if words[0] == "python3"]
     assert take[1] == "../trusted/.github/scripts/take_recordings.py"
+
+
+def test_the_recordings_are_signed_before_they_are_committed_when_the_key_exists() -> None:
+    """With the CITATIONS_SIGNING_KEY secret, the default branch's pytest-citations (never
+    the pull request's code) signs what the job commits, before the commit; the key reaches
+    that one step, and the install before it runs without any secret (issue 24)."""
+    job = load(RECORDINGS)["jobs"]["commit"]
+    assert job["env"]["SIGNS"] == "${{ secrets.CITATIONS_SIGNING_KEY != '' }}"
+    found = job["steps"]
+    ids = [step.get("id") for step in found]
+    take, sign = ids.index("take"), ids.index("sign")
+    commit = next(at for at, step in enumerate(found) if "git commit" in step.get("run", ""))
+    assert take < sign < commit
+    signing = found[take + 1 : sign + 1]
+    assert all(step["if"] == "steps.take.outputs.taken == 'true' && env.SIGNS == 'true'"
+               for step in signing)  # fmt: skip
+    assert found[commit]["if"] == "steps.take.outputs.taken == 'true'"
+    [install] = [words for words in scripts_of(signing) if "pip" in words]
+    assert install[-1] == "./trusted"
+    assert "trusted/.github/replay-requirements.txt" in install
+    [signs] = [words for words in scripts_of(signing) if "pytest-citations" in words]
+    assert signs[signs.index("pytest-citations") :][:3] == ["pytest-citations", "cassettes", "sign"]
+    assert found[sign]["working-directory"] == "branch"
+    holders = [step for step in found if "CITATIONS_SIGNING_KEY" in str(step.get("env", {}))]
+    assert holders == [found[sign]]
+    assert found[sign]["env"] == {"CITATIONS_SIGNING_KEY": "${{ secrets.CITATIONS_SIGNING_KEY }}"}
+    # It signs the cassettes this run adds or changes, and only those.
+    assert "--diff-filter=AM" in found[sign]["run"]
+    assert "'*cassettes/*.yaml'" in found[sign]["run"]
 
 
 def test_the_weekly_update_records_only_what_drift_found_changed() -> None:
@@ -371,10 +401,13 @@ def test_the_weekly_update_records_only_what_drift_found_changed() -> None:
     assert not any(
         "--citations-record" in word for args in pytest_commands(all_steps) for word in args
     )
+    # The tokens, and the key that signs what drift rewrites (issue 24).
     assert update["env"] == {
         name: f"${{{{ secrets.{name} }}}}"
-        for name in ("CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN", "OPENAI_API_KEY")
-    }
+        for name in (
+            "CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN", "OPENAI_API_KEY", "CITATIONS_SIGNING_KEY"
+        )
+    }  # fmt: skip
     later = all_steps[all_steps.index(update) + 1 :]
     assert any(action(step) == "peter-evans/create-pull-request" for step in later)
     upload = next(step for step in later if action(step) == "actions/upload-artifact")

@@ -22,6 +22,22 @@ from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from ..retrieval.passages import DEFAULT_MAX_WORDS
 from .backends import Backends
 
+#: The private key that signs cassettes (:mod:`pytest_citations.recording.signing`). No
+#: request carries it, so it is not among :attr:`Settings.secrets` (whose values the network
+#: transport puts into requests); output hides it all the same (:meth:`Settings.redactor`).
+SIGNING_KEY_VARIABLE = "CITATIONS_SIGNING_KEY"
+
+
+def hidden_secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
+    """Values no output may show that no request carries: the signing key, whole and each
+    line of it (a PEM block is printed line by line as often as whole)."""
+    value = env.get(SIGNING_KEY_VARIABLE, "").strip()
+    if not value:
+        return ()
+    lines = [line.strip() for line in value.splitlines()]
+    parts = [line for line in lines if len(line) >= 16 and not line.startswith("-----")]
+    return tuple(Secret(part, SIGNING_KEY_VARIABLE) for part in dict.fromkeys([value, *parts]))
+
 
 @dataclass(frozen=True)
 class Limit:
@@ -101,6 +117,8 @@ class Settings:
     judge_model: str | None = None
     #: Tokens and keys by environment variable: ``{"CRAWLBASE_TOKEN": Secret(...)}``.
     secrets: Mapping[str, Secret] = field(default_factory=dict)
+    #: Secrets hidden from output that no request carries (:func:`hidden_secrets`).
+    hidden: tuple[Secret, ...] = ()
     #: Base URLs by environment variable: ``{"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}``.
     endpoints: Mapping[str, str] = field(default_factory=dict)
     #: Requests in flight at once, for the whole run (``BATCH_CONCURRENCY``, A3).
@@ -205,6 +223,7 @@ class Settings:
                 for name in backends.variables("secret_variables")
                 if env.get(name, "").strip()
             },
+            "hidden": hidden_secrets(env),
             "endpoints": {
                 name: env[name].strip()
                 for name in backends.variables("endpoint_variables")
@@ -235,4 +254,4 @@ class Settings:
 
     def redactor(self) -> Redactor:
         """A redactor that knows every configured secret."""
-        return Redactor(self.secrets.values())
+        return Redactor([*self.secrets.values(), *self.hidden])

@@ -49,6 +49,7 @@ from .session import (
     CitationsSession,
     build_settings,
     check_recording_secrets,
+    check_signing,
     refuse_budget_under_xdist,
     session_of,
 )
@@ -101,6 +102,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if logs is not None:
         config.stash[LOGS_KEY] = logs
     if not hasattr(config, "workerinput"):
+        unsigned = check_signing(options)
+        if unsigned is not None:
+            config.issue_config_time_warning(pytest.PytestWarning(f"citations: {unsigned}"), 2)
         reporter = CitationsReporter(config, options)
         config.stash[REPORTER_KEY] = reporter
         config.pluginmanager.register(reporter, "citations-reporter")

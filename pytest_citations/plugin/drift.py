@@ -58,6 +58,7 @@ def check(
             on_plan=announce,
             cassette_dir=options.cassette_dir,
             hint="wrong --citations-cassette-dir, or another rootdir?",
+            trust=options.trusted_keys,
         )
     except AccountError as error:
         session.shouldstop = printed(str(error))

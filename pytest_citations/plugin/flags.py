@@ -34,7 +34,7 @@ class Option:
     #: An older ini name that still works, with a deprecation warning.
     old_ini: str | None = None
     #: The ini value's type when it differs from what ``kind`` implies (a list of labels).
-    ini_type: Literal["string", "args", "bool"] | None = None
+    ini_type: Literal["string", "args", "bool", "linelist"] | None = None
 
     @property
     def key(self) -> str:
@@ -68,7 +68,7 @@ def add_options(parser: pytest.Parser, options: Sequence[Option]) -> None:
             group.addoption(
                 option.flag_name, dest=option.key, default=None, help=option.help + envs, **extra
             )
-        ini_type: Literal["string", "args", "bool"] = option.ini_type or (
+        ini_type: Literal["string", "args", "bool", "linelist"] = option.ini_type or (
             "bool" if option.kind == "bool" else "args" if option.kind == "args" else "string"
         )
         # A list's default stays the row's, applied by read_options: an empty ini default

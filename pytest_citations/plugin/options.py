@@ -24,6 +24,7 @@ from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import BUDGETS, LIMITS, Limit
 from ..recording import RecordMode
+from ..recording.signing import TrustedKeys
 from ..reports import WRITERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
 from ..retrieval.choosing import BUDGET
@@ -38,6 +39,7 @@ from .values import (
     limit_parser,
     record_mode,
     shard,
+    trusted_keys,
     whole_number,
 )
 
@@ -152,6 +154,9 @@ OPTIONS: tuple[Option, ...] = (
            "balanced_accuracy=X", kind="parse", parse=agreement, flag=False),
     Option("files", "glob-style patterns of case files, like python_files "
            "(default *.yaml *.yml)", kind="args", default=DEFAULT_CASE_GLOBS, flag=False),
+    Option("trusted-keys", "public keys, one a line (ssh-ed25519 AAAA…): a replay refuses "
+           "every cassette that none of them signed (CITATIONS_SIGNING_KEY signs)",
+           kind="parse", parse=trusted_keys, flag=False, ini_type="linelist"),
 )  # fmt: skip
 
 
@@ -261,6 +266,8 @@ class Options:
     compare: Path | None = None
     fail_on_regression: bool = False
     max_precision_drop: float | None = None
+    #: ``citations_trusted_keys``: the keys one of which must have signed every cassette.
+    trusted_keys: TrustedKeys | None = None
 
     @property
     def gates(self) -> RunGates:
@@ -360,4 +367,5 @@ class Options:
             compare=root / values["compare"] if values["compare"] else None,
             fail_on_regression=values["fail_on_regression"],
             max_precision_drop=values["max_precision_drop"],
+            trusted_keys=values["trusted_keys"],
         )

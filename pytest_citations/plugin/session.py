@@ -34,6 +34,7 @@ from ..recording import (
 from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
 from ..recording.plan import plan_recording
+from ..recording.signing import SigningKeyError, refused_writes
 from ..retrieval.embedders import missing_models
 from ..timing import split
 from ..usage import SpendPlan, Usage
@@ -123,6 +124,19 @@ def check_recording_secrets(options: Options, settings: Settings, backends: Back
         )
 
 
+def check_signing(options: Options) -> str | None:
+    """What a run that writes cassettes (recording, drift's update) must hear about
+    signing: a usage error when ``CITATIONS_SIGNING_KEY`` holds no usable key (before
+    anything is paid for), and a warning (returned) when the trusted keys will refuse what
+    it writes."""
+    if not (options.record_mode.records or options.drift_update):
+        return None
+    try:
+        return refused_writes(options.trusted_keys)
+    except SigningKeyError as error:
+        raise pytest.UsageError(f"citations: {error}") from None
+
+
 def file_requests(cases: Sequence[Case]) -> list[ClaimRequest]:
     """The claims of a case file as the verifier takes them, in file order."""
     return [
@@ -167,6 +181,7 @@ class CitationsSession:
             self.record_command,
             root=self.root,
             upgrade_command=self.upgrade_command,
+            trust=options.trusted_keys,
         )
         self.layout = CassetteLayout(
             self.library,
