@@ -207,8 +207,17 @@ def commit_recordings(
         **SECRETS,
         "ANTHROPIC_API_KEY": "",
     }
-    return run_step(
+    taken = run_step(
         "commit", "take", runner / "branch", runner / "temp", env, workflow=RECORDINGS_WORKFLOW
+    )
+    if taken.returncode or "taken=true" not in (runner / "temp" / "output").read_text("utf-8"):
+        return taken  # the job's later steps run only once the take says it took something
+    done = run_step(
+        "commit", "commit", runner / "branch", runner / "temp", env, workflow=RECORDINGS_WORKFLOW
+    )
+    # The job's log: what the take said, then the commit's own lines.
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, taken.stdout + done.stdout, taken.stderr + done.stderr
     )
 
 
