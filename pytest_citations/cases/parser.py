@@ -165,23 +165,71 @@ class Parser:
 
     # Structures --------------------------------------------------------------------------
     def citations(self, raw: Any, line: int) -> dict[str, str]:
-        """``citations:``: a mapping marker -> URL, or a list numbered from 1."""
+        """``citations:``: a mapping marker -> URL, or a list numbered from 1. A cited
+        document without a URL (a mapping with ``document:``) is read by
+        :meth:`documents`."""
         if raw is None:
             return {}
         if isinstance(raw, list):
             return self.urls([(str(n), v, line_of(raw, n - 1, line), f"citation [{n}]")
-                              for n, v in enumerate(raw, start=1)])  # fmt: skip
+                              for n, v in enumerate(raw, start=1)
+                              if not isinstance(v, dict)])  # fmt: skip
         if isinstance(raw, dict):
             marked = self.markers(raw, line, "'citations'")
             return self.urls(
-                [(m, v, where, f"citation [{key}]") for m, (key, v, where) in marked.items()]
+                [
+                    (m, v, where, f"citation [{key}]")
+                    for m, (key, v, where) in marked.items()
+                    if not isinstance(v, dict)
+                ]
             )
         raise self.fail(line, "'citations' must be a mapping of marker to URL, or a list of URLs")
 
+    def documents(self, raw: Any, line: int) -> dict[str, str]:
+        """The cited documents without a URL of ``citations:`` (``{document: NAME, pages:
+        "3-4", text: "…"}``): marker -> how the claim names it (``NAME, pages 3-4``)."""
+        found: dict[str, str] = {}
+        entries: list[tuple[str, Any, int]]
+        if isinstance(raw, list):
+            entries = [(str(n), v, line_of(raw, n - 1, line)) for n, v in enumerate(raw, 1)]
+        elif isinstance(raw, dict):
+            entries = [
+                (self.marker(key, line_of(raw, key, line)), value, line_of(raw, key, line))
+                for key, value in raw.items()
+                if isinstance(value, dict)
+            ]
+        else:
+            return found
+        for marker, value, where in entries:
+            if not isinstance(value, dict):
+                continue
+            try:
+                found[marker] = self.document(value, where, marker)
+            except _Skip:
+                continue
+        return found
+
+    def document(self, raw: dict[Any, Any], line: int, marker: str) -> str:
+        """One cited document without a URL, checked; its name and pages."""
+        owner = f"citation [{marker}]"
+        self.known_keys(raw, fields.DOCUMENT, line, f" in {owner}")
+        name = self.text(raw, "document", required=True, owner=owner, line=line)
+        pages = raw.get("pages")
+        if pages is not None and (isinstance(pages, bool) or not isinstance(pages, str | int)):
+            raise self.fail(line_of(raw, "pages", line), f"'pages' of {owner} must be text")
+        self.text(raw, "text", owner=owner, line=line)
+        return f"{name}, pages {pages}" if pages is not None else str(name)
+
     def cites(
-        self, raw: dict[Any, Any], index: int, line: int, citations: dict[str, str]
+        self,
+        raw: dict[Any, Any],
+        index: int,
+        line: int,
+        citations: dict[str, str],
+        documents: dict[str, str] | None = None,
     ) -> tuple[list[str], list[str]]:
-        """The URLs and markers a claim cites."""
+        """The URLs and markers a claim cites (a document's marker among the markers)."""
+        documents = documents or {}
         cites = raw.get("cites", [])
         cites_line = line_of(raw, "cites", line)
         cites = [cites] if isinstance(cites, str | int) else cites
@@ -196,19 +244,29 @@ class Parser:
                 if marker in citations:
                     urls.append(citations[marker])
                     markers.append(marker)
+                elif marker in documents:
+                    markers.append(marker)
                 elif isinstance(cite, str) and "://" in cite:
                     urls.append(self.url(cite, where, f"claim {index} cites"))
                     markers.append(cite.strip())
                 else:
-                    known = ", ".join(f"[{m}]" for m in citations) or "none"
+                    known = ", ".join(f"[{m}]" for m in {**citations, **documents}) or "none"
                     not_there = f"[{marker}], which is not in 'citations' (known: {known})"
                     self.fail(where, f"claim {index} cites {not_there}")
             except _Skip:
                 continue
         return urls, markers
 
-    def claim(self, raw: Any, index: int, line: int, citations: dict[str, str]) -> Claim:
+    def claim(
+        self,
+        raw: Any,
+        index: int,
+        line: int,
+        citations: dict[str, str],
+        documents: dict[str, str] | None = None,
+    ) -> Claim:
         """One entry of ``claims:``."""
+        documents = documents or {}
         if isinstance(raw, str):
             raw = {"text": raw}
         if not isinstance(raw, dict):
@@ -230,7 +288,7 @@ class Parser:
                     values[key] = self.value(raw, key, spec, line, owner)
                 except _Skip:
                     continue
-        urls, markers = self.cites(raw, index, line, citations)
+        urls, markers = self.cites(raw, index, line, citations, documents)
         if not isinstance(text, str) or not text.strip():
             raise _Skip()
         return Claim(
@@ -238,6 +296,7 @@ class Parser:
             text=" ".join(text.split()),
             urls=tuple(dict.fromkeys(urls)),
             markers=tuple(markers),
+            documents=tuple(documents[m] for m in dict.fromkeys(markers) if m in documents),
             line=line_of(raw, None, line),
             topic=values.get("topic") or None,
             expect=values.get("expect"),
@@ -245,13 +304,18 @@ class Parser:
         )
 
     def claims(
-        self, raw: dict[Any, Any], line: int, citations: dict[str, str]
+        self,
+        raw: dict[Any, Any],
+        line: int,
+        citations: dict[str, str],
+        documents: dict[str, str] | None = None,
     ) -> tuple[Claim, ...]:
         """``claims:`` as written, or the sentences of ``answer:`` (C1, C2)."""
+        documents = documents or {}
         raw_claims = raw.get("claims")
         answer = raw.get("answer")
         if raw_claims is None and isinstance(answer, str) and answer.strip():
-            return self.derived(answer, line_of(raw, "answer", line), citations)
+            return self.derived(answer, line_of(raw, "answer", line), citations, documents)
         where = line_of(raw, "claims", line)
         if not isinstance(raw_claims, list) or not raw_claims:
             raise self.fail(
@@ -261,24 +325,44 @@ class Parser:
         for number, item in enumerate(raw_claims, start=1):
             try:
                 claims.append(
-                    self.claim(item, number, line_of(raw_claims, number - 1, where), citations)
+                    self.claim(
+                        item, number, line_of(raw_claims, number - 1, where), citations, documents
+                    )
                 )
             except _Skip:
                 continue
         return tuple(claims)
 
-    def derived(self, answer: str, line: int, citations: dict[str, str]) -> tuple[Claim, ...]:
+    def derived(
+        self,
+        answer: str,
+        line: int,
+        citations: dict[str, str],
+        documents: dict[str, str] | None = None,
+    ) -> tuple[Claim, ...]:
         """Claims split from the answer, one per sentence, citing the sentence's markers."""
+        documents = documents or {}
         claims = []
         for index, extracted in enumerate(extract_claims(answer), start=1):
-            unknown = [m for m in extracted.markers if m not in citations]
+            unknown = [m for m in extracted.markers if m not in citations and m not in documents]
             if unknown:
-                known = ", ".join(f"[{m}]" for m in citations) or "none"
+                known = ", ".join(f"[{m}]" for m in {**citations, **documents}) or "none"
                 not_there = f"[{unknown[0]}], which is not in 'citations' (known: {known})"
                 self.fail(line, f"sentence {index} of 'answer' cites {not_there}")
                 continue
-            urls = tuple(dict.fromkeys(citations[m] for m in extracted.markers))
-            claims.append(Claim(index, extracted.text, urls, extracted.markers, line, derived=True))
+            urls = tuple(dict.fromkeys(citations[m] for m in extracted.markers if m in citations))
+            cited = tuple(documents[m] for m in extracted.markers if m in documents)
+            claims.append(
+                Claim(
+                    index,
+                    extracted.text,
+                    urls,
+                    extracted.markers,
+                    line,
+                    derived=True,
+                    documents=cited,
+                )
+            )
         if not claims and not self.problems:
             raise self.fail(line, "'answer' holds no sentence to check")
         return tuple(claims)

@@ -249,11 +249,14 @@ def test_anthropic_document_citations_take_the_documents_urls_from_the_request()
     assert answer.question == "How long is the warranty, and can I return the kettle?"
     assert answer.record_id == "warranty-question-7"
     assert answer.citations == {"1": "https://example.com/docs/warranty.pdf"}
-    assert [(c.text, c.markers) for c in answer.claims()] == [
-        ("The kettle is covered by a two-year warranty.", ("1",)),
-        ("You can return it within 30 days.", ()),  # its document is plain text: no URL
+    # The second document is plain text in the request: no URL, so it is cited by the title
+    # the provider gives it (issue 26), not dropped.
+    assert [(c.text, c.markers, c.documents) for c in answer.claims()] == [
+        ("The kettle is covered by a two-year warranty.", ("1",), ()),
+        ("You can return it within 30 days.", ("2",), ("2",)),
     ]
-    assert any("document 1 ('Returns note')" in warning for warning in answer.warnings)
+    assert answer.documents["2"].name == "Returns note"
+    assert not answer.claims()[1].uncited
 
 
 def test_anthropic_documents_listed_beside_the_answer_resolve_document_citations() -> None:
