@@ -218,7 +218,9 @@ class Parser:
         if pages is not None and (isinstance(pages, bool) or not isinstance(pages, str | int)):
             raise self.fail(line_of(raw, "pages", line), f"'pages' of {owner} must be text")
         self.text(raw, "text", owner=owner, line=line)
-        return f"{name}, pages {pages}" if pages is not None else str(name)
+        if pages is None:
+            return str(name)
+        return f"{name}, {'pages' if '-' in str(pages) else 'page'} {pages}"
 
     def cites(
         self,

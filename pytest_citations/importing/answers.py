@@ -104,7 +104,7 @@ class ImportedAnswer:
         key = claim_key(text)
         for marker in markers:
             for span in self.spans.get(marker, ()):
-                plain = claim_key(plain_text(span))
+                plain = claim_key(claim_text(span) or plain_text(span))
                 if plain == key:
                     return None
                 if plain and (key in plain or plain in key):

@@ -24,6 +24,8 @@ _LABEL_LINE = re.compile(r"^\s*(?:(?:[-*•+]|\d+[.)])\s+)?\*\*[^*\n]+\*\*:?\s*$
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^)\s]*)\)")
 #: A citation link in parentheses, as the web search models write it after a sentence.
 _CITATION_LINK = re.compile(r"\s*\(\s*\[[^\]\n]*\]\([^)\s]*\)\s*\)")
+#: A link after the end of a sentence: the sentence's source, not its words.
+_TRAILING_LINK = re.compile(r"([.!?][\"'”’)]*)\s*\[[^\]\n]*\]\([^)\s]*\)\s*$")
 _BARE_URL = re.compile(r"https?://\S+")
 _MARKERS = re.compile(r"\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]")
 _DOMAIN = re.compile(r"\b[\w-]+(?:\.[\w-]+)+\b")
@@ -98,6 +100,7 @@ def _lead_in(text: str) -> str:
 def plain_text(text: str) -> str:
     """Text without markdown: link labels for links, no emphasis, citation links gone."""
     text = _CITATION_LINK.sub("", text)
+    text = _TRAILING_LINK.sub(r"\1", text)
     text = _LINK.sub(lambda link: link.group(1), text)
     for _ in range(2):  # nested emphasis (***bold italic***)
         text = _EMPHASIS.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(3), text)
@@ -115,9 +118,15 @@ def claim_text(sentence: str) -> str | None:
     if is_sources(stripped) or _LABEL_LINE.match(stripped):
         return None
     text = plain_text(_lead_in(stripped))
-    if not re.search(r"\w", text) or _is_lead_in(text):
+    if not re.search(r"\w", text) or _is_lead_in(text) or _is_label(text):
         return None
     return text
+
+
+def _is_label(text: str) -> bool:
+    """A word or two with neither a figure nor a sentence end (a list item such as ``Cat``
+    or ``Animal care``): it names, it does not assert."""
+    return len(text.split()) < 3 and not re.search(r"\d|[.!?]$", text)
 
 
 def _is_lead_in(text: str) -> bool:

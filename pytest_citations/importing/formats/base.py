@@ -47,8 +47,10 @@ class Document:
 
     @property
     def described(self) -> str:
-        """How a claim names it: ``Title`` or ``Title, pages 3-4``."""
-        return f"{self.name}, pages {self.pages}" if self.pages else self.name
+        """How a claim names it: ``Title``, ``Title, page 3`` or ``Title, pages 3-4``."""
+        if not self.pages:
+            return self.name
+        return f"{self.name}, {'pages' if '-' in self.pages else 'page'} {self.pages}"
 
 
 @dataclass(frozen=True)
