@@ -17,7 +17,7 @@ from ..pipeline.verifier import ClaimRequest
 from .formats import AUTO, Document, RawAnswer, ReadRecord, Source, read_record
 from .formats.base import http_url
 from .identity import claim_key, content_case_id, question_case_id, slug, without_tracking
-from .markup import claim_text, link_urls, plain_text, separated
+from .markup import claim_text, link_urls, prose_claims, span_text
 from .spans import Marked, place_markers
 
 #: What to do with sources of an answer that carries no ``[n]`` marker at all (a LangChain or
@@ -82,7 +82,7 @@ class ImportedAnswer:
         sources and lead-ins to a list are no claims."""
         claims = []
         known = {**self.citations, **dict.fromkeys(self.documents, "")}
-        for extracted in extract_claims(separated(self.text)):
+        for extracted in prose_claims(self.text):
             text = claim_text(extracted.text)
             if text is None:
                 continue
@@ -104,7 +104,7 @@ class ImportedAnswer:
         key = claim_key(text)
         for marker in markers:
             for span in self.spans.get(marker, ()):
-                plain = claim_key(claim_text(span) or plain_text(span))
+                plain = claim_key(span_text(span))
                 if plain == key:
                     return None
                 if plain and (key in plain or plain in key):

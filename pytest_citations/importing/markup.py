@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from ..cases.claims import ExtractedClaim, extract_claims
+
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _RULE = re.compile(r"^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$")
 _TABLE = re.compile(r"^\s*\|")
@@ -58,6 +60,18 @@ def separated(text: str) -> str:
         else:
             out.append(line)
     return "\n".join(out)
+
+
+def prose_claims(text: str) -> list[ExtractedClaim]:
+    """The sentences of the answer's prose, each with its markers: the structural lines left
+    out whole (a bold title such as ``**1. Cat Survives**`` is no sentence, nor two)."""
+    blocks: list[list[str]] = [[]]
+    for line in text.split("\n"):
+        if is_structure(line):
+            blocks.append([])
+        else:
+            blocks[-1].append(line)
+    return [claim for block in blocks for claim in extract_claims("\n".join(block))]
 
 
 def is_sources(text: str) -> bool:
@@ -107,6 +121,12 @@ def plain_text(text: str) -> str:
     text = _CODE.sub(lambda code: code.group(1), text)
     text = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split()))
     return text.strip()
+
+
+def span_text(span: str) -> str:
+    """A provider's span as plain text, its list bullets gone (its labels kept, so that a
+    span holding a headline the claim dropped still differs from the claim)."""
+    return plain_text(" ".join(_BULLET.sub("", line) for line in span.split("\n")))
 
 
 def claim_text(sentence: str) -> str | None:
