@@ -29,7 +29,9 @@ PAGES = {
 GOOG (Alphabet Inc Class C) traded at $187.07 on February 12, 2025, after the company's
 fourth-quarter report.
 
-Alphabet is the parent company of Google; its Class C shares carry no voting rights.
+Alphabet is the parent company of Google; its Class C shares carry no voting rights. They
+were created in the 2014 stock split, which gave every holder of a Class A share one Class C
+share as well, so that the founders kept control of the company.
 """,
     "angelone.in": """\
 # Alphabet Inc Class A share price
@@ -37,6 +39,8 @@ Alphabet is the parent company of Google; its Class C shares carry no voting rig
 GOOGL (Alphabet Inc Class A) traded at $185.37 on February 12, 2025.
 
 Class A shares carry one vote each and are listed on the Nasdaq under the symbol GOOGL.
+Alphabet also has Class B shares, held by the founders and insiders, which carry ten votes
+each and are not traded on any exchange.
 """,
 }
 
