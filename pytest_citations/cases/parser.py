@@ -185,43 +185,6 @@ class Parser:
             )
         raise self.fail(line, "'citations' must be a mapping of marker to URL, or a list of URLs")
 
-    def documents(self, raw: Any, line: int) -> dict[str, str]:
-        """The cited documents without a URL of ``citations:`` (``{document: NAME, pages:
-        "3-4", text: "…"}``): marker -> how the claim names it (``NAME, pages 3-4``)."""
-        found: dict[str, str] = {}
-        entries: list[tuple[str, Any, int]]
-        if isinstance(raw, list):
-            entries = [(str(n), v, line_of(raw, n - 1, line)) for n, v in enumerate(raw, 1)]
-        elif isinstance(raw, dict):
-            entries = [
-                (self.marker(key, line_of(raw, key, line)), value, line_of(raw, key, line))
-                for key, value in raw.items()
-                if isinstance(value, dict)
-            ]
-        else:
-            return found
-        for marker, value, where in entries:
-            if not isinstance(value, dict):
-                continue
-            try:
-                found[marker] = self.document(value, where, marker)
-            except _Skip:
-                continue
-        return found
-
-    def document(self, raw: dict[Any, Any], line: int, marker: str) -> str:
-        """One cited document without a URL, checked; its name and pages."""
-        owner = f"citation [{marker}]"
-        self.known_keys(raw, fields.DOCUMENT, line, f" in {owner}")
-        name = self.text(raw, "document", required=True, owner=owner, line=line)
-        pages = raw.get("pages")
-        if pages is not None and (isinstance(pages, bool) or not isinstance(pages, str | int)):
-            raise self.fail(line_of(raw, "pages", line), f"'pages' of {owner} must be text")
-        self.text(raw, "text", owner=owner, line=line)
-        if pages is None:
-            return str(name)
-        return f"{name}, {'pages' if '-' in str(pages) else 'page'} {pages}"
-
     def cites(
         self,
         raw: dict[Any, Any],

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import fields
+from .documents import document_citations
 from .loader import line_of, load_document
 from .model import Case, CaseFileError, Claim
 from .parser import Parser, _Skip, slug
@@ -42,7 +43,8 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
         lambda: parser.citations(raw.get("citations"), line_of(raw, "citations", line)), {}
     )
     documents: dict[str, str] = _try(
-        lambda: parser.documents(raw.get("citations"), line_of(raw, "citations", line)), {}
+        lambda: document_citations(parser, raw.get("citations"), line_of(raw, "citations", line)),
+        {},
     )
     claims: tuple[Claim, ...] = _try(lambda: parser.claims(raw, line, citations, documents), ())
     topic = values.get("topic")

@@ -146,7 +146,7 @@ def claim_text(sentence: str) -> str | None:
 def _is_label(text: str) -> bool:
     """A word or two with neither a figure nor a sentence end (a list item such as ``Cat``
     or ``Animal care``): it names, it does not assert."""
-    return len(text.split()) < 3 and not re.search(r"\d|[.!?]$", text)
+    return len(text.split()) < 3 and not re.search(r"[\d.!?]", text)
 
 
 def _is_lead_in(text: str) -> bool:

@@ -121,9 +121,15 @@ def _json_document(source: Path, data: bytes) -> Iterator[AnswerRecord | BadAnsw
             return
         yield _record(source, line, value)
         return
+    yield from _array_items(source, text, decoder, start + 1)
+
+
+def _array_items(
+    source: Path, text: str, decoder: json.JSONDecoder, position: int
+) -> Iterator[AnswerRecord | BadAnswerRecord]:
+    """The items of a top-level array from ``position`` on, each a record with its line."""
     # Decode item by item so that each keeps its line and a broken item ends the file
     # with a line number rather than losing every record before it.
-    position = start + 1
     while True:
         position = _skip(text, position)
         if text.startswith("]", position):

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..errors import OverBudget, RequestRefused
+from ..labels import Label, Reason
 from ..network.requester import TransientError
 from ..verdicts import CitationVerdict, Evidence
 
@@ -36,6 +37,13 @@ class ClaimRequest:
             url for url in dict.fromkeys(u.strip() for u in retrieved) if url not in cited
         )
         return cls(claim, cited, others, tuple(dict.fromkeys(documents)))
+
+
+def document_verdict(document: str) -> CitationVerdict:
+    """The verdict of a cited document without a URL: not checked (nothing to fetch)."""
+    return CitationVerdict(
+        f"document: {document}", Label.NOT_FOUND, reason=Reason.DOCUMENT_WITHOUT_URL
+    )
 
 
 @dataclass

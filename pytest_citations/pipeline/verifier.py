@@ -26,7 +26,7 @@ from ..verdicts import CitationVerdict, ClaimVerdict, Evidence
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
 from .backends import Backends
-from .claimwork import ClaimRequest, ClaimWork, Stage
+from .claimwork import ClaimRequest, ClaimWork, Stage, document_verdict
 from .recall import Recall
 from .retrieving import RetrievalStep
 from .settings import Settings
@@ -35,13 +35,6 @@ from .voting import ask as ask_votes
 from .voting import tally
 
 __all__ = ["RULE_CONFIDENCE", "ClaimRequest", "Verifier", "document_verdict"]
-
-
-def document_verdict(document: str) -> CitationVerdict:
-    """The verdict of a cited document without a URL: not checked (nothing to fetch)."""
-    return CitationVerdict(
-        f"document: {document}", Label.NOT_FOUND, reason=Reason.DOCUMENT_WITHOUT_URL
-    )
 
 
 #: Confidence of verdicts the engine decided by rule (dead link, PDF, …), as in 000's sample.

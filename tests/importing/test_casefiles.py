@@ -93,9 +93,10 @@ def test_every_record_is_imported_or_reported_with_its_line(
         "openai-chat": 2,
         "openai-responses": 1,
         "perplexity": 1,
+        "perplexity-agent": 1,
     }
-    assert len(result.imported) == 12
-    assert len(result.files) == 12
+    assert len(result.imported) == 13
+    assert len(result.files) == 13
     assert {f.status for f in result.files} == {"created"}
 
 
@@ -217,7 +218,7 @@ def test_grouped_import_writes_one_file_per_input_with_every_case(
     result = import_answers([source, generic], tmp_path / "cases", group="input")
     assert [f.path.name for f in result.files] == ["answers.yaml", "generic.yaml"]
     loaded = {f.path.name: load_cases(f.path) for f in result.files}
-    assert len(loaded["answers.yaml"]) == 12
+    assert len(loaded["answers.yaml"]) == 13
     assert [c.id for c in loaded["generic.yaml"]] == [
         "boiling-point-2",
         "who-wrote-middlemarch-f7d00f2a-2",
@@ -305,7 +306,7 @@ def test_the_report_names_counts_skips_and_the_next_step(
     result: ImportResult = import_answers([source], tmp_path / "cases")
     lines = result.lines()
     assert lines[0].startswith(
-        f"Imported 12 of {12 + len(bad) + 3} answer records into 12 case files"
+        f"Imported 13 of {13 + len(bad) + 3} answer records into 13 case files"
     )
     assert "(anthropic 3, generic 2," in lines[0]
     first_bad = min(bad)
