@@ -25,7 +25,8 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         description="Import answer records into case YAML: one case per answer with its "
         "question, answer, numbered citations and one claim per sentence. Understands the "
         "generic {answer, citations} shape, OpenAI Responses and Chat Completions, "
-        "Anthropic Messages, Perplexity, LangChain and LlamaIndex. A record that cannot be "
+        "Anthropic Messages, Gemini (generateContent and the Interactions API), Perplexity "
+        "(the Agent API and Sonar), LangChain and LlamaIndex. A record that cannot be "
         "read is reported with its file and line and skipped (exit 1). Importing into case "
         "files that are already there merges: the review of every claim whose sentence is "
         "unchanged is kept, and each sentence that changed or left the answer is listed.",
@@ -48,7 +49,9 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "--format",
         default="auto",
         choices=FORMAT_NAMES,
-        help="the records' shape; auto (default) detects it per record and says which",
+        help="the records' shape: "
+        + ", ".join(FORMAT_NAMES)
+        + "; auto (default) detects it per record and says which",
     )
     command.add_argument(
         "--group",

@@ -53,6 +53,11 @@ FIXTURES = {
     # https://docs.perplexity.ai/api-reference/chat-completions-post: chat completion with
     # top-level citations[] and search_results[] (title, url, date), [n] markers in the text.
     "perplexity_sonar.json": "perplexity",
+    # https://docs.perplexity.ai/docs/agent-api and perplexityai/api-platform-developers'
+    # response-and-streaming.md: output[] with a search_results item (results with id, url,
+    # title), a message whose output_text cites [n] = the result whose id is n, empty
+    # annotations, and a fetch_url_results item (no recorded response is public).
+    "perplexity_agent.json": "perplexity-agent",
     # https://python.langchain.com/api_reference/langchain/chains/
     # langchain.chains.retrieval.create_retrieval_chain.html: {input, context, answer}.
     "langchain_retrieval_chain.json": "langchain",
