@@ -243,6 +243,24 @@ def test_openai_responses_keep_offsets_and_search_sources() -> None:
     assert not [t for t in texts if "Bruce Lee Statue in Chinatown" in t or "Key San" in t]
 
 
+def test_a_bare_output_list_is_one_response_an_array_of_messages_is_records(
+    tmp_path: Path,
+) -> None:
+    output = json.loads((REAL / "openai_responses_output_list_no_offsets.json").read_text("utf-8"))
+    listed = tmp_path / "output.json"
+    listed.write_text(json.dumps(output, indent=2), encoding="utf-8")
+    line = tmp_path / "output.jsonl"
+    line.write_text(json.dumps(output) + "\n", encoding="utf-8")
+    for path in (listed, line):
+        [record] = list(read_records([path]))
+        assert hasattr(record, "data"), record
+        assert record.data == {"output": output}
+    message = json.loads((REAL / "anthropic_web_search.json").read_text("utf-8"))
+    messages = tmp_path / "messages.json"
+    messages.write_text(json.dumps([message, message]), encoding="utf-8")
+    assert [r.line for r in read_records([messages])] == [1, 1]
+
+
 def test_a_placeholder_url_is_refused_with_a_warning() -> None:
     record = json.loads((REAL / "openai_responses_no_offsets.json").read_text("utf-8"))
     annotation = record["output"][2]["content"][0]["annotations"][0]

@@ -228,12 +228,18 @@ def unwrap(record: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, A
 
 
 def is_output_list(value: Any) -> bool:
-    """True for a bare Responses ``output`` list: typed items, one of them a ``message``."""
+    """True for a bare Responses ``output`` list: typed items, one of them a ``message``
+    holding ``output_text`` (an array of Anthropic messages, whose text blocks are of type
+    ``text``, is an array of records)."""
     items = as_list(value)
-    return (
-        bool(items)
-        and all(isinstance(item, Mapping) and isinstance(item.get("type"), str) for item in items)
-        and any(item.get("type") == "message" for item in items)
+    if not items or not all(
+        isinstance(item, Mapping) and isinstance(item.get("type"), str) for item in items
+    ):
+        return False
+    return any(
+        item.get("type") == "message"
+        and any(part.get("type") == "output_text" for part in dicts(item.get("content")))
+        for item in items
     )
 
 
