@@ -20,6 +20,7 @@ from pytest_citations.importing import (
     ImportedAnswer,
     case_mapping,
     detect_format,
+    import_answers,
     read_answer,
     read_records,
     render_case_file,
@@ -89,6 +90,30 @@ def test_each_real_record_is_detected_and_imports_without_markup_or_placeholders
         case = case_mapping(imported, "real")
         [loaded] = load_cases(Path("real.yaml"), render_case_file([case]))
         assert [c.text for c in loaded.claims] == [c.text for c in claims]
+
+
+def test_importing_the_real_records_again_changes_no_byte(tmp_path: Path) -> None:
+    """Spans and document citations are the import's own: a second import of the same
+    records finds every file unchanged (and takes no claim for a review edit)."""
+    sources = [REAL / name for name in sorted(DETECTED)]
+    first = import_answers(sources, tmp_path / "cases")
+    assert not first.skipped
+    written = {path.name: path.read_bytes() for path in (tmp_path / "cases").iterdir()}
+    again = import_answers(sources, tmp_path / "cases")
+    assert {f.status for f in again.files} == {"unchanged"}
+    assert all(f.kept_edits == 0 for f in again.files)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "cases").iterdir()} == written
+    # One review edit in a file whose claims carry spans: the merge keeps that one edit
+    # and takes no span for another.
+    [spanned] = [
+        p for p in (tmp_path / "cases").iterdir() if b"span: Chinese AI firm" in p.read_bytes()
+    ]
+    spanned.write_text(
+        spanned.read_text("utf-8").replace("general: false", "general: true", 1), "utf-8"
+    )
+    merged = import_answers(sources, tmp_path / "cases")
+    [updated] = [f for f in merged.files if f.path == spanned]
+    assert updated.kept_edits == 1
 
 
 # -- Gemini --------------------------------------------------------------------------------
