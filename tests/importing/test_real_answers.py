@@ -136,6 +136,22 @@ def test_gemini_grounding_supports_cite_their_chunks_by_byte_offsets() -> None:
     assert imported.claims()[0].span is None
 
 
+def snake(value: Any) -> Any:
+    """A REST response as the Python SDK's ``model_dump()`` writes it (snake case)."""
+    if isinstance(value, dict):
+        return {re.sub(r"(?<!^)([A-Z])", r"_\1", k).lower(): snake(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [snake(item) for item in value]
+    return value
+
+
+def test_gemini_reads_the_sdks_snake_case_alike() -> None:
+    record = json.loads((REAL / "gemini_generate_content_search.json").read_text("utf-8"))
+    dumped = snake(record)
+    assert "grounding_metadata" in dumped["candidates"][0]
+    assert cited(read_answer(dumped)) == cited(read_answer(record))
+
+
 def test_gemini_interactions_annotations_cite_by_byte_offsets_and_keep_the_headline_as_span() -> (
     None
 ):
