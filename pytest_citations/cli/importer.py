@@ -45,20 +45,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help=f"folder of the case files ({DEFAULT_OUT})",
     )
-    command.add_argument(
-        "--format",
-        default="auto",
-        choices=FORMAT_NAMES,
-        help="the records' shape: "
-        + ", ".join(FORMAT_NAMES)
-        + "; auto (default) detects it per record and says which",
-    )
-    command.add_argument(
-        "--group",
-        default="record",
-        choices=GROUPINGS,
-        help="record: one file per answer (default); input: one file per input file",
-    )
+    _add_shape_options(command)
     command.add_argument(
         "--overwrite",
         action="store_true",
@@ -78,6 +65,24 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "(editor completion and validation)",
     )
     command.set_defaults(run=run)
+
+
+def _add_shape_options(command: argparse.ArgumentParser) -> None:
+    """``--format``, ``--group`` and ``--unmarked``: how records are read and grouped."""
+    command.add_argument(
+        "--format",
+        default="auto",
+        choices=FORMAT_NAMES,
+        help="the records' shape: "
+        + ", ".join(FORMAT_NAMES)
+        + "; auto (default) detects it per record and says which",
+    )
+    command.add_argument(
+        "--group",
+        default="record",
+        choices=GROUPINGS,
+        help="record: one file per answer (default); input: one file per input file",
+    )
 
 
 def _schema_url(schema: str | None, out: Path) -> str | None:
