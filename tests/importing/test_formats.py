@@ -58,6 +58,11 @@ FIXTURES = {
     # title), a message whose output_text cites [n] = the result whose id is n, empty
     # annotations, and a fetch_url_results item (no recorded response is public).
     "perplexity_agent.json": "perplexity-agent",
+    # https://ai.google.dev/gemini-api/docs/interactions/google-search ("Understanding the
+    # grounding response"): steps[] (thought, google_search_call, google_search_result,
+    # model_output) whose text block carries url_citation annotations counted in UTF-8
+    # bytes, to grounding-api-redirect links titled by domain.
+    "gemini_interactions_search.json": "gemini-interactions",
     # https://python.langchain.com/api_reference/langchain/chains/
     # langchain.chains.retrieval.create_retrieval_chain.html: {input, context, answer}.
     "langchain_retrieval_chain.json": "langchain",
