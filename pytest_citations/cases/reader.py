@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import fields
+from .documents import document_citations
 from .loader import line_of, load_document
 from .model import Case, CaseFileError, Claim
 from .parser import Parser, _Skip, slug
@@ -41,7 +42,11 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
     citations: dict[str, str] = _try(
         lambda: parser.citations(raw.get("citations"), line_of(raw, "citations", line)), {}
     )
-    claims: tuple[Claim, ...] = _try(lambda: parser.claims(raw, line, citations), ())
+    documents: dict[str, str] = _try(
+        lambda: document_citations(parser, raw.get("citations"), line_of(raw, "citations", line)),
+        {},
+    )
+    claims: tuple[Claim, ...] = _try(lambda: parser.claims(raw, line, citations, documents), ())
     topic = values.get("topic")
     if topic:
         claims = tuple(claim if claim.topic else replace(claim, topic=topic) for claim in claims)
@@ -67,6 +72,7 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
         criteria=criteria,
         tags=(tags,) if isinstance(tags, str) else tuple(tags),
         tags_line=line_of(raw, "tags", line),
+        documents=documents,
     )
 
 

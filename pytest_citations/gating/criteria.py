@@ -180,9 +180,10 @@ def assess_claim(verdict: ClaimVerdict, facts: ClaimFacts, criteria: Criteria) -
                 )
             )
     unchecked: tuple[str, ...] = ()
-    # A request missing from the recording is never a label, even where the run counts
-    # other unchecked citations as their labels: it stays an error naming the record command.
-    if not verdict.complete and (not criteria.allow_unchecked or verdict.lacks_recording):
+    # A request missing from the recording, or a document without a URL, is never a label,
+    # even where the run counts other unchecked citations as their labels: nothing was
+    # fetched or judged for it.
+    if not verdict.complete and (not criteria.allow_unchecked or verdict.never_a_label):
         unchecked = describe_unchecked(verdict, facts.markers)
         failures = [f for f in failures if _stands_unchecked(f, verdict)]
     return ClaimAssessment(verdict, tuple(failures), tuple(missing), unchecked)

@@ -21,6 +21,11 @@ MISSING_RECORDING_HINT = (
     "Record what is missing with the command above (--citations-allow-unchecked never "
     "counts a missing recording as a label)."
 )
+#: The next step when a claim cites a document that has no URL, which nothing can fetch.
+DOCUMENT_HINT = (
+    "Give the document's URL in the case file's citations, or cite a page instead "
+    "(--citations-allow-unchecked never counts a document without a URL as a label)."
+)
 
 
 def notes(case: Case, verdict: ClaimVerdict) -> str:
@@ -52,9 +57,15 @@ def unchecked_message(verdict: ClaimVerdict, unchecked: Sequence[str], explanati
         f"claim could not be checked: {what}",
         *(f"  {line}" for line in unchecked),
         explanation,
-        MISSING_RECORDING_HINT if verdict.lacks_recording else ALLOW_UNCHECKED_HINT,
+        _hint(verdict),
     ]
     return "\n".join(lines)
+
+
+def _hint(verdict: ClaimVerdict) -> str:
+    if verdict.lacks_recording:
+        return MISSING_RECORDING_HINT
+    return DOCUMENT_HINT if verdict.never_a_label else ALLOW_UNCHECKED_HINT
 
 
 def claim_failure(

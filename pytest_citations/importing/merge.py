@@ -26,9 +26,10 @@ from typing import Any
 
 from ..cases.claims import extract_claims
 from .answers import AnswerClaim, ImportedAnswer
+from .formats import Document
 from .identity import claim_key, without_tracking
 from .links import Link, claim_text, links
-from .render import claim_entry, marker_key
+from .render import claim_entry, marker_key, reviewed_part
 
 
 @dataclass(frozen=True)
@@ -46,12 +47,19 @@ class Sentences:
         return cls(tuple(claims), tuple(map(claim_entry, claims)), citations)
 
     @classmethod
-    def imported(cls, answer: str, citations: Mapping[str, str]) -> Sentences:
+    def imported(
+        cls, answer: str, citations: Mapping[str, str], documents: Mapping[str, str] = {}
+    ) -> Sentences:
         """What an import wrote for a case file's ``answer:`` and ``citations:`` (an answer
-        without markers had every sentence cite every source)."""
+        without markers had every sentence cite every source; ``documents``: the cited
+        documents without a URL, by marker)."""
         unmarked = not any(claim.markers for claim in extract_claims(answer))
         whole = ImportedAnswer(
-            "", answer, dict(citations), whole_answer=unmarked and bool(citations)
+            "",
+            answer,
+            dict(citations),
+            whole_answer=unmarked and bool(citations),
+            documents={marker: Document(name) for marker, name in documents.items()},
         )
         return cls.of(whole.claims(), citations)
 
@@ -147,7 +155,9 @@ def merge_claims(reviewed: Sequence[Any], old: Sentences, new: Sentences) -> Cla
         if place is None:  # a new sentence, kept only when a from: names it already
             edited = key in groups and key not in done
         else:
-            edited = groups.get(place, []) != [old.entries[place]]
+            edited = list(map(reviewed_part, groups.get(place, []))) != [
+                reviewed_part(old.entries[place])
+            ]
         if edited:
             entries.extend(_carried(entry, claim.text, old, new) for entry in groups.get(group, []))
             kept += 1

@@ -132,6 +132,9 @@ class ImportResult:
         for case_file in self.files:
             lines.extend(file_lines(case_file))
         lines.extend(f"Skipped {r.where}: {r.reason}" for r in self.skipped)
+        lines.extend(
+            f"Warning {r.where}: {warning}" for r in self.imported for warning in r.warnings
+        )
         uncited = sum(r.uncited for r in self.imported)
         if uncited:
             verb, which = ("cites", "it") if uncited == 1 else ("cite", "them")

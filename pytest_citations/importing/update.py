@@ -113,7 +113,7 @@ def merge_case(raw: Mapping[str, Any], case: Case, fresh: Fresh) -> _Merged:
         raise NotMerged(f"its case {case.id!r} has no answer, so import did not write it")
     claims = None
     if isinstance(raw.get("claims"), list):  # without claims: the answer's sentences
-        old = Sentences.imported(case.answer, case.citations)
+        old = Sentences.imported(case.answer, case.citations, case.documents)
         claims = merge_claims(raw["claims"], old, fresh.sentences)
     merged: dict[str, Any] = {}
     for key in CASE:

@@ -140,7 +140,7 @@ def check_signing(options: Options) -> str | None:
 def file_requests(cases: Sequence[Case]) -> list[ClaimRequest]:
     """The claims of a case file as the verifier takes them, in file order."""
     return [
-        ClaimRequest.of(claim.text, claim.urls, case.retrieved)
+        ClaimRequest.of(claim.text, claim.urls, case.retrieved, claim.documents)
         for case in cases
         for claim in case.claims
     ]
