@@ -28,7 +28,10 @@ from typing import Any
 
 from ..errors import ConfigurationError
 
-_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
+_SHARD = re.compile(r"\s*(\d{1,12})\s*/\s*(\d{1,12})\s*")
+#: The most shards a run is shared out among: every file ranks every shard, so a count in
+#: the billions would never end (GitHub's matrix runs 256 jobs at most).
+MAX_SHARDS = 1000
 
 
 @dataclass(frozen=True, order=True)
@@ -45,6 +48,10 @@ class Shard:
         if found is None:
             raise ConfigurationError(f"{what} must be K/N, like 2/3 (shard K of N), got {raw!r}")
         index, count = int(found[1]), int(found[2])
+        if count > MAX_SHARDS:
+            raise ConfigurationError(
+                f"{what} {index}/{count}: N must be at most {MAX_SHARDS}, got {raw!r}"
+            )
         if count < 1 or not 1 <= index <= count:
             raise ConfigurationError(
                 f"{what} {index}/{count}: K must be from 1 to N (shard K of N), got {raw!r}"

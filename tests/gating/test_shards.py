@@ -34,6 +34,15 @@ def test_anything_but_k_of_n_with_k_from_1_to_n_is_refused(raw: str) -> None:
         Shard.parse(raw)
 
 
+@pytest.mark.parametrize("raw", ["1/" + "9" * 5000, "9" * 5000 + "/3", "1/1001", "1/10**9"])
+def test_a_count_past_a_thousand_shards_or_python_s_digits_is_refused_at_once(raw: str) -> None:
+    """Issue 24: 4300 digits and more were a ValueError of Python's own (a traceback), and
+    a count of a billion would rank a billion shards for every file."""
+    with pytest.raises(ConfigurationError, match="--citations-shard"):
+        Shard.parse(raw)
+    assert Shard.parse("1000/1000") == Shard(1000, 1000)
+
+
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 7, 60, 61])
 def test_every_file_goes_to_one_shard_and_the_shards_differ_by_one_file_at_most(
     count: int,
