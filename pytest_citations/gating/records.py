@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..labels import Label
 from ..precision import Precision
 from ..verdicts import CitationVerdict, Evidence
 from .criteria import Decision
@@ -135,7 +136,7 @@ class ClaimRecord:
             index=int(data["index"]),
             line=int(data.get("line") or 0),
             claim=str(data["claim"]),
-            label=str(data["label"]),
+            label=Label(data["label"]).value,
             citations=tuple(CitationVerdict.from_dict(c) for c in data.get("citations", [])),
             markers=tuple(data.get("markers", ())),
             problems=tuple(data.get("problems", ())),
@@ -144,7 +145,7 @@ class ClaimRecord:
             unchecked=tuple(data.get("unchecked", ())),
             topic=data.get("topic"),
             general=bool(data.get("general")),
-            expect=data.get("expect"),
+            expect=Label(data["expect"]).value if data.get("expect") is not None else None,
             derived=bool(data.get("derived")),
             joint_support=tuple(data.get("joint_support", ())),
             misattributed_to=tuple(data.get("misattributed_to", ())),

@@ -19,7 +19,7 @@ from ..gating.records import CaseInfo, CaseOutcome, ClaimRecord
 from ..gating.run_report import RunReport
 from ..gating.shards import ShardReport
 from ..precision import Precision
-from ..usage import Spending, SpendPlan, Usage
+from ..usage import Spending, SpendPlan, Usage, amounts
 from .info import RunInfo
 
 
@@ -51,9 +51,18 @@ class ReadReport:
         }
 
 
+@dataclass(frozen=True)
+class _Budget:
+    """The budgets a report names (``summary.budget``), each an amount."""
+
+    max_judge_calls: float = 0
+    max_judge_tokens: float = 0
+    max_credits: float = 0
+
+
 def _counts(data: Mapping[str, Any]) -> Precision:
     counts = data["counts"]
-    return Precision(int(counts["supported"]), int(counts["citations"]), int(counts["reachable"]))
+    return Precision.counted(counts["supported"], counts["citations"], counts["reachable"])
 
 
 def _add_case(report: RunReport, data: Mapping[str, Any]) -> None:
@@ -86,8 +95,9 @@ def _run_report(data: Mapping[str, Any]) -> RunReport:
     report.deselected.update(str(nodeid) for nodeid in summary.get("deselected") or ())
     report.add_cassette_notes(str(note) for note in summary.get("cassette_notes") or ())
     plan = summary.get("plan")
+    budget = summary.get("budget") or {}
     report.spending = Spending(
-        budget={str(name): float(value) for name, value in (summary.get("budget") or {}).items()},
+        budget={str(name): float(value) for name, value in amounts(_Budget, budget).items()},
         record_variables=tuple(str(name) for name in summary.get("record_variables") or ()),
         plan=SpendPlan.from_dict(plan) if plan else None,
         holders=1,
@@ -114,10 +124,10 @@ def _baseline(data: Mapping[str, Any]) -> tuple[dict[str, Precision], str] | Non
     if name is None:
         return None
     stored = {
-        f"{case['file']}::{case['id']}": Precision(
-            int(case["baseline"]["supported"]),
-            int(case["baseline"]["citations"]),
-            int(case["baseline"]["reachable"]),
+        f"{case['file']}::{case['id']}": Precision.counted(
+            case["baseline"]["supported"],
+            case["baseline"]["citations"],
+            case["baseline"]["reachable"],
         )
         for case in data["cases"]
         if case.get("baseline")
@@ -150,7 +160,7 @@ def read_report(path: Path, name: str | None = None) -> ReadReport:
         run = data["run"]
         shard = ShardReport.from_dict(shown, run["shard"]) if run.get("shard") else None
         return ReadReport(shown, _run_report(data), _info(run), shard, _baseline(data))
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as error:
         raise CitationsError(f"{shown} is not a complete pytest-citations JSON report ({error!r})"
                              ) from None  # fmt: skip
 

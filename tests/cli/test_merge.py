@@ -304,3 +304,63 @@ def test_the_readme_matrix_runs_only_commands_and_options_that_exist() -> None:
     assert ran == ["pytest", "merge"]
     assert jobs["citations"]["strategy"]["matrix"]["shard"] == [1, 2, 3]
     assert jobs["merge"]["needs"] == "citations"
+
+
+# -- shard reports that are no honest record (issue 24) ----------------------------------------
+
+
+def spoil(citations: Citations, name: str, change: Any) -> None:
+    """Rewrite the shard report ``name`` through ``change(report)`` (which edits it in
+    place), as a hostile pull request's code or a broken artifact could leave it."""
+    path = citations.path / name
+    report = json.loads(path.read_text(encoding="utf-8"))
+    change(report)
+    path.write_text(json.dumps(report), encoding="utf-8")
+
+
+def first_claim(report: dict[str, Any]) -> dict[str, Any]:
+    return next(case for case in report["cases"] if case["claims"])["claims"][0]
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda report: first_claim(report).update(label="great"), "'great'"),
+        (lambda report: first_claim(report).update(expect="great"), "'great'"),
+        (lambda report: report["cases"][0]["counts"].update(supported=float("inf")),
+         "supported is inf"),
+        (lambda report: report["cases"][0]["counts"].update(citations=10**400),
+         "citations is a number of 401 digits"),
+        (lambda report: report["summary"]["usage"].update(prompt_tokens=-5),
+         "prompt_tokens is -5"),
+        (lambda report: report["summary"]["usage"].update(replayed_credits=float("nan")),
+         "replayed_credits is nan"),
+    ],
+    ids=["claim-label", "expect-label", "infinite-count", "huge-count", "negative-tokens",
+         "nan-credits"],
+)  # fmt: skip
+def test_a_shard_report_with_a_value_no_run_writes_is_refused(
+    three: Citations, change: Any, said: str
+) -> None:
+    """An unknown label was exit 1 (a traceback of the merge's own), an infinite count an
+    OverflowError: each is a refused input (exit 2) naming the report, within seconds."""
+    spoil(three, "shard-2.json", change)
+
+    run = merge(three, "shard-1.json", "shard-2.json", "shard-3.json", "--report", "merged.json")
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "shard-2.json" in run.stderr
+    assert said in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not (three.path / "merged.json").exists()
+
+
+def test_a_base_with_infinite_counts_is_refused_by_the_merge(three: Citations) -> None:
+    three.write("base.json", '{"run": {}, "cases": [{"file": "cases/water.yaml", "id": "water", '
+                '"counts": {"supported": Infinity, "citations": 1, "reachable": 1}}]}')  # fmt: skip
+
+    run = merge(three, "shard-1.json", "shard-2.json", "shard-3.json", "--compare", "base.json")
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "base.json" in run.stderr
+    assert "Traceback" not in run.stderr
