@@ -11,13 +11,13 @@ nothing here does I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..labels import Label
 from ..precision import Precision
 from ..verdicts import CitationVerdict, Evidence
-from .criteria import Decision
+from .criteria import Criteria, Decision
 
 
 @dataclass(frozen=True)
@@ -36,11 +36,22 @@ class CaseInfo:
     case: str
     question: str | None = None
     min_precision: float | None = None
+    #: The case's own ``criteria:``, as its file sets them (over the run's): what a merge of
+    #: shard reports decides the case's claims against again.
+    criteria: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
         """``file::case`` as in node ids."""
         return f"{self.file}::{self.case}"
+
+    def rules(self, run: Criteria) -> Criteria:
+        """The run's criteria with the case's ``criteria:`` and ``min_precision:`` over
+        them: what its claims and the case itself are decided against."""
+        overrides = dict(self.criteria)
+        if self.min_precision is not None:
+            overrides["min_precision"] = self.min_precision
+        return run.merged(overrides)
 
 
 @dataclass(frozen=True)
@@ -102,6 +113,7 @@ class ClaimRecord:
             "case": self.case,
             "question": self.info.question,
             "min_precision": self.info.min_precision,
+            "criteria": dict(self.info.criteria),
             "index": self.index,
             "line": self.line,
             "claim": self.claim,
@@ -190,6 +202,7 @@ class CaseOutcome:
             "case": self.info.case,
             "question": self.info.question,
             "min_precision": self.info.min_precision,
+            "criteria": dict(self.info.criteria),
             "decision": self.decision.value,
             "precision": [precision.supported, precision.total, precision.reachable],
             "failures": list(self.failures),
@@ -214,5 +227,9 @@ class CaseOutcome:
 def _info(data: Mapping[str, Any]) -> CaseInfo:
     """The case info a record's JSON form carries."""
     return CaseInfo(
-        str(data["file"]), str(data["case"]), data.get("question"), data.get("min_precision")
+        str(data["file"]),
+        str(data["case"]),
+        data.get("question"),
+        data.get("min_precision"),
+        dict(data.get("criteria") or {}),
     )

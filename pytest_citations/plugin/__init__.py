@@ -26,7 +26,7 @@ from ..gating.run_report import UNVERIFIED
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS
-from . import hookspecs
+from . import hookspecs, identity
 from .drift import check as check_drift
 from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
@@ -146,6 +146,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
         return None
     case_file: CaseFile = CaseFile.from_parent(parent, path=file_path)
     config.stash[COLLECTION_KEY].case_files.add(case_file.nodeid)
+    identity.remember_case_file(config, case_file.nodeid, file_path)
     return case_file
 
 
@@ -337,6 +338,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if hasattr(config, "workeroutput"):
         config.workeroutput[DESELECTED_OUTPUT] = deselected
         hand_over(config, config.workeroutput)
+        identity.hand_over(config, config.workeroutput)
     elif REPORTER_KEY in config.stash:
         config.stash[REPORTER_KEY].add_deselected(deselected)
     citations = config.stash.get(SESSION_KEY, None)
