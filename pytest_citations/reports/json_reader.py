@@ -86,7 +86,10 @@ def _case_info(data: Mapping[str, Any]) -> CaseInfo:
 def _add_case(report: RunReport, data: Mapping[str, Any]) -> None:
     info = _case_info(data)
     for claim in data.get("claims") or ():
-        report.add_claim(replace(ClaimRecord.from_dict(claim), info=info))
+        record = replace(ClaimRecord.from_dict(claim), info=info)
+        if not record.nodeid.startswith(f"{info.key}::"):
+            raise ValueError(f"the claim {record.nodeid} is not one of {info.key}")
+        report.add_claim(record)
     release = data.get("release") or {}
     if release.get("decision"):
         report.add_case(CaseOutcome(

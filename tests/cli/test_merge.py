@@ -343,9 +343,11 @@ def first_claim(report: dict[str, Any]) -> dict[str, Any]:
          "criterion min_precision is nan"),
         (lambda report: report["cases"][0].update(criteria={"fail_on": "everything"}),
          "criterion fail_on is 'everything'"),
+        (lambda report: first_claim(report).update(nodeid="cases/other.yaml::x::claim-1"),
+         "the claim cases/other.yaml::x::claim-1 is not one of"),
     ],
     ids=["claim-label", "expect-label", "infinite-count", "huge-count", "negative-tokens",
-         "nan-credits", "nan-threshold", "case-criteria"],
+         "nan-credits", "nan-threshold", "case-criteria", "claim-of-another-case"],
 )  # fmt: skip
 def test_a_shard_report_with_a_value_no_run_writes_is_refused(
     three: Citations, change: Any, said: str
