@@ -10,6 +10,7 @@ from ..cases import Case
 from ..labels import Label
 from ..verdicts import ClaimVerdict
 from .criteria import ClaimAssessment, Criteria, Failure
+from .decisions import THRESHOLDS
 
 #: The next step after an unchecked citation, in every message that reports one.
 ALLOW_UNCHECKED_HINT = (
@@ -108,8 +109,7 @@ def case_messages(
 ) -> tuple[str | None, str | None]:
     """(error, failure) of a case's precision item: a missed threshold fails it, one that
     unchecked citations could still meet makes it an error."""
-    thresholds = ("min_precision", "min_supported_share")
-    missed = [f for f in failures if f.criterion in thresholds]
+    missed = [f for f in failures if f.criterion in THRESHOLDS]
     if missed:
         lines = [f"case {case.id!r} fails {failure}" for failure in missed]
         if any(f.criterion == "min_precision" for f in missed):

@@ -51,8 +51,17 @@ class Judgement:
         return cls(Label.NOT_FOUND, None, 0.0, prompt_tokens, completion_tokens, reason)
 
 
-#: The most one judge call costs before its answer says how many tokens it took.
-JUDGE_CALL = Spend(judge_calls=1)
+#: The tokens a reply is allowed: the cap the Anthropic request sets (``max_tokens``); a
+#: verdict is a label, a quote and a number, far shorter.
+REPLY_TOKENS = 512
+
+
+def most_spent(body: bytes) -> Spend:
+    """The most one judge call of request ``body`` costs, held before it is sent, and
+    counted when its answer does not say what it took: one call, and as many prompt tokens
+    as the request has bytes (a token is at least one byte of the text it stands for) with
+    a reply's allowance."""
+    return Spend(judge_calls=1, judge_tokens=len(body) + REPLY_TOKENS)
 
 
 class Judge(Protocol):
@@ -174,8 +183,10 @@ class HttpJudge:
         """The provider's request body, asking for JSON that fits ``schema``."""
         raise NotImplementedError
 
-    def usage(self, data: Any) -> tuple[int, int]:
-        """(prompt tokens, completion tokens) billed for the answer; never raises."""
+    def usage(self, data: Any) -> tuple[int, int] | None:
+        """(prompt tokens, completion tokens) billed for the answer, None when the answer
+        does not say (a count missing, or not a whole number of at least 0: see
+        :func:`token_counts`); never raises."""
         raise NotImplementedError
 
     def read(self, data: Any) -> tuple[Any, str | None]:
@@ -185,13 +196,16 @@ class HttpJudge:
         raise NotImplementedError
 
     # Shared flow --------------------------------------------------------------------
-    def _spent(self, response: httpx.Response) -> Spend:
+    def _spent(self, response: httpx.Response) -> Spend | None:
         """What an answer cost the run's budget: a call and its tokens, when it answered
-        (an error answer is not billed)."""
+        (an error answer is not billed); None when it does not say (the budget counts the
+        call's most then)."""
         if response.status_code != 200:
             return Spend()
-        prompt_tokens, completion_tokens = self.usage(response.json())
-        return Spend(judge_calls=1, judge_tokens=prompt_tokens + completion_tokens)
+        tokens = self.usage(response.json())
+        if tokens is None:
+            return None
+        return Spend(judge_calls=1, judge_tokens=sum(tokens))
 
     async def _exchange(
         self, system: str, user: str, schema: dict[str, Any], name: str
@@ -201,7 +215,8 @@ class HttpJudge:
         body = canonical_json(self.payload(system, user, schema, name))
         url = self.endpoint()
 
-        price = Price(JUDGE_CALL, self._spent)
+        most = most_spent(body)
+        price = Price(most, self._spent)
 
         def build() -> httpx.Request:
             request = self.requester.http.build_request(
@@ -224,8 +239,10 @@ class HttpJudge:
             data = response.json()
         except ValueError:
             data = None
-        # Usage first: a reply that cannot be used was still paid for.
-        prompt_tokens, completion_tokens = self.usage(data)
+        # Usage first: a reply that cannot be used was still paid for. One that does not say
+        # what it took counts what the budget held for it (the request's bytes, the reply's
+        # allowance), as the budget does.
+        prompt_tokens, completion_tokens = self.usage(data) or (len(body), REPLY_TOKENS)
         try:
             content, problem = self.read(data)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
@@ -260,8 +277,14 @@ class HttpJudge:
         return replace(outcome, label=label, quotes=quotes, confidence=confidence, reason=None)
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def token_counts(prompt: Any, completion: Any) -> tuple[int, int] | None:
+    """(prompt, completion) tokens as an answer reports them, or None unless both are whole
+    numbers of at least 0: a count that is missing, negative or of another type says
+    nothing the budget may count (a negative one would give back tokens others spent)."""
+    counts = (prompt, completion)
+    if all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
+        return prompt, completion
+    return None
 
 
 def _field(data: Any, *path: str) -> Any:

@@ -57,20 +57,28 @@ class Spend:
             self.credits - other.credits,
         )
 
+    @property
+    def negative(self) -> bool:
+        """True when some amount is below zero: no answer costs less than nothing."""
+        return self.judge_calls < 0 or self.judge_tokens < 0 or self.credits < 0
+
 
 @dataclass(frozen=True)
 class Price:
-    """What a request may cost at most, and what its answer says it cost."""
+    """What a request may cost at most, and what its answer says it cost (None: the answer
+    does not say, such as a judge reply without its token usage)."""
 
     most: Spend
-    actual: Callable[[httpx.Response], Spend]
+    actual: Callable[[httpx.Response], Spend | None]
 
     def of(self, response: httpx.Response) -> Spend:
-        """What ``response`` cost; the most, when the answer cannot say."""
+        """What ``response`` cost; the most, when the answer cannot say or says less than
+        nothing (a negative count would hand the budget back what others spent)."""
         try:
-            return self.actual(response)
+            spent = self.actual(response)
         except Exception:  # an answer that cannot be read was still an answer: count it all
             return self.most
+        return self.most if spent is None or spent.negative else spent
 
 
 def priced(request: httpx.Request, price: Price) -> httpx.Request:

@@ -14,7 +14,6 @@ in a few lines to the modules beside it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,12 +24,12 @@ import pytest
 from ..gating.run_report import UNVERIFIED
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
-from ..pipeline.settings import LIMITS
 from ..redact import LogRedaction
-from . import hookspecs
+from . import hookspecs, identity
 from .drift import check as check_drift
 from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
+from .header import header_line
 from .items import CASE_MARKER, CaseFile, note_declared_marks
 from .not_run import CaseFilesNotRun
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options, register
@@ -38,7 +37,6 @@ from .printing import neutralise_failure, neutralised_logs, printed
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
 from .results import attach_problems, attach_result, result_of
 from .scheduling import (
-    CASE_FILE_SCHEDULING,
     CollectionErrors,
     case_file_scheduler,
     holds_cases,
@@ -168,6 +166,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
         return None
     case_file: CaseFile = CaseFile.from_parent(parent, path=file_path)
     config.stash[COLLECTION_KEY].case_files.add(case_file.nodeid)
+    identity.remember_case_file(config, case_file.nodeid, file_path)
     return case_file
 
 
@@ -253,44 +252,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     options = config.stash[OPTIONS_KEY]
     if not options.enabled:
         return None
-    model = options.shown_model or "?"
-    # Resolved: where recordings are read and written, whatever moved pytest's rootdir.
-    cassettes = str(options.cassette_dir.resolve()) + os.sep
-    line = (
-        f"citations: record={options.record_mode.value} judge={options.judge} model={model} "
-        f"cassettes={cassettes} embedder={options.embedding_model} "
-        f"concurrency={options.concurrency} fail_on={','.join(options.fail_on)}"
-    )
-    if options.min_precision is not None:
-        line += f" min_precision={options.min_precision:g}"
-    # Given explicitly, they are pinned: a recorded choice made otherwise fails the replay.
-    line += f" budget={options.budget}" if "budget" in options.pinned else ""
-    line += f" top_k={options.top_k}" if "top_k" in options.pinned else ""
-    line += f" passage_words={options.passage_words}" if "passage_words" in options.pinned else ""
-    line += f" judge_votes={options.judge_votes}" if "judge_votes" in options.pinned else ""
-    line += "".join(
-        f" {limit.name.replace('-', '_')}={options.limits[limit.field]:g}"
-        for limit in LIMITS
-        if limit.field in options.limits
-    )
-    line += " allow_unchecked" if options.allow_unchecked else ""
-    line += f" shard={options.shard}" if options.shard is not None else ""
-    if options.drift:
-        line += " drift" + ("+update" if options.drift_update else "")
-        line += f" drift_fail_on={','.join(options.drift_fail_on)}"
-    return [printed(line + _scheduling(config))]
-
-
-def _scheduling(config: pytest.Config) -> str:
-    """`` xdist=...`` for the header: which scheduling distributes the case files."""
-    dist = config.getoption("dist", None)
-    if not config.getoption("numprocesses", None) or dist in (None, "no"):
-        return ""
-    if dist == "load":
-        return f" xdist={CASE_FILE_SCHEDULING}"
-    if dist in ("loadfile", "each"):
-        return f" xdist={dist}"
-    return f" xdist={dist} (splits case files across workers: each verifies them again)"
+    return [printed(header_line(config, options))]
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -366,6 +328,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if hasattr(config, "workeroutput"):
         config.workeroutput[DESELECTED_OUTPUT] = deselected
         hand_over(config, config.workeroutput)
+        identity.hand_over(config, config.workeroutput)
     elif REPORTER_KEY in config.stash:
         config.stash[REPORTER_KEY].add_deselected(deselected)
     citations = config.stash.get(SESSION_KEY, None)

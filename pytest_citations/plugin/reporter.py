@@ -40,6 +40,7 @@ from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..usage import Spending, SpendPlan, Usage
+from . import identity
 from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
 from .outcomes import (
@@ -88,6 +89,16 @@ class CitationsReporter:
         #: ``--citations-shard``: which files each shard runs (from collection, or from an
         #: xdist worker).
         self.shard: ShardPlan | None = None
+        #: The digests of the case files (from an xdist worker; a serial run's are its own)
+        #: and, read before anything runs, of the cassettes: the run's identity in the JSON
+        #: report, which alone needs them.
+        self.case_files: dict[str, str] | None = None
+        replays = not options.record_mode.records
+        self.cassettes = (
+            identity.cassettes_digest(options.cassette_dir)
+            if "json" in options.reports and replays
+            else None
+        )
         self.config = config
         self.options = options
         self.report = RunReport()
@@ -189,6 +200,7 @@ class CitationsReporter:
             self.add_process(Usage.from_dict(output[USAGE_OUTPUT]), output.get(NOTES_OUTPUT, []))
         self.add_deselected(output.get(DESELECTED_OUTPUT, ()))
         self.shard = self.shard or plan_of(self.config, output)
+        self.case_files = self.case_files or identity.case_files_of(self.config, output)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -206,7 +218,8 @@ class CitationsReporter:
         self.info = self.info.with_results(
             self.agreement, self.options.baseline, conclusion.comparison
         )
-        self.info = replace(self.info, shard=self.shard)
+        planned = self.shard.with_case_files(self._case_files()) if self.shard else None
+        self.info = replace(self.info, shard=planned, identity=self._identity())
         self.baseline = self._baseline()
         for name, path in self.options.reports.items():
             try:
@@ -215,6 +228,16 @@ class CitationsReporter:
                 self.unwritten.append(f"FAIL {name} report not written: {error}")
         self._ci_outputs()
         self._exit_status(session)
+
+    def _case_files(self) -> dict[str, str]:
+        """The digest of each case file the run collected (here or on a worker)."""
+        return self.case_files or identity.case_files_of(self.config) or {}
+
+    def _identity(self) -> dict[str, Any]:
+        """The run's identity, for the JSON report (none without one)."""
+        if "json" not in self.options.reports:
+            return {}
+        return identity.run_identity(self.options, self._case_files(), self.cassettes)
 
     def _exit_status(self, session: pytest.Session) -> None:
         """The exit status never contradicts the printed decision, whatever marks say."""

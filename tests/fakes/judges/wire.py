@@ -117,17 +117,20 @@ def reply_response(
     reply: Reply,
     prompt_tokens: int,
     completion_tokens: int,
+    usage: bool = True,
 ) -> Response:
-    """The provider's 200 answer carrying ``reply`` and the token usage."""
+    """The provider's 200 answer carrying ``reply`` and the token usage (none at all when
+    ``usage`` is False: the usage fields left out)."""
+    body: dict[str, Any]
     if provider == "openai":
-        return Response.json(
-            200, openai.completion(chat.model, serial, reply, prompt_tokens, completion_tokens)
+        body = openai.completion(chat.model, serial, reply, prompt_tokens, completion_tokens)
+    elif provider == "anthropic":
+        body = anthropic.message(
+            chat.body, chat.model, serial, reply, prompt_tokens, completion_tokens
         )
-    if provider == "anthropic":
-        return Response.json(
-            200,
-            anthropic.message(
-                chat.body, chat.model, serial, reply, prompt_tokens, completion_tokens
-            ),
-        )
-    return Response.json(200, ollama.chat(chat.model, reply, prompt_tokens, completion_tokens))
+    else:
+        body = ollama.chat(chat.model, reply, prompt_tokens, completion_tokens)
+    if not usage:
+        for key in ("usage", "prompt_eval_count", "eval_count"):
+            body.pop(key, None)
+    return Response.json(200, body)
