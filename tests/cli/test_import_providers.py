@@ -1,7 +1,7 @@
 """Every provider's answers through ``pytest-citations import`` (issue 26): a real Gemini
-answer gated end to end (import, record against the local emulators with its grounding
-redirects followed to their pages, replay offline), the formats named on ``--help``, and
-the warnings of a record printed with its file and line."""
+answer and a real Perplexity Agent API answer gated end to end (import, record against the
+local emulators, the grounding redirects followed to their pages, replay offline), the
+formats named on ``--help``, and the warnings of a record printed with its file and line."""
 
 from __future__ import annotations
 
@@ -111,6 +111,73 @@ def test_a_gemini_answer_is_imported_recorded_through_its_redirects_and_replayed
             (redirects[marker], FINAL[titles[marker]]) for marker in redirects
         )
         assert {c["label"] for c in citations} == {"supported"}
+
+
+#: A real Agent API response recorded by the AI SDK (vercel/ai), and the prompt its
+#: fixtures' README says it answered.
+PERPLEXITY_AGENT = REAL / "perplexity_agent_web_search.json"
+PERPLEXITY_PROMPT = (
+    "Find the official TypeScript website and describe TypeScript in one sentence with a "
+    "citation."
+)
+
+
+def test_a_perplexity_agent_answer_is_imported_recorded_and_replayed(tmp_path: Path) -> None:
+    """The answer's one claim cites the result its ``[7]`` names; the nine results it does
+    not cite are retrieved, and a supported citation sends none of them to the judge."""
+    response = json.loads(PERPLEXITY_AGENT.read_text(encoding="utf-8"))
+    record = {"id": "typescript-website", "question": PERPLEXITY_PROMPT, "response": response}
+    (tmp_path / "answers.jsonl").write_text(json.dumps(record) + "\n", "utf-8")
+    imported = run_cli("import", "answers.jsonl", env=base_env(tmp_path), cwd=tmp_path)
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    assert "Detected format: perplexity-agent (1 record)" in imported.stdout
+    assert "Warning" not in imported.stdout
+    case_file = tmp_path / "cases" / "imported" / "typescript-website.yaml"
+    case = yaml.safe_load(case_file.read_text(encoding="utf-8"))
+    assert case["question"] == PERPLEXITY_PROMPT
+    cited = "https://www.typescriptlang.org/"
+    assert case["citations"] == {7: cited}
+    assert [(c["text"], c["cites"]) for c in case["claims"]] == [
+        (
+            "The official TypeScript website is typescriptlang.org; TypeScript is a strongly "
+            "typed programming language that builds on JavaScript with syntax for types.",
+            [7],
+        )
+    ]
+    [results] = [item["results"] for item in response["output"] if item["type"] == "search_results"]
+    assert case["retrieved"] == {r["id"]: r["url"] for r in results if r["id"] != 7}
+
+    # The page is served as the provider's search quoted it (the cited result's snippet).
+    [snippet] = [r["snippet"] for r in results if r["url"] == cited]
+    gate = ("cases/imported", "--citations-fail-on=contradicted,not_found,unreachable")
+    with emulators(tmp_path) as web:
+        web.crawlbase.pages[cited] = FakePage(markdown=snippet)
+        recorded = run_pytest(
+            tmp_path,
+            *gate,
+            "--citations-record=new_episodes",
+            "--citations-report=recorded.json",
+            env=web.env,
+        )
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    assert "2 passed" in recorded.stdout  # the claim and its case
+    assert {r.target_url for r in web.crawlbase.requests} == {cited}
+
+    replayed = run_pytest(
+        tmp_path, *gate, "--citations-report=replayed.json", env=base_env(tmp_path)
+    )
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "2 passed" in replayed.stdout
+    assert "request_refused" not in replayed.stdout
+    for name in ("recorded.json", "replayed.json"):
+        report = json.loads((tmp_path / name).read_text(encoding="utf-8"))
+        citations = [
+            citation
+            for case_report in report["cases"]
+            for claim in case_report["claims"]
+            for citation in claim["citations"]
+        ]
+        assert [(c["url"], c["label"]) for c in citations] == [(cited, "supported")]
 
 
 def test_the_formats_are_named_on_help(tmp_path: Path) -> None:

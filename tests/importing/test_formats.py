@@ -56,7 +56,7 @@ FIXTURES = {
     # https://docs.perplexity.ai/docs/agent-api and perplexityai/api-platform-developers'
     # response-and-streaming.md: output[] with a search_results item (results with id, url,
     # title), a message whose output_text cites [n] = the result whose id is n, empty
-    # annotations, and a fetch_url_results item (no recorded response is public).
+    # annotations, and a fetch_url_results item (the recorded response in real/ has none).
     "perplexity_agent.json": "perplexity-agent",
     # https://ai.google.dev/gemini-api/docs/interactions/google-search ("Understanding the
     # grounding response"): steps[] (thought, google_search_call, google_search_result,

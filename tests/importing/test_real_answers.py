@@ -39,6 +39,7 @@ DETECTED = {
     "openai_responses_web_search.json": "openai-responses",
     "azure_openai_responses_web_search_preview.json": "openai-responses",
     "perplexity_sonar.json": "perplexity",
+    "perplexity_agent_web_search.json": "perplexity-agent",
     "anthropic_web_search.json": "anthropic",
     "anthropic_document_citations.jsonl": "anthropic",
 }
@@ -335,8 +336,34 @@ def test_perplexity_sonar_markers_and_bold_figures() -> None:
     assert "803,000 to 893,000" in first.text
 
 
+def test_perplexity_agent_recorded_answer_cites_the_result_its_marker_names() -> None:
+    """The AI SDK's recording of the live Agent API: a marker glued after the full stop, a
+    bold name in the sentence, empty annotations, and ten results of which one is cited."""
+    imported = answer("perplexity_agent_web_search.json")
+    assert imported.format == "perplexity-agent"
+    assert cited(imported) == [
+        (
+            "The official TypeScript website is typescriptlang.org; TypeScript is a strongly "
+            "typed programming language that builds on JavaScript with syntax for types.",
+            ("7",),
+        )
+    ]
+    assert imported.citations == {"7": "https://www.typescriptlang.org/"}
+    # The nine results the answer does not cite are kept as retrieved, under their ids.
+    assert [marker for marker, _ in imported.retrieved] == [
+        str(n) for n in (1, 2, 3, 4, 5, 6, 8, 9, 10)
+    ]
+    assert imported.retrieved[0] == ("1", "https://en.wikipedia.org/wiki/TypeScript")
+    assert not imported.warnings
+    written = yaml.safe_load(render_case_file([case_mapping(imported, "typescript")]))
+    assert written["citations"] == {7: "https://www.typescriptlang.org/"}
+    assert [claim["cites"] for claim in written["claims"]] == [[7]]
+    assert len(written["retrieved"]) == 9
+
+
 def test_perplexity_agent_markers_are_the_ids_of_the_search_results() -> None:
-    """Hand-written after Perplexity's documented shape (no recorded one is public)."""
+    """Hand-written after Perplexity's documented shape: a fetched page, and several
+    sentences citing results (the recorded answer above has neither)."""
     data = json.loads((HAND_WRITTEN / "perplexity_agent.json").read_text("utf-8"))
     imported = read_answer(data)
     assert imported.format == "perplexity-agent"
