@@ -3,7 +3,7 @@ that failing items and helpers share. No pytest import: they raise ``AssertionEr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from typing import Protocol
 
@@ -25,13 +25,21 @@ class Verifies(Protocol):
 active_verifier: ContextVar[Verifies | None] = ContextVar("citations_verifier", default=None)
 
 
-def explain(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
-    """The claim, its label, and per URL: label, reason, final URL, status and quote."""
-    lines = [f"claim: {verdict.claim}", f"label: {verdict.label.value}"]
+def explain(
+    verdict: ClaimVerdict,
+    markers: Sequence[str] = (),
+    *,
+    state: str | None = None,
+    shown: Callable[[CitationVerdict], str] | None = None,
+) -> str:
+    """The claim, its label, and per URL: label, reason, final URL, status and quote. A claim
+    that has no label says its ``state`` instead (``status: unchecked``), and ``shown`` names
+    each citation's label (``unchecked`` for one that was not checked)."""
+    lines = [f"claim: {verdict.claim}", state or f"label: {verdict.label.value}"]
     for position, citation in enumerate(verdict.citations):
         marker = f"[{markers[position]}] " if position < len(markers) else ""
         lines.append(f"  {marker}{citation.url}")
-        detail = f"      {citation.label.value}"
+        detail = f"      {shown(citation) if shown is not None else citation.label.value}"
         if citation.reason:
             detail += f" ({citation.reason})"
         detail += f", confidence {citation.confidence:.2f}"

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from ..drift import DEFAULT_FAIL_ON
-from ..gating.conclusion import RunGates
 from ..gating.criteria import Criteria
+from ..gating.gates import RunGates
 from ..gating.shards import Shard
 from ..labels import DEFAULT_FAILING_LABELS
 from ..paths import shown
@@ -25,7 +25,7 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import BUDGETS, LIMITS, Limit
 from ..recording import RecordMode
 from ..recording.signing import TrustedKeys
-from ..reports import WRITERS
+from ..reports import RENDERERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
 from ..retrieval.choosing import BUDGET
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
@@ -279,6 +279,8 @@ class Options:
             compare=shown(self.compare, self.root) if self.compare is not None else None,
             fail_on_regression=self.fail_on_regression,
             max_precision_drop=self.max_precision_drop,
+            update_baseline=self.update_baseline,
+            baseline_fail_unused=self.baseline_fail_unused,
         )
 
     @property
@@ -319,7 +321,7 @@ class Options:
         model = _judge_model(values, backends)
         cassettes = Path(values["cassette_dir"])
         # Each report format's option has the format's name (the JSON report's is "report").
-        formats = {name: values.get("report" if name == "json" else name) for name in WRITERS}
+        formats = {name: values.get("report" if name == "json" else name) for name in RENDERERS}
         return cls(
             enabled=bool(config.getoption("citations", False)),
             root=root,
