@@ -109,7 +109,7 @@ def decided_again(reads: list[ReadReport]) -> tuple[Findings, list[str]]:
     states of them or of the run), and every stated decision the claims do not make, named."""
     merged, problems = Findings(), []
     for read in reads:
-        said = decide_again(read.cases, read.found, read.info.gates)
+        said = decide_again(read.cases, read.found, read.gates)
         problems += [f"{read.name}: {line}" for line in said]
         merged.absorb(read.found)
     return merged, problems
@@ -138,7 +138,7 @@ def merged_run(
         stored.update(read.baseline[0] if read.baseline else {})
     first = reads[0].info
     baseline = BaselineFacts(reads[0].baseline[1], stored) if reads[0].baseline else None
-    result = build_run(found, first.gates, base=base, baseline=baseline)
+    result = build_run(found, reads[0].gates, base=base, baseline=baseline)
     shards = sorted(reads, key=lambda read: read.shard.shard if read.shard else Shard(0, 0))
     info = replace(
         first,
@@ -153,7 +153,7 @@ def merged_run(
 def _base(args: argparse.Namespace, reads: list[ReadReport]) -> Base | None:
     """The base to compare the merged run with: ``--compare``, which the shards need when
     they were compared with one (named as the shards named it)."""
-    compared = reads[0].info.gates.compare
+    compared = reads[0].gates.compare
     if args.compare is None:
         if compared is not None:
             raise CitationsError(

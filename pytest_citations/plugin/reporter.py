@@ -100,7 +100,6 @@ class CitationsReporter:
             record_mode=options.record_mode.value,
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             run_id=config.stash[RUN_ID_KEY],
-            gates=options.gates,
             files=tuple((name, str(path)) for name, path in options.reports.items()),
         )
 

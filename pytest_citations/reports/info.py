@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..gating.gates import RunGates
 from ..gating.shards import ShardPlan
 from ..retrieval.embedders import ALIASES, embedder_names
 
@@ -60,8 +59,6 @@ class RunInfo:
     record_mode: str = ""
     started: str = ""
     run_id: str = ""
-    #: What the run was asked to meet (criteria and the run's own gates).
-    gates: RunGates = field(default_factory=RunGates)
     #: The shard this run was (``--citations-shard``), and which files each shard runs.
     shard: ShardPlan | None = None
     #: What the shards of one run share beside the settings above: the case files' and the
@@ -90,7 +87,6 @@ class RunInfo:
             "record_mode": self.record_mode,
             "started": self.started,
             "run_id": self.run_id,
-            "gates": self.gates.to_dict(),
             **({"identity": dict(self.identity)} if self.identity else {}),
             **({"shard": self.shard.to_dict()} if self.shard is not None else {}),
             **({"merged": [dict(shard) for shard in self.merged]} if self.merged else {}),

@@ -41,6 +41,8 @@ class ReadReport:
     #: spent, the cassettes it left unwritten.
     found: Findings
     info: RunInfo
+    #: What the run was asked to meet (``run.gates``).
+    gates: RunGates
     #: ``run.shard`` of a shard's report (None for a run that was not sharded).
     shard: ShardReport | None
     #: The stored precision of each case a baseline held (``cases[].baseline``), and the
@@ -54,7 +56,7 @@ class ReadReport:
         gate, the baseline, and ``run.identity`` (the case files, the cassettes, the
         settings that change what the checks find)."""
         info = self.info
-        gates = info.gates.to_dict()
+        gates = self.gates.to_dict()
         return {
             "plugin_version": info.plugin_version,
             "judge": info.judge,
@@ -126,7 +128,6 @@ def _info(run: Mapping[str, Any]) -> RunInfo:
         record_mode=str(run.get("record_mode") or ""),
         started=str(run.get("started") or ""),
         run_id=str(run.get("run_id") or ""),
-        gates=RunGates.from_dict(run.get("gates") or {}),
         identity=_identity(run.get("identity")),
     )
 
@@ -184,7 +185,8 @@ def read_report(path: Path, name: str | None = None) -> ReadReport:
         shard = ShardReport.from_dict(shown, run["shard"]) if run.get("shard") else None
         cases = tuple(_stated(case) for case in data["cases"])
         found = _found(data["summary"])
-        return ReadReport(shown, cases, found, _info(run), shard, _baseline(data))
+        gates = RunGates.from_dict(run.get("gates") or {})
+        return ReadReport(shown, cases, found, _info(run), gates, shard, _baseline(data))
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as error:
         raise CitationsError(f"{shown} is not a complete pytest-citations JSON report ({error!r})"
                              ) from None  # fmt: skip

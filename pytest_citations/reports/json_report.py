@@ -94,6 +94,7 @@ def _run(result: RunResult, info: RunInfo) -> dict[str, Any]:
     found = {"report_version": REPORT_VERSION, **info.to_dict()}
     if found.get("embedder") is not None:
         found["embedder"] = {**found["embedder"], "chose": result.chosen_by()}
+    found["gates"] = result.gates.to_dict()
     return {**found, "decision": result.release.verdict or None}
 
 

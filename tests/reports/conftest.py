@@ -83,9 +83,9 @@ def result_of(report: Path, baseline: Path) -> tuple[RunResult, RunInfo]:
     """A JSON report read back and decided again as ``pytest-citations merge`` decides it,
     with the precision the baseline stored."""
     read = read_report(report)
-    assert decide_again(read.cases, read.found, read.info.gates) == ()
+    assert decide_again(read.cases, read.found, read.gates) == ()
     stored = BaselineFacts(baseline.name, Baseline.load(baseline).stored_precision())
-    return build_run(read.found, read.info.gates, baseline=stored), read.info
+    return build_run(read.found, read.gates, baseline=stored), read.info
 
 
 @pytest.fixture(scope="session")
