@@ -6,11 +6,12 @@ and a recording that records keeps the choice."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..fetchers import FetchResult
+from ..judges import Judgement
 from ..retrieval.embedders import canonical_name
 from ..retrieval.index import PageIndex
 from ..retrieval.passages import split_spans
@@ -19,6 +20,7 @@ from ..retrieval.selection import Selection, page_digest
 from ..retrieval.worker import INDEX, RANK, EmbeddingWorker
 from .recall import ChoiceKey, Recall
 from .sharing import SharedWork
+from .voting import recorded_votes
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -47,6 +49,11 @@ class Chosen:
     key: ChoiceKey
     selection: Selection | None
     fresh: bool = False
+
+    @property
+    def votes(self) -> int:
+        """How many times the judge is asked about the passages."""
+        return (self.selection.votes if self.selection is not None else None) or 1
 
 
 class RetrievalStep:
@@ -128,11 +135,45 @@ class RetrievalStep:
             asked = getattr(self.settings, field)
             asked = canonical_name(asked) if field == "embedding_model" else asked
             recorded = recorded_value(selection)
-            if asked != recorded:
+            if recorded is not None and asked != recorded:
                 raise self._recall.refuse(key, (
                     f"it {done} {flag} {recorded}, and this run asks for {asked}: drop the "
                     "option to replay the recording, or record it again with the option"
                 ))  # fmt: skip
+
+    def account(self, chosen: Chosen, answers: Sequence[Judgement]) -> Chosen:
+        """The choice with the number of times the judge was asked about it. A replay is the
+        recording, all of it: when the answers came from a recording, they are every call it
+        holds of the pair's request, as many as its retrieval entry states (when it states
+        a number) and the run pinned (``--citations-judge-votes``); anything else raises
+        :class:`~pytest_citations.errors.RequestRefused` naming the recording and the claim."""
+        selection = chosen.selection
+        assert selection is not None
+        recorded = recorded_votes(answers)
+        if recorded is None:  # asked live
+            return replace(chosen, selection=replace(selection, votes=selection.votes or 1))
+        assert self._recall is not None
+        stated = None if chosen.fresh else selection.votes
+        why = None
+        if stated is not None and stated != recorded:
+            why = (
+                f"its retrieval entry says votes: {stated}, and the recording holds "
+                f"{recorded} judge calls for it"
+            )
+        elif "judge_votes" in self.settings.pinned and self.settings.judge_votes != recorded:
+            why = (
+                f"it asked the judge with --citations-judge-votes {recorded}, and this run asks "
+                f"for {self.settings.judge_votes}: drop the option to replay the recording, or "
+                "record it again with the option"
+            )
+        elif len(answers) < recorded:
+            why = (
+                f"the recording holds {recorded} judge calls for it, and {recorded - len(answers)} "
+                f"of them were left unplayed (answer {len(answers)} ended the asking)"
+            )
+        if why is not None:
+            raise self._recall.refuse(chosen.key, why)
+        return replace(chosen, selection=replace(selection, votes=recorded))
 
     async def drain(self) -> None:
         """Cancel the indexing still running."""

@@ -22,17 +22,30 @@ from ..labels import Label, strictest
 
 
 async def ask(call: Callable[[], Awaitable[Judgement]], votes: int) -> tuple[Judgement, ...]:
-    """The judge's answers to ``votes`` calls of ``call``, made in turn. An answer that could
-    not be used (a judge error, a refusal, a reply that is not a verdict) ends the asking:
-    the citation is unchecked whatever the remaining votes would say, and a replay stops
-    where the recording did."""
+    """The judge's answers to ``votes`` calls of ``call``, made in turn; or, when the first
+    answer came from a recording, to as many calls as the recording holds of that request (a
+    replay is the recording, all of it, whatever a setting or a field says). An answer that
+    could not be used (a judge error, a refusal, a reply that is not a verdict) ends the
+    asking: the citation is unchecked whatever the remaining votes would say, and a replay
+    stops where the recording did."""
     answers: list[Judgement] = []
-    for _ in range(votes):
+    wanted = votes
+    while len(answers) < wanted:
         judgement = await call()
         answers.append(judgement)
+        if len(answers) == 1 and judgement.replayed and judgement.recorded:
+            wanted = judgement.recorded
         if judgement.reason is not None:
             break
     return tuple(answers)
+
+
+def recorded_votes(answers: Sequence[Judgement]) -> int | None:
+    """How many calls the recording holds of the request the answers replayed (None when
+    the first was answered live)."""
+    if not answers or not answers[0].replayed or not answers[0].recorded:
+        return None
+    return answers[0].recorded
 
 
 def _guarded(judgement: Judgement, passages: Sequence[str]) -> Guarded:

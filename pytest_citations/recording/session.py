@@ -151,10 +151,11 @@ class CassetteSession:
         """Whether two requests are the same recording under the VCR's ``match_on``."""
         return self.index.matches(first, second)
 
-    def play(self, live: VcrRequest) -> dict[str, Any] | None:
-        """The recorded response to ``live`` (marked played, so that it answers once), or
-        None when this cassette cannot answer it: vcrpy's ``can_play_response_for`` and
-        ``play_response`` in one lookup that does not scan the cassette.
+    def play(self, live: VcrRequest) -> tuple[dict[str, Any], int] | None:
+        """The recorded response to ``live`` (marked played, so that it answers once) and how
+        many recordings of that very request the file holds, or None when this cassette
+        cannot answer it: vcrpy's ``can_play_response_for`` and ``play_response`` in one
+        lookup that does not scan the cassette.
 
         Identical requests get the recordings in the order they were made, and only what
         the file held answers: a request this run recorded never answers the next identical
@@ -167,14 +168,16 @@ class CassetteSession:
         if not request:
             return None
         self.index.update(cassette.data)
-        for index in self.index.candidates(request):
-            if index >= len(self.loaded):
-                break  # candidates come in recorded order: the rest were recorded now
-            stored, response = cassette.data[index]
-            if (repeats or cassette.play_counts[index] == 0) and self.matches(request, stored):
+        held = [
+            index
+            for index in self.index.candidates(request)
+            if index < len(self.loaded) and self.matches(request, cassette.data[index][0])
+        ]
+        for index in held:
+            if repeats or cassette.play_counts[index] == 0:
                 cassette.play_counts[index] += 1
-                recorded: dict[str, Any] = response
-                return recorded
+                recorded: dict[str, Any] = cassette.data[index][1]
+                return recorded, len(held)
         return None
 
     def close(self) -> None:
