@@ -17,6 +17,7 @@ from ..retrieval.index import PageIndex
 from ..retrieval.passages import split_spans
 from ..retrieval.retriever import Retriever
 from ..retrieval.selection import Selection, page_digest
+from ..retrieval.validity import choice_problem
 from ..retrieval.worker import INDEX, RANK, EmbeddingWorker
 from .recall import ChoiceKey, Recall
 from .sharing import SharedWork
@@ -85,7 +86,15 @@ class RetrievalStep:
         contradicts a setting the run pinned."""
         key = ChoiceKey(claim, url, page_digest(page.markdown))
         recalled = self._recall.recall(key) if self._recall is not None else None
-        if recalled is not None and recalled.fits(page.markdown):
+        if recalled is not None:
+            assert self._recall is not None
+            problem = choice_problem(page.markdown, recalled)
+            if problem is not None:
+                raise self._recall.refuse(
+                    key,
+                    f"its recorded choice of passages is not one "
+                    f"retrieval makes from the recorded page: {problem}",
+                )
             self._check_pinned(key, recalled)
             return Chosen(key, recalled)
         missing = self.retriever.missing()

@@ -389,7 +389,7 @@ class Verifier:
             if chosen is not None and not isinstance(refused, OverBudget):
                 self._retrieval.keep(chosen)  # what a replay lacks the call of: upgrade names it
             return replace(located, reason=_refusal(refused))
-        accepted, votes = tally(answers, passages, chosen.votes)
+        accepted, votes = tally(answers, passages, chosen.votes, page.markdown)
         work.evidence[url] = Evidence(
             url, tuple(passages), accepted.passage, selection.chooser.embedder
         )

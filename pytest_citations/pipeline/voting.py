@@ -48,21 +48,26 @@ def recorded_votes(answers: Sequence[Judgement]) -> int | None:
     return answers[0].recorded
 
 
-def _guarded(judgement: Judgement, passages: Sequence[str]) -> Guarded:
+def _guarded(judgement: Judgement, passages: Sequence[str], page: str | None) -> Guarded:
     """One vote as the guard accepts it; an unusable answer keeps its label and reason."""
     if judgement.reason is not None:
         return Guarded(judgement.label, None, 0.0, judgement.reason)
-    return guard(judgement.label, judgement.evidence_quote, judgement.confidence, passages)
+    quote, confidence = judgement.evidence_quote, judgement.confidence
+    return guard(judgement.label, quote, confidence, passages, page)
 
 
 def tally(
-    answers: Sequence[Judgement], passages: Sequence[str], votes: int = 1
+    answers: Sequence[Judgement],
+    passages: Sequence[str],
+    votes: int = 1,
+    page: str | None = None,
 ) -> tuple[Guarded, tuple[Label, ...]]:
     """The verdict of the judge's ``answers`` on one citation, and the label of each vote in
     call order (empty when the run asked for one vote, so that a single verdict stays as it
     was). An answer that could not be used is the verdict (the citation is unchecked);
-    otherwise the majority label wins, a tie going to the stricter one."""
-    ballots = [_guarded(judgement, passages) for judgement in answers]
+    otherwise the majority label wins, a tie going to the stricter one. ``page``: the page
+    the passages were cut from, which a quote must stand in as one span too."""
+    ballots = [_guarded(judgement, passages, page) for judgement in answers]
     labels = tuple(ballot.label for ballot in ballots)
     listed = labels if votes > 1 else ()
     for judgement, ballot in zip(answers, ballots, strict=True):
