@@ -73,8 +73,9 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "(default: CITATIONS_EMBEDDING_MODEL or all-MiniLM-L6-v2)",
     )  # fmt: skip
     upgrade.add_argument(
-        "--budget", type=int, help="words of the page the judge was shown (default 560; 0: "
-        "the top-k passages, as every cassette recorded before the budget was)",
+        "--budget", type=int, help="words of the page the judge was shown, for a cassette "
+        "that holds a retrieval section but lacks some choices (default 560; a cassette "
+        "without the section was made by the top-k passages, and is upgraded so)",
     )  # fmt: skip
     upgrade.add_argument("--top-k", type=int, help="passages the judge was shown (default 3)")
     upgrade.add_argument(

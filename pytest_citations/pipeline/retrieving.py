@@ -16,7 +16,7 @@ from ..retrieval.embedders import canonical_name
 from ..retrieval.index import PageIndex
 from ..retrieval.passages import split_spans
 from ..retrieval.retriever import Retriever
-from ..retrieval.selection import Selection, page_digest
+from ..retrieval.selection import PASSAGES, Selection, page_digest
 from ..retrieval.validity import choice_problem
 from ..retrieval.worker import INDEX, RANK, EmbeddingWorker
 from .recall import ChoiceKey, Recall
@@ -101,8 +101,9 @@ class RetrievalStep:
         if missing and self._recall is not None and self._recall.replays():
             raise self._recall.unchosen(key, missing)
         index = await self._index(page)
+        ranking = self._recall.ranking() if self._recall is not None else None
         # Ranking goes before indexing more pages: it sends a judge call out at once.
-        selection = await self._worker.run(RANK, self._chosen, claim, index, page.markdown)
+        selection = await self._worker.run(RANK, self._chosen, claim, index, page.markdown, ranking)
         return Chosen(key, selection, fresh=True)
 
     def keep(self, chosen: Chosen) -> None:
@@ -112,7 +113,11 @@ class RetrievalStep:
         if chosen.fresh and chosen.selection is not None and self._recall is not None:
             self._recall.keep(chosen.key, chosen.selection)
 
-    def _chosen(self, claim: str, index: PageIndex, markdown: str) -> Selection | None:
+    def _chosen(
+        self, claim: str, index: PageIndex, markdown: str, ranking: int | None
+    ) -> Selection | None:
+        """The choice made now, by today's ranking, or by ranking 1 (the top passages, no
+        budget) for a recording made with it."""
         settings = self.settings
         chosen = self.retriever.choose(
             claim,
@@ -121,10 +126,15 @@ class RetrievalStep:
             markdown=markdown,
             setting=canonical_name(settings.embedding_model),
             passage_words=settings.passage_words,
-            budget=settings.budget,
+            budget=0 if ranking == 1 else settings.budget,
         )
+        if chosen is None:
+            return None
+        if ranking == 1:
+            older = replace(chosen.chooser, ranking=1, budget=0, units=PASSAGES)
+            chosen = replace(chosen, chooser=older)
         # The judge is asked about passages chosen now as often as the run says.
-        return None if chosen is None else replace(chosen, votes=settings.judge_votes)
+        return replace(chosen, votes=settings.judge_votes)
 
     def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
         async def run() -> PageIndex:

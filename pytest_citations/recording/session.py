@@ -68,6 +68,7 @@ class CassetteSession:
         save_hooks: Sequence[Callable[..., Any]],
         serial: int,
         choices: Mapping[ChoiceKey, Selection] | None = None,
+        legacy: bool = False,
     ) -> None:
         self.library = library
         self.path = path
@@ -89,6 +90,8 @@ class CassetteSession:
         #: Retrieval's choices the file held, and those made while it records.
         self.loaded_choices: dict[ChoiceKey, Selection] = dict(choices or {})
         self.new_choices: dict[ChoiceKey, Selection] = {}
+        #: The file was recorded before choices were kept (judge calls, no section).
+        self.legacy = legacy
 
     @property
     def may_record(self) -> bool:
@@ -131,6 +134,12 @@ class CassetteSession:
             if found is None and not (self.may_record and self._records_anew):
                 found = self.loaded_choices.get(key)
             return found
+
+    def ranking(self) -> int | None:
+        """1 where the file was recorded before choices were kept and this run does not
+        record it anew: its judge calls carry the top passages (ranking 1), and a choice it
+        lacks is made so; None (today's ranking) otherwise."""
+        return 1 if self.legacy and not (self.may_record and self._records_anew) else None
 
     def keep(self, key: ChoiceKey, selection: Selection) -> None:
         """Keep a choice made now, when this cassette records."""

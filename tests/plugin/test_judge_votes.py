@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 import yaml
+from light_env import strip_choices
+from ops_support import base_env, run_cli
 from plugin_helpers import (
     BOILING_URL,
     REFUNDS_CLAIM,
@@ -353,3 +355,24 @@ def test_recorded_votes_left_unplayed_are_an_error(split: Citations) -> None:
         f"{BOILING_URL}: the recording holds 3 judge calls for it, and 2 of them were left "
         "unplayed*"
     ])  # fmt: skip
+
+
+def test_an_upgrade_of_a_voted_cassette_without_its_section_keeps_every_vote(
+    citations: Citations,
+) -> None:
+    citations.write("cases/water.yaml", WATER)
+    record(citations, SPLIT, "--citations-record=once", "--citations-judge-votes=3")
+    cassette = citations.cassette("cases/water.yaml")
+    strip_choices(cassette)
+
+    run = run_cli("cassettes", "upgrade", "cassettes/", env=base_env(citations.path),
+                  cwd=citations.path)  # fmt: skip
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    section = yaml.safe_load(cassette.read_text(encoding="utf-8"))["retrieval"]
+    assert [entry.get("votes") for entry in section] == [3]
+    result = citations.run(
+        "cases/", "--citations-fail-on=contradicted", "--citations-report=r.json"
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    assert citation_of(citations.path / "r.json")["votes"] == SPLIT
