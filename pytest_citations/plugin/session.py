@@ -27,6 +27,7 @@ from ..pipeline.verifier import ClaimRequest, Verifier
 from ..recording import (
     CassetteLibrary,
     CassetteSession,
+    RecordMode,
     build_vcr,
     keep_builtin_scrubbing,
 )
@@ -93,6 +94,34 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
     return settings
 
 
+#: Record modes that may start a cassette folder: each records every cassette it lacks, as
+#: a first recording does. A replay (none) and new_episodes, which records only what an
+#: existing recording lacks, need the folder: a mistyped path would otherwise replay nothing
+#: or, with secrets, record the whole suite again.
+_STARTS_FOLDER = (RecordMode.ONCE, RecordMode.ALL, RecordMode.REWRITE)
+
+
+def check_cassette_folder(options: Options) -> None:
+    """A usage error naming the cassette folder's absolute path when it does not exist and
+    the record mode needs it (see :data:`_STARTS_FOLDER`)."""
+    folder = options.cassette_dir
+    if folder.is_dir() or options.record_mode in _STARTS_FOLDER:
+        return
+    where = f"the cassette folder {folder.resolve()} does not exist"
+    if options.record_mode is RecordMode.NONE:
+        raise pytest.UsageError(
+            f"{where}: a replay has no recording to play. Check --citations-cassette-dir "
+            "(ini citations_cassette_dir) and the rootdir; a first recording creates it "
+            "(--citations-record=once)"
+        )
+    raise pytest.UsageError(
+        f"{where}: --citations-record={options.record_mode.value} records only what a "
+        "recording lacks, and would record the whole suite again. Check "
+        "--citations-cassette-dir (ini citations_cassette_dir) and the rootdir; a first "
+        "recording creates it (--citations-record=once)"
+    )
+
+
 def check_recording_secrets(options: Options, settings: Settings, backends: Backends) -> None:
     """Recording needs real secrets and the embedding models (a replay needs neither): one
     usage error names every missing variable, another the extra that brings the models."""
@@ -154,6 +183,7 @@ class CitationsSession:
         self.backends = config.stash[BACKENDS_KEY]
         self.settings = build_settings(options, folder, self.backends)
         check_recording_secrets(options, self.settings, self.backends)
+        check_cassette_folder(options)
         #: The VCR configuration after the ``pytest_citations_vcr`` hooks (drift uses it too).
         self.vcr_config = build_vcr(self.settings.redactor())
         config.hook.pytest_citations_vcr(config=config, vcr=self.vcr_config)
