@@ -19,7 +19,7 @@ from vcr.request import Request as VcrRequest
 from ..pipeline.recall import ChoiceKey
 from ..retrieval.selection import Selection
 from .files import Interaction, accepts_cassette
-from .lookup import InteractionIndex
+from .lookup import InteractionIndex, body_key
 
 if TYPE_CHECKING:
     from .library import CassetteLibrary
@@ -186,7 +186,10 @@ class CassetteSession:
             if repeats or cassette.play_counts[index] == 0:
                 cassette.play_counts[index] += 1
                 recorded: dict[str, Any] = cassette.data[index][1]
-                return recorded, len(held)
+                # Copies of this very request (its body too, whatever the matchers compare):
+                # a matching that ignores bodies must not count other claims' calls.
+                body = body_key(cassette.data[index][0])
+                return recorded, sum(1 for i in held if body_key(cassette.data[i][0]) == body)
         return None
 
     def close(self) -> None:
