@@ -1,8 +1,10 @@
 """``pytest-citations cassettes upgrade|check PATH…``: the upkeep of recorded cassettes as
 the package changes, offline. ``upgrade`` adds retrieval's choices to cassettes recorded
-before they were kept, so that they replay without a model; ``check`` re-runs retrieval
-against the recorded choices and lists every citation whose passages would now differ.
-Both need the embedding models: without them they exit 4 naming the extra."""
+before they were kept, so that they replay without a model; ``check`` checks, without a
+model, that each cassette replays as the recording it claims to be, and with
+``--retrieval`` also re-runs retrieval against the recorded choices and lists every
+citation whose passages would now differ. ``upgrade`` and ``check --retrieval`` need the
+embedding models: without them they exit 4 naming the extra."""
 
 from __future__ import annotations
 
@@ -60,7 +62,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     cassettes = commands.add_parser(
         "cassettes",
         parents=[parent],
-        help="upgrade recorded cassettes, or check them against retrieval here",
+        help="upgrade recorded cassettes, or check that they replay as recorded",
         description="Keep recorded cassettes up with the package, offline.",
         epilog=EXIT_CODES,
     )

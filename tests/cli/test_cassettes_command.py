@@ -213,4 +213,4 @@ def test_the_help_of_each_action_documents_exit_4(tmp_path: Path, action: str) -
     assert run.returncode == 0
     text = " ".join(run.stdout.split())
     assert text.startswith(f"usage: pytest-citations cassettes {action}")
-    assert "serve, cassettes upgrade and check) without the embedding models" in text
+    assert "cassettes upgrade and check --retrieval) without the embedding models" in text
