@@ -95,9 +95,9 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
 
 
 #: Record modes that may start a cassette folder: each records every cassette it lacks, as
-#: a first recording does. A replay (none) and new_episodes, which records only what an
-#: existing recording lacks, need the folder: a mistyped path would otherwise replay nothing
-#: or, with secrets, record the whole suite again.
+#: a first recording does. A replay (none) has nothing to play without it, and new_episodes,
+#: which records only what an existing recording lacks, would record the whole suite again
+#: into a folder named by mistake: it starts only the default one (``cassettes/``).
 _STARTS_FOLDER = (RecordMode.ONCE, RecordMode.ALL, RecordMode.REWRITE)
 
 
@@ -114,6 +114,8 @@ def check_cassette_folder(options: Options) -> None:
             "(ini citations_cassette_dir) and the rootdir; a first recording creates it "
             "(--citations-record=once)"
         )
+    if folder == options.root / "cassettes":
+        return  # the default folder, which a first recording starts
     raise pytest.UsageError(
         f"{where}: --citations-record={options.record_mode.value} records only what a "
         "recording lacks, and would record the whole suite again. Check "

@@ -2,9 +2,10 @@
 ``--citations-cassette-dir`` read "57 claims are new since the recording: record them with …",
 and a CI run with secrets in ``new_episodes`` would have recorded the whole suite again. A
 replay (``none``) and ``new_episodes`` are a usage error naming the folder's absolute path,
-before anything is sent; ``once``, ``all`` and ``rewrite``, which record every cassette
-they lack, start the folder (a first recording). Gate: ``contradicted`` where a run gets
-that far (named in each run)."""
+before anything is sent (``new_episodes`` starts the default ``cassettes/``, which cannot be
+mistyped); ``once``, ``all`` and ``rewrite``, which record every cassette they lack, start
+the folder (a first recording). Gate: ``contradicted`` where a run gets that far (named in
+each run)."""
 
 from __future__ import annotations
 
@@ -77,3 +78,13 @@ def test_a_first_recording_starts_the_folder(citations: Citations, mode: str) ->
 
     result.assert_outcomes(passed=2)
     assert (citations.path / "recordings" / "cases" / "water.yaml").is_file()
+
+
+def test_new_episodes_starts_the_default_folder(citations: Citations) -> None:
+    (citations.path / "cassettes").rmdir()
+    citations.write("cases/water.yaml", WATER)
+
+    result, _ = citations.record("cases/", GATE, mode="new_episodes")
+
+    result.assert_outcomes(passed=2)
+    assert citations.cassette("cases/water.yaml").is_file()
