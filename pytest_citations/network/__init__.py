@@ -22,7 +22,14 @@ Three pieces, from the wire up, one module each:
 
 from __future__ import annotations
 
-from .client import REPLAYED, HttpClient, is_replayed, make_http_client
+from .client import (
+    RECORDED,
+    REPLAYED,
+    HttpClient,
+    is_replayed,
+    make_http_client,
+    recorded_copies,
+)
 from .limits import FETCH, JUDGE, RequestLimit
 from .requester import RETRYABLE_STATUSES, Requester, TransientError, retry_after_seconds
 from .transport import NetworkTransport, network_transport, placeholder
@@ -30,6 +37,7 @@ from .transport import NetworkTransport, network_transport, placeholder
 __all__ = [
     "FETCH",
     "JUDGE",
+    "RECORDED",
     "REPLAYED",
     "RETRYABLE_STATUSES",
     "HttpClient",
@@ -41,5 +49,6 @@ __all__ = [
     "make_http_client",
     "network_transport",
     "placeholder",
+    "recorded_copies",
     "retry_after_seconds",
 ]
