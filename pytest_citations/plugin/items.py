@@ -123,9 +123,14 @@ class CaseNode(pytest.Collector):
         self.add_marker(marker)
 
     def collect(self) -> Iterator[pytest.Item]:
-        for claim in self.case.claims:
-            yield ClaimItem.from_parent(self, name=claim.name, case=self.case, claim=claim)
-        yield PrecisionItem.from_parent(self, name="precision", case=self.case)
+        try:
+            for claim in self.case.claims:
+                yield ClaimItem.from_parent(self, name=claim.name, case=self.case, claim=claim)
+            yield PrecisionItem.from_parent(self, name=PRECISION_ITEM, case=self.case)
+        except Exception as error:  # its case file was not collected whole: never a pass
+            said = strip_controls(f"{type(error).__name__}: {error}")
+            self.stash[PROBLEMS_KEY] = [(self.case.line, said)]
+            raise
 
 
 class _CaseItem(pytest.Item):

@@ -120,12 +120,13 @@ def where_of(report: pytest.TestReport) -> Location | None:
 
 
 def attach_problems(collector: pytest.Collector, report: pytest.CollectReport) -> None:
-    """Put the problems of a case file that could not be collected on its report, as JSON
-    (xdist hands a worker's collection errors to the controller as they are), with the case
-    file as node ids name it."""
+    """Put the problems of a case file (or one of its cases) that could not be collected on
+    its report, as JSON (xdist hands a worker's collection errors to the controller as they
+    are), with the case file as node ids name it."""
     problems = collector.stash.get(PROBLEMS_KEY, None)
-    if problems and report.failed:
-        found = {"file": collector.nodeid, "problems": [[line, text] for line, text in problems]}
+    file = collector.getparent(pytest.File)  # type: ignore[type-abstract]
+    if problems and report.failed and file is not None:
+        found = {"file": file.nodeid, "problems": [[line, text] for line, text in problems]}
         setattr(report, PROBLEMS_ATTRIBUTE, found)
 
 
