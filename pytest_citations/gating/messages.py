@@ -58,6 +58,17 @@ def explanation(claim: ClaimResult, retrieved: Mapping[str, str] | None = None) 
     return said + notes(claim, retrieved or {})
 
 
+def unchecked_explanation(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
+    """A verdict that could not be checked, explained: no label for the claim, and
+    ``unchecked`` for each citation that was not checked (the fixture's verdicts)."""
+    return explain(
+        verdict,
+        markers,
+        state=UNCHECKED_STATE,
+        shown=lambda citation: citation.label.value if citation.checked else "unchecked",
+    )
+
+
 def unchecked_message(
     verdict: ClaimVerdict, unchecked: Sequence[UncheckedCitation], explained: str
 ) -> str:
@@ -164,5 +175,6 @@ __all__ = [
     "explanation",
     "notes",
     "side_by_side",
+    "unchecked_explanation",
     "unchecked_message",
 ]

@@ -309,8 +309,13 @@ def test_the_fixture_fails_a_test_whose_claim_could_not_be_checked(citations: Ci
         [
             "claim could not be checked: 1 of 1 citations unchecked",
             f"  {BOILING_URL}: judge_error *",
+            f"claim: {SUPPORTED_CLAIM}",
+            "status: unchecked (no label)",
+            f"  {BOILING_URL}",
+            "      unchecked (judge_error), confidence 0.00",
         ]
     )
+    assert "label: not_found" not in result.stdout.str()  # it has no label
     allowed.assert_outcomes(passed=1)
     allowed.stdout.fnmatch_lines(["*LABEL not_found judge_error*"])
 
