@@ -60,6 +60,26 @@ def explain(
     return strip_controls("\n".join(lines))
 
 
+#: How a claim that could not be checked says so where its label would stand.
+UNCHECKED_STATE = "status: unchecked (no label)"
+
+
+def explain_unchecked(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
+    """A verdict that could not be checked, explained: no label for the claim (it has none),
+    ``unchecked`` for each citation that was not checked."""
+    return explain(
+        verdict,
+        markers,
+        state=UNCHECKED_STATE,
+        shown=lambda citation: citation.label.value if citation.checked else "unchecked",
+    )
+
+
+def _explained(verdict: ClaimVerdict) -> str:
+    """A verdict as a failing helper explains it: its label, or that it has none."""
+    return explain(verdict) if verdict.complete else explain_unchecked(verdict)
+
+
 def _verifier(verifier: Verifies | None) -> Verifies:
     __tracebackhide__ = True  # failures point at the test, not here
     chosen = verifier or active_verifier.get()
@@ -79,7 +99,7 @@ def assert_supported(
     __tracebackhide__ = True  # failures point at the test, not here
     verdict = _verifier(verifier).verify(claim, [urls] if isinstance(urls, str) else urls)
     if verdict.label is not Label.SUPPORTED or verdict.problems:
-        raise AssertionError(f"claim is not supported by its citations\n{explain(verdict)}")
+        raise AssertionError(f"claim is not supported by its citations\n{_explained(verdict)}")
     return verdict
 
 
@@ -90,7 +110,7 @@ def assert_not_contradicted(
     __tracebackhide__ = True  # failures point at the test, not here
     verdict = _verifier(verifier).verify(claim, [urls] if isinstance(urls, str) else urls)
     if verdict.label is Label.CONTRADICTED or verdict.problems:
-        raise AssertionError(f"claim is contradicted by a cited page\n{explain(verdict)}")
+        raise AssertionError(f"claim is contradicted by a cited page\n{_explained(verdict)}")
     return verdict
 
 
@@ -112,7 +132,7 @@ def assert_answer(
         ]
         for number, verdict in bad:
             why = verdict.label.value if verdict.label in failing else "could not be checked"
-            lines += [f"claim {number}: {why}", explain(verdict)]
+            lines += [f"claim {number}: {why}", _explained(verdict)]
         raise AssertionError("\n".join(lines))
     return listed
 

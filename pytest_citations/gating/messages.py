@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..assertions import explain
+from ..assertions import UNCHECKED_STATE, explain
 from ..labels import Label
 from ..verdicts import ClaimVerdict
 from .criteria import Criteria, Decision, UncheckedCitation
@@ -29,8 +29,6 @@ DOCUMENT_HINT = (
     "Give the document's URL in the case file's citations, or cite a page instead "
     "(--citations-allow-unchecked never counts a document without a URL as a label)."
 )
-#: How a claim that has no label says so where its label would stand.
-UNCHECKED_STATE = "status: unchecked (no label)"
 
 
 def notes(claim: ClaimResult, retrieved: Mapping[str, str]) -> str:
@@ -56,17 +54,6 @@ def explanation(claim: ClaimResult, retrieved: Mapping[str, str] | None = None) 
         verdict = claim.verdict(Label.NOT_FOUND)
         said = explain(verdict, claim.markers, state=UNCHECKED_STATE, shown=claim.shown_label)
     return said + notes(claim, retrieved or {})
-
-
-def unchecked_explanation(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
-    """A verdict that could not be checked, explained: no label for the claim, and
-    ``unchecked`` for each citation that was not checked (the fixture's verdicts)."""
-    return explain(
-        verdict,
-        markers,
-        state=UNCHECKED_STATE,
-        shown=lambda citation: citation.label.value if citation.checked else "unchecked",
-    )
 
 
 def unchecked_message(
@@ -175,6 +162,5 @@ __all__ = [
     "explanation",
     "notes",
     "side_by_side",
-    "unchecked_explanation",
     "unchecked_message",
 ]
