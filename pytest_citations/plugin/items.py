@@ -18,7 +18,7 @@ from ..gating.deciding import FileResult
 from ..gating.messages import case_message, claim_message
 from ..gating.result import PRECISION_ITEM, Location
 from ..gating.run_result import FileError
-from ..reports.junit import case_properties, claim_properties
+from ..reports.junit_report import case_properties, claim_properties
 from ..sanitize import strip_controls
 from .printing import printed
 from .results import PROBLEMS_KEY, ItemResult, publish

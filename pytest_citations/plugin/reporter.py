@@ -33,12 +33,12 @@ from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..usage import Spending, SpendPlan, Usage
 from . import identity
-from .baseline import baseline_of
 from .github import append_summary, github_place, step_summary
 from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
 from .printing import printed
 from .results import problems_of, result_of, where_of
+from .session import baseline_of
 from .sharding import plan_of
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.

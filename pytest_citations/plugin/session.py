@@ -17,6 +17,7 @@ import pytest
 
 from ..cases import Case
 from ..errors import AccountError, CitationsError, ConfigurationError
+from ..gating.baseline import Baseline
 from ..gating.deciding import BaselineRef, FileResult, decide_file
 from ..paths import shown
 from ..pipeline.audit import AuditLog
@@ -37,12 +38,23 @@ from ..timing import split
 from ..usage import SpendPlan, Usage
 from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
-from .baseline import baseline_of
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
 from .preflight import check_cassette_folder, check_recording_secrets
 from .printing import printed
 
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
+#: The run's baseline, read once per process (the reporter's and the session's).
+BASELINE_KEY = pytest.StashKey[Baseline]()
+
+
+def baseline_of(config: pytest.Config, options: Options) -> Baseline | None:
+    """The run's baseline (``--citations-baseline``), read on first use; a file that cannot
+    be read is a :class:`~pytest_citations.errors.CitationsError` naming it."""
+    if options.baseline is None:
+        return None
+    if BASELINE_KEY not in config.stash:
+        config.stash[BASELINE_KEY] = Baseline.load(options.baseline)
+    return config.stash[BASELINE_KEY]
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,56 @@
-"""A JUnit XML file made from the run's result, for a run that pytest did not make in one
-piece: ``pytest-citations merge`` writes it from shard reports. One ``<testcase>`` per claim
-and per case's precision item, named as pytest's own ``--junitxml`` names them
-(``classname="cases.returns.yaml.returns-policy" name="claim-2"``), with the same flat
-properties (:mod:`.junit`), the case file and the claim's line; a failing claim or case is a
-``<failure>``, one that could not be checked an ``<error>``, an item that did not run
-``<skipped>``, a case file that could not be verified an ``<error>`` of its own. Times are
-not known from shard reports: each is 0."""
+"""What JUnit XML shows of the run. Flat, readable properties a CI page shows as they are
+(:func:`claim_properties`, :func:`case_properties`): the plugin puts them on each case
+item's report, and pytest's ``--junitxml`` writes them. A claim that could not be checked
+has no label: its ``status`` says so, and a citation not checked shows ``unchecked``.
+
+And the whole file, made from the run's result, for a run that pytest did not make in one
+piece (:func:`render`): ``pytest-citations merge`` writes it from shard reports. One
+``<testcase>`` per claim and per case's precision item, named as pytest's own
+``--junitxml`` names them (``classname="cases.returns.yaml.returns-policy"
+name="claim-2"``), with the same properties, the case file and the claim's line; a failing
+claim or case is a ``<failure>``, one that could not be checked an ``<error>``, an item that
+did not run ``<skipped>``, a case file that could not be verified an ``<error>`` of its own.
+Times are not known from shard reports: each is 0."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
 from ..gating.criteria import Decision
-from ..gating.result import Location
+from ..gating.result import CaseResult, ClaimResult, Location
 from ..gating.run_result import RunResult
 from ..sanitize import strip_controls
 from .info import RunInfo
-from .junit import case_properties, claim_properties
+
+
+def claim_properties(claim: ClaimResult) -> list[tuple[str, object]]:
+    """``claim``, ``label`` (or ``status: unchecked``), then ``citation.1.url``,
+    ``citation.1.label``, ``.reason``, ``.quote``, ``.confidence`` per citation. The
+    passages the judge saw stay in the JSON report."""
+    properties: list[tuple[str, object]] = [("claim", claim.text)]
+    if claim.label is not None:
+        properties.append(("label", claim.label.value))
+    else:
+        properties.append(("status", claim.status.value))
+    for number, citation in enumerate(claim.citations, start=1):
+        properties += [
+            (f"citation.{number}.url", citation.url),
+            (f"citation.{number}.label", claim.shown_label(citation)),
+            (f"citation.{number}.reason", citation.reason or ""),
+            (f"citation.{number}.quote", " ".join((citation.evidence_quote or "").split())),
+            (f"citation.{number}.confidence", f"{citation.confidence:.2f}"),
+        ]
+    return properties
+
+
+def case_properties(case: CaseResult) -> list[tuple[str, object]]:
+    """``precision`` (supported/checked citations, and the unchecked when there are) and
+    ``decision``."""
+    precision = case.precision
+    shown = f"{precision.supported}/{precision.total}"
+    if precision.unchecked:
+        shown += f" ({precision.total} of {precision.total + precision.unchecked} checked)"
+    return [("precision", shown), ("decision", str(case.decision or "not decided"))]
 
 
 def _testcase(suite: ET.Element, classname: str, name: str, file: str, line: int) -> ET.Element:
@@ -92,4 +126,4 @@ def render(result: RunResult, info: RunInfo | None = None, name: str = "pytest-c
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
 
 
-__all__ = ["render"]
+__all__ = ["case_properties", "claim_properties", "render"]

@@ -30,7 +30,7 @@ from pytest_citations.reports import RENDERERS, RunInfo, junit_report
 from pytest_citations.reports.github import annotations_of
 from pytest_citations.reports.json_reader import read_report
 from pytest_citations.reports.json_report import document
-from pytest_citations.reports.junit import claim_properties
+from pytest_citations.reports.junit_report import claim_properties
 from pytest_citations.reports.terminal import summary_lines
 
 WATER = CaseInfo("cases/water.yaml", "water", line=1, question="When does water boil?")
