@@ -11,9 +11,8 @@ from typing import Any
 from pytest_citations.gating.build import Findings, build_run
 from pytest_citations.gating.criteria import Criteria
 from pytest_citations.gating.deciding import BaselineRef, Facts, decide_claim
-from pytest_citations.gating.gates import Base, RunGates
 from pytest_citations.gating.result import CaseInfo, ClaimResult, Location
-from pytest_citations.gating.run_result import BaselineFacts, RunResult
+from pytest_citations.gating.run_result import Base, BaselineFacts, RunGates, RunResult
 from pytest_citations.labels import Label
 from pytest_citations.pipeline.aggregate import aggregate_verdicts
 from pytest_citations.verdicts import CitationVerdict, ClaimVerdict

@@ -17,9 +17,8 @@ from pathlib import Path
 from ..errors import CitationsError
 from ..gating.base_report import load_base
 from ..gating.build import Findings, build_run
-from ..gating.gates import Base
 from ..gating.redecision import decide_again
-from ..gating.run_result import BaselineFacts, RunResult
+from ..gating.run_result import Base, BaselineFacts, RunResult
 from ..gating.shards import Shard, holding_problems, identity_problems, shard_problems
 from ..pipeline.audit import new_run_id
 from ..precision import Precision

@@ -20,10 +20,19 @@ from .comparison import RunComparison
 from .criteria import Decision, Failure
 from .deciding import decide_case, undecided_case
 from .decisions import AgreementGate, RunDecision, decide_run
-from .gates import Base, RunGates
 from .regressions import compare_runs, states_of
 from .result import CaseInfo, CaseResult, ClaimResult, Location
-from .run_result import FAIL, INCOMPLETE, PASS, BaselineFacts, FileError, Release, RunResult
+from .run_result import (
+    FAIL,
+    INCOMPLETE,
+    PASS,
+    Base,
+    BaselineFacts,
+    FileError,
+    Release,
+    RunGates,
+    RunResult,
+)
 
 
 @dataclass

@@ -24,8 +24,8 @@ from ..precision import Precision
 from .build import Findings
 from .criteria import Decision
 from .deciding import decide_case, redecide
-from .gates import RunGates
 from .result import PRECISION_ITEM, CaseInfo, ClaimResult, Location
+from .run_result import RunGates
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import pytest
 
 from ..drift import DEFAULT_FAIL_ON
 from ..gating.criteria import Criteria
-from ..gating.gates import RunGates
+from ..gating.run_result import RunGates
 from ..gating.shards import Shard
 from ..labels import DEFAULT_FAILING_LABELS
 from ..paths import shown

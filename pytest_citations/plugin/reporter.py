@@ -18,9 +18,8 @@ from ..drift import DriftReport
 from ..errors import AccountError, CitationsError
 from ..gating.base_report import load_base
 from ..gating.build import Findings, build_run
-from ..gating.gates import Base
 from ..gating.result import Location
-from ..gating.run_result import BaselineFacts, RunResult
+from ..gating.run_result import Base, BaselineFacts, RunResult
 from ..gating.shards import ShardPlan
 from ..paths import shown
 from ..pipeline.backends import Backends

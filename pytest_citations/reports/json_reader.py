@@ -18,10 +18,9 @@ from typing import Any
 from ..errors import CitationsError
 from ..gating.build import Findings
 from ..gating.criteria import Decision
-from ..gating.gates import RunGates
 from ..gating.redecision import StatedCase
 from ..gating.result import Location
-from ..gating.run_result import FileError
+from ..gating.run_result import FileError, RunGates
 from ..gating.serial import claim_from_dict, info_from_dict
 from ..gating.shards import ShardReport
 from ..precision import Precision

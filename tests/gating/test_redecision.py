@@ -9,7 +9,6 @@ from dataclasses import replace
 
 from pytest_citations.gating.build import Findings, build_run
 from pytest_citations.gating.criteria import Criteria, Decision, Failure
-from pytest_citations.gating.gates import RunGates
 from pytest_citations.gating.redecision import StatedCase, decide_again
 from pytest_citations.gating.result import (
     PRECISION_ITEM,
@@ -18,6 +17,7 @@ from pytest_citations.gating.result import (
     ClaimStatus,
     Location,
 )
+from pytest_citations.gating.run_result import RunGates
 from pytest_citations.labels import Label, Reason
 from pytest_citations.precision import Precision
 from pytest_citations.verdicts import CitationVerdict

@@ -11,9 +11,8 @@ from tree_helpers import cited, claim, run_of
 
 from pytest_citations.gating.build import Findings
 from pytest_citations.gating.comparison import CaseState, ClaimState
-from pytest_citations.gating.gates import Base
 from pytest_citations.gating.result import CaseInfo, ClaimResult, Location
-from pytest_citations.gating.run_result import RunResult
+from pytest_citations.gating.run_result import Base, RunResult
 from pytest_citations.labels import Label, Reason
 from pytest_citations.precision import Precision
 from pytest_citations.reports import RENDERERS, RunInfo, write_report
