@@ -11,7 +11,7 @@ from __future__ import annotations
 from .assertions import assert_answer, assert_not_contradicted, assert_precision, assert_supported
 from .errors import AuthenticationError, CitationsError, ConfigurationError, MissingTokenError
 from .fetchers import Crawler, PageResponse
-from .judges import Judge, Judgement
+from .judges import Judge, JudgeConfig, Judgement
 from .labels import Label, Reason
 from .pipeline.settings import Settings
 from .pipeline.sync import SyncVerifier
@@ -29,6 +29,7 @@ __all__ = [
     "ConfigurationError",
     "Crawler",
     "Judge",
+    "JudgeConfig",
     "Judgement",
     "Label",
     "MissingTokenError",

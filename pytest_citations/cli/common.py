@@ -75,11 +75,10 @@ def global_options() -> argparse.ArgumentParser:
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """Settings from the environment, with the global options over them."""
-    overrides: dict[str, Any] = {}
-    if getattr(args, "judge", None):
-        overrides["judge_provider"] = args.judge
-    if getattr(args, "model", None):
-        overrides["judge_model"] = args.model
+    overrides: dict[str, Any] = {
+        "judge_provider": getattr(args, "judge", None) or None,
+        "judge_model": getattr(args, "model", None) or None,
+    }
     if getattr(args, "judge_votes", None) is not None:
         overrides["judge_votes"] = args.judge_votes
         overrides["pinned"] = frozenset({"judge_votes"})
@@ -117,7 +116,7 @@ def missing_variables(
 ) -> MissingTokenError | None:
     """Every variable the chosen fetcher and judge need and lack, in one error (or None):
     a run must not stop at the first one and leave the next for another run."""
-    missing = Backends().missing(settings)
+    missing = settings.missing(Backends())
     return MissingTokenError(missing, purpose) if missing else None
 
 

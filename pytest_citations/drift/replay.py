@@ -128,7 +128,7 @@ class Replayer:
         keep_choices: bool = False,
     ) -> None:
         # No waiting on a recorded Retry-After.
-        self.settings = settings.replace(backoff=0.0, max_backoff=0.0)
+        self.settings = settings.without_backoff()
         self.backends = backends
         self._commands = commands
         self.library = CassetteLibrary(config, RecordMode.NONE, self.command, root=root)
@@ -195,7 +195,7 @@ class Replayer:
             with session.active():
                 for url in urls:
                     usage = Usage()
-                    crawler = factory(self.settings, self.verifier.requester, usage)
+                    crawler = factory(self.settings.fetcher_config, self.verifier.requester, usage)
                     try:
                         page = await fetch_citation(
                             crawler, url, max_chars=self.settings.max_page_chars

@@ -8,14 +8,14 @@ the JavaScript path, giving a :class:`PageResponse`) plus the rules of
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..labels import Label
 
 if TYPE_CHECKING:
     from ..network.requester import Requester
-    from ..pipeline.settings import Settings
     from ..usage import Usage
 
 
@@ -58,11 +58,21 @@ class StoredPageReader(Protocol):
 
 
 class CrawlerFactory(Protocol):
-    """Builds a crawler from the settings, the shared HTTP sender and the run's usage."""
+    """Builds a crawler from its own config, the shared HTTP sender and the run's usage. A
+    fetcher whose factory has ``configure(environ)`` gets what that reads from the
+    environment (:class:`~pytest_citations.fetchers.crawlbase.CrawlbaseConfig`); one
+    without gets None."""
 
-    def __call__(self, settings: Settings, requester: Requester, usage: Usage) -> Crawler:
+    def __call__(self, config: Any, requester: Requester, usage: Usage) -> Crawler:
         """A crawler for this run."""
         ...
+
+
+def fetcher_config(factory: object, environ: Mapping[str, str]) -> object:
+    """The config a fetcher reads from ``environ`` with its ``configure``; None when it has
+    none (a fetcher a plugin registered that needs nothing)."""
+    configure = getattr(factory, "configure", None)
+    return configure(environ) if callable(configure) else None
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ Not through the ``crawlbase`` SDK: it disables certificate verification, drops t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
@@ -19,9 +20,6 @@ from ..network.requester import RETRYABLE_STATUSES, Requester
 from ..network.transport import placeholder
 from ..usage import CREDITS, Usage
 from .base import PageResponse
-
-if TYPE_CHECKING:
-    from ..pipeline.settings import Settings
 
 #: The environment variables of the Crawling API: the normal and the JavaScript token, and
 #: the API's base URL (point it at an emulator or a proxy).
@@ -46,6 +44,27 @@ def billed(status: int, response: PageResponse) -> bool:
         and response.crawl_status in (None, 200)
         and (origin is None or origin in BILLABLE_ORIGIN_STATUSES)
     )
+
+
+@dataclass(frozen=True)
+class CrawlbaseConfig:
+    """What the Crawlbase client takes: where the API is, and which of the account's tokens
+    are set. Their values only the network transport holds; a request names them by
+    placeholder."""
+
+    api_url: str = DEFAULT_API_URL
+    #: Whether ``CRAWLBASE_TOKEN`` and ``CRAWLBASE_JS_TOKEN`` are set.
+    token: bool = False
+    js_token: bool = False
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> CrawlbaseConfig:
+        """The config the documented variables give (``CRAWLBASE_API_URL``, the tokens)."""
+        return cls(
+            api_url=environ.get(API_URL, "").strip() or DEFAULT_API_URL,
+            token=bool(environ.get(TOKEN, "").strip()),
+            js_token=bool(environ.get(JS_TOKEN, "").strip()),
+        )
 
 
 class StoredPageNotFound(CitationsError):
@@ -78,18 +97,20 @@ class CrawlbaseClient:
     secret_variables = (TOKEN, JS_TOKEN)
     required_variables = (TOKEN,)
     endpoint_variables = (API_URL,)
+    #: Reads its config from the environment (the pipeline calls it for the chosen fetcher).
+    configure = staticmethod(CrawlbaseConfig.from_env)
 
-    def __init__(self, settings: Settings, requester: Requester, usage: Usage) -> None:
-        self.settings = settings
+    def __init__(self, config: CrawlbaseConfig, requester: Requester, usage: Usage) -> None:
+        self.config = config
         self.requester = requester
         self.usage = usage
-        self._base = settings.endpoint(API_URL, DEFAULT_API_URL).rstrip("/") + "/"
+        self._base = config.api_url.rstrip("/") + "/"
 
     def _token(self, javascript: bool) -> tuple[str, dict[str, str]]:
         """The variable whose token an attempt uses, plus ``javascript=true`` when no
         JavaScript token is set (F6). The request carries only its placeholder; the network
         transport puts the value in."""
-        if javascript and self.settings.secret(JS_TOKEN) is not None:
+        if javascript and self.config.js_token:
             return JS_TOKEN, {}
         return TOKEN, ({"javascript": "true"} if javascript else {})
 
@@ -147,11 +168,7 @@ class CrawlbaseClient:
         if not rid:
             raise ValueError("a rid is required")
         # Any token of the account reads stored pages back.
-        variable = (
-            JS_TOKEN
-            if self.settings.secret(TOKEN) is None and self.settings.secret(JS_TOKEN)
-            else TOKEN
-        )
+        variable = JS_TOKEN if not self.config.token and self.config.js_token else TOKEN
         url = urljoin(self._base, "storage")
 
         def build() -> httpx.Request:

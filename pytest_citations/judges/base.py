@@ -6,7 +6,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import httpx
 
@@ -16,6 +16,7 @@ from ..network import is_replayed
 from ..network.budget import Price, Spend, priced
 from ..network.requester import Requester, TransientError
 from ..network.transport import placeholder
+from .config import JudgeConfig
 from .prompt import (
     JOINT_SCHEMA,
     JOINT_SYSTEM_PROMPT,
@@ -25,9 +26,6 @@ from .prompt import (
     joint_user_message,
     user_message,
 )
-
-if TYPE_CHECKING:
-    from ..pipeline.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -135,7 +133,7 @@ class HttpJudge:
     base_url_variable: str | None = None
     default_base_url = ""
     default_model = ""
-    # Derived from the above for Settings.from_env and the recording checks (backends.py).
+    # Derived from the above for the settings and the recording checks (pipeline/backends.py).
     secret_variables: tuple[str, ...] = ()
     required_variables: tuple[str, ...] = ()
     endpoint_variables: tuple[str, ...] = ()
@@ -146,14 +144,11 @@ class HttpJudge:
         cls.required_variables = cls.secret_variables
         cls.endpoint_variables = (cls.base_url_variable,) if cls.base_url_variable else ()
 
-    def __init__(self, settings: Settings, requester: Requester) -> None:
-        self.settings = settings
+    def __init__(self, config: JudgeConfig, requester: Requester) -> None:
+        self.config = config
         self.requester = requester
-        self.model = settings.judge_model or self.default_model
-        base = self.default_base_url
-        if self.base_url_variable:
-            base = settings.endpoint(self.base_url_variable, base)
-        self.base_url = base.rstrip("/")
+        self.model = config.model
+        self.base_url = config.base_url.rstrip("/")
 
     def key_header(self) -> str:
         """The API key as requests carry it: a placeholder that only the network transport

@@ -20,14 +20,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import httpx
 
 from ..errors import MissingTokenError, OverBudget
-
-if TYPE_CHECKING:
-    from ..pipeline.settings import Settings
+from .config import SpendingLimits
 
 #: The request extension that carries a request's :class:`Price`.
 PRICE = "pytest_citations.price"
@@ -102,11 +99,11 @@ class Budget:
         self._lock = threading.Lock()
 
     @classmethod
-    def of(cls, settings: Settings) -> Budget | None:
-        """The budget of ``settings``, or None when they set none."""
-        if not settings.budgets:
+    def of(cls, limits: SpendingLimits) -> Budget | None:
+        """The budget ``limits`` set, or None when they set none."""
+        if not limits.given:
             return None
-        return cls(settings.max_judge_calls, settings.max_judge_tokens, settings.max_credits)
+        return cls(limits.max_judge_calls, limits.max_judge_tokens, limits.max_credits)
 
     def _refusal(self, most: Spend) -> str | None:
         """Which limit ``most`` would pass, in the header's words, or None."""

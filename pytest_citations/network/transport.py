@@ -4,19 +4,17 @@ place it is taken back out of what comes back."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
 import httpcore
 import httpx
 
 from ..errors import MissingTokenError
+from ..redact import Secret
 from .budget import Budget, BudgetTransport
-
-if TYPE_CHECKING:
-    from ..pipeline.settings import Settings
+from .config import SpendingLimits
 
 _PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*_(?:TOKEN|KEY))>")
 
@@ -66,14 +64,14 @@ class NetworkTransport(httpx.AsyncBaseTransport):
     neither the request nor a cause, so no traceback can show a URL with a token in it.
     """
 
-    def __init__(self, settings: Settings) -> None:
-        self._limit = max(settings.concurrency, 1)
+    def __init__(self, secrets: Iterable[Secret], concurrency: int) -> None:
+        self._limit = max(concurrency, 1)
         self._ssl = httpx.create_ssl_context()
         #: One pool per origin (Crawlbase, the judge): httpcore checks every idle
         #: connection of a pool on each request, and the crawl connections idle once the
         #: pages are in while the judge is busiest.
         self._pools: dict[tuple[bytes, bytes, int | None], httpcore.AsyncConnectionPool] = {}
-        self._secrets = {placeholder(s.variable): s for s in settings.secrets.values()}
+        self._secrets = {placeholder(s.variable): s for s in secrets}
 
     def _reveal(self, text: bytes, *, encode: Callable[[str], str]) -> bytes:
         for name, secret in self._secrets.items():
@@ -167,9 +165,12 @@ class NetworkTransport(httpx.AsyncBaseTransport):
             await pool.aclose()
 
 
-def network_transport(settings: Settings) -> httpx.AsyncBaseTransport:
-    """The real network for ``settings`` (the innermost transport of every chain), behind
-    the run's budget when the settings set one: each chain built from it holds its own."""
-    network = NetworkTransport(settings)
-    budget = Budget.of(settings)
+def network_transport(
+    secrets: Iterable[Secret], concurrency: int, spending: SpendingLimits | None = None
+) -> httpx.AsyncBaseTransport:
+    """The real network with ``secrets`` (the innermost transport of every chain), pooling
+    ``concurrency`` connections per origin, behind a budget when ``spending`` sets one:
+    each chain built from it holds its own."""
+    network = NetworkTransport(secrets, concurrency)
+    budget = Budget.of(spending) if spending is not None else None
     return network if budget is None else BudgetTransport(network, budget)

@@ -13,7 +13,7 @@ from ..fetchers import Crawler, FetchResult, StoredPageReader, fetch_citation
 from ..judges import Judge, Judgement
 from ..judges.guard import quote_in_passages
 from ..labels import Label, Reason, is_unchecked
-from ..network.client import HttpClient, make_http_client
+from ..network.client import HttpClient
 from ..network.limits import RequestLimit
 from ..network.requester import Requester
 from ..redact import LogRedaction
@@ -55,7 +55,8 @@ class Verifier:
     Backends can be swapped: ``crawler`` (anything with the fetch rules' ``crawl``) and
     ``judge`` (a :class:`~pytest_citations.judges.Judge`) directly, or by name from
     ``backends`` (the built-in ones plus any a plugin registered), chosen by
-    ``settings.fetcher`` and ``settings.judge_provider``; ``embedder`` too. ``observer``
+    ``settings.fetcher`` and ``settings.judge.provider``, each built from its own config in
+    the settings; ``embedder`` too. ``observer``
     hears which shared work each caller needs (see :mod:`pytest_citations.pipeline.sharing`).
     ``http`` and ``semaphore`` let several verifiers share one client and one limit on
     requests in flight (the service does).
@@ -87,7 +88,7 @@ class Verifier:
         backends = backends or Backends()
         # Looked up now, so that an unknown name is an error before anything is sent.
         self._fetcher_factory = None if crawler else backends.fetcher(self.settings.fetcher)
-        self._judge_factory = None if judge else backends.judge(self.settings.judge_provider)
+        self._judge_factory = None if judge else backends.judge(self.settings.judge.provider)
         # Hybrid retrieval, the embedder chosen by the page's language unless one is given.
         retriever = (
             Retriever(embedder, cache_dir=self.settings.embedding_cache_dir)
@@ -111,16 +112,16 @@ class Verifier:
         if self._log_redaction is None:
             self._log_redaction = LogRedaction(self.settings.redactor()).install()
         if self._http is None:
-            self._http = make_http_client(self.settings)
+            self._http = self.settings.http_client()
         self._requester = Requester(
             self._http,
-            self.settings,
-            self._semaphore or RequestLimit(self.settings.concurrency),
+            self.settings.network,
+            self._semaphore or RequestLimit(self.settings.network.concurrency),
         )
         if self._crawler is None:
             factory = self._fetcher_factory
             assert factory is not None
-            self._crawler = factory(self.settings, self._requester, self.usage)
+            self._crawler = factory(self.settings.fetcher_config, self._requester, self.usage)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -153,7 +154,7 @@ class Verifier:
         if self._judge is None:
             factory = self._judge_factory
             assert factory is not None
-            self._judge = factory(self.settings, self.requester)
+            self._judge = factory(self.settings.judge, self.requester)
         return self._judge
 
     # Public API ---------------------------------------------------------------------

@@ -231,11 +231,11 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     options = config.stash[OPTIONS_KEY]
     if not options.enabled:
         return None
-    model = options.shown_model or "?"
+    judge, model = options.judge.provider, options.judge.model or "?"
     # Resolved: where recordings are read and written, whatever moved pytest's rootdir.
     cassettes = str(options.cassette_dir.resolve()) + os.sep
     line = (
-        f"citations: record={options.record_mode.value} judge={options.judge} model={model} "
+        f"citations: record={options.record_mode.value} judge={judge} model={model} "
         f"cassettes={cassettes} embedder={options.embedding_model} "
         f"concurrency={options.concurrency} fail_on={','.join(options.fail_on)}"
     )

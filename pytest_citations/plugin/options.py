@@ -19,6 +19,7 @@ from ..drift import DEFAULT_FAIL_ON
 from ..gating.conclusion import RunGates
 from ..gating.criteria import Criteria
 from ..gating.shards import Shard
+from ..judges import JudgeConfig
 from ..labels import DEFAULT_FAILING_LABELS
 from ..paths import shown
 from ..pipeline.backends import Backends
@@ -171,16 +172,6 @@ PINNING = {
 }
 
 
-def _judge_model(values: dict[str, Any], backends: Backends) -> str | None:
-    """The model option (or ``JUDGE_MODEL``), else the chosen provider's own variable
-    (``OPENAI_MODEL``)."""
-    model: str | None = values["model"]
-    model_variable = backends.judge_variable(values["judge"], "model_variable")
-    if model is None and model_variable and os.environ.get(model_variable, "").strip():
-        model = os.environ[model_variable].strip()
-    return model
-
-
 def read(config: pytest.Config) -> dict[str, Any]:
     """Every option's value by its name (``min_precision``), parsed and checked; a bad
     value is a usage error that names the flag."""
@@ -220,9 +211,9 @@ class Options:
     root: Path
     record_mode: RecordMode
     cassette_dir: Path
-    judge: str
-    #: The model the run asked for (None: the provider's own default, see ``shown_model``).
-    model: str | None
+    #: The judge: its provider, the model it asks (the header and the reports name it) and
+    #: where, resolved once from the options and the environment.
+    judge: JudgeConfig
     concurrency: int
     criteria: Criteria
     embedding_model: str
@@ -251,8 +242,6 @@ class Options:
     drift: bool = False
     drift_update: bool = False
     drift_fail_on: tuple[str, ...] = DEFAULT_FAIL_ON
-    #: The model the judge uses, as the header and the reports name it.
-    shown_model: str = ""
     #: ``--citations-shard K/N``: the shard of the run this process runs.
     shard: Shard | None = None
     #: ``--citations-compare``: the base this run is compared with, and its gates.
@@ -301,13 +290,13 @@ class Options:
 
     @classmethod
     def from_config(cls, config: pytest.Config, backends: Backends) -> Options:
-        """Read the table. The model the header shows is the one the judge uses: the option,
-        ``JUDGE_MODEL``, then the chosen provider's own variable (``OPENAI_MODEL``), then the
-        provider's default (of ``backends``: a judge a plugin registered included)."""
+        """Read the table. The judge is resolved here, once: the model is the option (or
+        ``JUDGE_MODEL``), then the chosen provider's own variable (``OPENAI_MODEL``), then
+        the provider's default (of ``backends``: a judge a plugin registered included)."""
         values = read(config)
         root = project_root(config)
         _check_combinations(values, enabled=bool(config.getoption("citations", False)))
-        model = _judge_model(values, backends)
+        judge = backends.judge_config(os.environ, provider=values["judge"], model=values["model"])
         cassettes = Path(values["cassette_dir"])
         # Each report format's option has the format's name (the JSON report's is "report").
         formats = {name: values.get("report" if name == "json" else name) for name in WRITERS}
@@ -316,8 +305,7 @@ class Options:
             root=root,
             record_mode=values["record"],
             cassette_dir=cassettes if cassettes.is_absolute() else root / cassettes,
-            judge=values["judge"],
-            model=model,
+            judge=judge,
             concurrency=int(values["concurrency"] or 4),
             criteria=Criteria(
                 fail_on=values["fail_on"],
@@ -352,7 +340,6 @@ class Options:
             drift=values["drift"],
             drift_update=values["drift_update"],
             drift_fail_on=values["drift_fail_on"],
-            shown_model=model or backends.judge_variable(values["judge"], "default_model") or "",
             shard=values["shard"],
             compare=root / values["compare"] if values["compare"] else None,
             fail_on_regression=values["fail_on_regression"],

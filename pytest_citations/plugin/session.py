@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,10 +71,8 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
         settings = Settings.from_env(
             None,
             backends=backends,
-            judge_provider=options.judge,
-            # Always the plugin's choice (None: the provider's default), never a model that
-            # from_env read for the provider JUDGE_PROVIDER names when another was chosen.
-            judge_model=options.model,
+            # The judge the options resolved (and the header names), not read again.
+            judge=options.judge,
             concurrency=options.concurrency,
             embedding_model=options.embedding_model,
             budget=options.budget,
@@ -83,13 +82,13 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
             pinned=options.pinned,
             embedding_cache_dir=embedding_cache,
             fetcher=options.fetcher,
-            **options.limits,
+            **dict[str, Any](options.limits),
         )
     except ConfigurationError as error:  # CITATIONS_TIMEOUT=abc, say, read here
         raise pytest.UsageError(f"citations: {error}") from None
     if not (options.record_mode.records or options.drift):
         # No waiting on a recorded Retry-After.
-        settings = settings.replace(backoff=0.0, max_backoff=0.0)
+        settings = settings.without_backoff()
     return settings
 
 
@@ -111,7 +110,7 @@ def check_recording_secrets(options: Options, settings: Settings, backends: Back
             f"{settings.embedding_model}, which needs {', '.join(models)}: {RECORD_EXTRA} "
             "(a replay needs no model), or choose --citations-embedder lexical"
         )
-    missing = backends.missing(settings)
+    missing = settings.missing(backends)
     if missing:
         raise pytest.UsageError(
             f"{asked} sends requests and needs "
@@ -169,7 +168,7 @@ class CitationsSession:
             self.library,
             options.cassette_dir,
             self.root,
-            required=self.backends.required(self.settings),
+            required=self.settings.required(self.backends),
             records=options.record_mode.records,
         )
         self.audit = (
@@ -281,7 +280,7 @@ class CitationsSession:
         if self._ahead is None:
             self._ahead = VerifyAhead(
                 self.verifier.loop,
-                self.settings.concurrency,
+                self.settings.network.concurrency,
                 proven=self._accounts_answered,
                 fatal=(AccountError,),
             )

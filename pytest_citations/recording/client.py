@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from ..network.client import HttpClient, make_http_client
-from ..network.transport import network_transport
+from ..network.client import HttpClient
 from .library import CassetteLibrary
 from .transport import CassetteTransport
 
@@ -22,6 +21,4 @@ def recorded_client(
     """A client that replays from the active cassette of ``library``, records what its mode
     allows and refuses the rest; a request it may send goes to ``network`` (the real network
     by default: drift's offline replay passes a transport that refuses everything)."""
-    return make_http_client(
-        settings, CassetteTransport(library, network or network_transport(settings))
-    )
+    return settings.http_client(CassetteTransport(library, network or settings.transport()))

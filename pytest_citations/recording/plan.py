@@ -94,10 +94,10 @@ class Planner:
     fetcher and fetch rules). Use as ``async with Planner(...) as planner``."""
 
     def __init__(self, settings: Settings, config: vcr.VCR, backends: Backends) -> None:
-        self.settings = settings.without_budgets().replace(backoff=0.0, max_backoff=0.0)
+        self.settings = settings.without_budgets().without_backoff()
         self.library = CassetteLibrary(config, RecordMode.NONE, lambda path: "")
         self._http = recorded_client(self.settings, self.library, _Offline())
-        self._requester = Requester(self._http, self.settings, RequestLimit(1))
+        self._requester = Requester(self._http, self.settings.network, RequestLimit(1))
         self._factory = backends.fetcher(self.settings.fetcher)
 
     async def __aenter__(self) -> Planner:
@@ -121,7 +121,7 @@ class Planner:
         return Held(pages, _choices(session))
 
     async def _page(self, url: str) -> FetchResult | None:
-        crawler = self._factory(self.settings, self._requester, Usage())
+        crawler = self._factory(self.settings.fetcher_config, self._requester, Usage())
         try:
             return await fetch_citation(crawler, url, max_chars=self.settings.max_page_chars)
         except Exception:  # a crawl the recording lacks: the page is not recorded

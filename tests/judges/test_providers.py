@@ -68,7 +68,7 @@ def test_j2_provider_from_environment(pages, judge, crawlbase, make_verifier, pr
         "OLLAMA_HOST": judge.ollama_host,
     }
     config = Settings.from_env(env, backoff=0.01, embedding_model="lexical")
-    assert config.judge_provider == provider
+    assert config.judge.provider == provider
 
     async def scenario():
         async with make_verifier(config) as verifier:
