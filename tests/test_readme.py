@@ -158,6 +158,7 @@ def run_readme_command(line: str, *, env: dict[str, str], cwd: Path) -> Run:
 def test_every_option_and_ini_key_the_readme_names_exists() -> None:
     text = README.read_text(encoding="utf-8")
     flags = {"--citations", *(option.flag_name for option in OPTIONS if option.flag)}
+    flags |= {option.old_flag for option in OPTIONS if option.old_flag}
     keys = {option.key for option in OPTIONS if option.ini}
     keys |= {option.old_ini for option in OPTIONS if option.old_ini}
 

@@ -73,8 +73,13 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "(default: CITATIONS_EMBEDDING_MODEL or all-MiniLM-L6-v2)",
     )  # fmt: skip
     upgrade.add_argument(
-        "--budget", type=int, help="words of the page the judge was shown (default 560; 0: "
-        "the top-k passages, as every cassette recorded before the budget was)",
+        "--evidence-words", type=int, metavar="N", help="words of the page the judge was "
+        "shown (default 560; 0: the top-k passages, as every cassette recorded before the "
+        "evidence lines was)",
+    )  # fmt: skip
+    upgrade.add_argument(
+        "--budget", type=int, metavar="N", dest="old_budget",
+        help="deprecated: use --evidence-words",
     )  # fmt: skip
     upgrade.add_argument("--top-k", type=int, help="passages the judge was shown (default 3)")
     upgrade.add_argument(
@@ -122,8 +127,11 @@ def _retrieval(args: argparse.Namespace, settings: Settings) -> Settings:
     changes: dict[str, object] = {}
     if args.embedder:
         changes["embedding_model"] = args.embedder
-    if args.budget is not None:
-        changes["budget"] = args.budget
+    if args.old_budget is not None:
+        say("--budget is deprecated; use --evidence-words")
+    words = args.evidence_words if args.evidence_words is not None else args.old_budget
+    if words is not None:
+        changes["evidence_words"] = words
     if args.top_k is not None:
         changes["top_k"] = args.top_k
     if args.passage_words is not None:

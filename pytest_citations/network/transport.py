@@ -25,7 +25,7 @@ def placeholder(variable: str) -> str:
 
 
 @dataclass(frozen=True)
-class _Failure:
+class _SendFailure:
     """A send that failed, described without the request (which held real secrets)."""
 
     kind: type[httpx.TransportError]
@@ -43,16 +43,16 @@ _TIMEOUTS: Mapping[type[Exception], type[httpx.TransportError]] = {
 }
 
 
-def _failure(error: Exception) -> _Failure:
+def _failure(error: Exception) -> _SendFailure:
     """A secret-free description of what went wrong below the transport."""
     for source, target in _TIMEOUTS.items():
         if isinstance(error, source):
-            return _Failure(target, "timed out")
+            return _SendFailure(target, "timed out")
     if isinstance(error, httpcore.ConnectError):
-        return _Failure(httpx.ConnectError, "connection failed (ConnectError)")
+        return _SendFailure(httpx.ConnectError, "connection failed (ConnectError)")
     if isinstance(error, httpcore.NetworkError | httpcore.ProtocolError):
-        return _Failure(httpx.NetworkError, f"connection failed ({type(error).__name__})")
-    return _Failure(httpx.TransportError, f"request failed ({type(error).__name__})")
+        return _SendFailure(httpx.NetworkError, f"connection failed ({type(error).__name__})")
+    return _SendFailure(httpx.TransportError, f"request failed ({type(error).__name__})")
 
 
 class NetworkTransport(httpx.AsyncBaseTransport):
@@ -101,7 +101,7 @@ class NetworkTransport(httpx.AsyncBaseTransport):
                     return str(variable)
         return None
 
-    async def _exchange(self, request: httpx.Request) -> httpx.Response | _Failure:
+    async def _exchange(self, request: httpx.Request) -> httpx.Response | _SendFailure:
         """Send with the real secrets; never raise (the frames here hold the secrets)."""
         try:
             target = self._reveal(request.url.raw_path, encode=lambda s: quote(s, safe=""))
@@ -144,7 +144,7 @@ class NetworkTransport(httpx.AsyncBaseTransport):
             raise MissingTokenError(missing, "The request needs it.")
         await request.aread()
         outcome = await self._exchange(request)
-        if isinstance(outcome, _Failure):
+        if isinstance(outcome, _SendFailure):
             raise outcome.error()  # raised here, outside any handler: no secret-bearing cause
         return outcome
 

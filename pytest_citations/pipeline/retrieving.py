@@ -28,7 +28,11 @@ _CHOSE = "chose the passages with"
 #: recorded value, and what the recording did with it.
 _PINNED: dict[str, tuple[str, Callable[[Selection], object], str]] = {
     "embedding_model": ("--citations-embedder", lambda chosen: chosen.chooser.setting, _CHOSE),
-    "budget": ("--citations-budget", lambda chosen: chosen.chooser.budget, _CHOSE),
+    "evidence_words": (
+        "--citations-evidence-words",
+        lambda chosen: chosen.chooser.evidence_words,
+        _CHOSE,
+    ),
     "top_k": ("--citations-top-k", lambda chosen: chosen.chooser.top_k, _CHOSE),
     "passage_words": (
         "--citations-passage-words",
@@ -105,7 +109,7 @@ class RetrievalStep:
             markdown=markdown,
             setting=canonical_name(settings.embedding_model),
             passage_words=settings.passage_words,
-            budget=settings.budget,
+            evidence_words=settings.evidence_words,
         )
         # The judge is asked about passages chosen now as often as the run says.
         return None if chosen is None else replace(chosen, votes=settings.judge_votes)

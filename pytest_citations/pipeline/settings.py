@@ -38,7 +38,7 @@ from ..network.config import (
 )
 from ..network.transport import network_transport
 from ..redact import Redactor, Secret
-from ..retrieval.choosing import BUDGET, MIN_BUDGET
+from ..retrieval.choosing import EVIDENCE_WORDS, MIN_EVIDENCE_WORDS
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from ..retrieval.passages import DEFAULT_MAX_WORDS
 from .backends import Backends
@@ -85,7 +85,7 @@ class Settings:
     #: Words of the page the judge sees per citation, chosen line by line (0: the top
     #: ``top_k`` passages, which are also what a claim in another language than its page
     #: gets), and the words a passage holds at most (R1).
-    budget: int = BUDGET
+    evidence_words: int = EVIDENCE_WORDS
     top_k: int = 3
     passage_words: int = DEFAULT_MAX_WORDS
     #: How many times the judge is asked about each claim–URL pair: the verdict is the
@@ -93,7 +93,7 @@ class Settings:
     #: A recording keeps the number with the passages it chose, and a replay asks as often
     #: as the recording did.
     judge_votes: int = 1
-    #: The settings the caller chose explicitly (``embedding_model``, ``budget``,
+    #: The settings the caller chose explicitly (``embedding_model``, ``evidence_words``,
     #: ``top_k``, ``passage_words``, ``judge_votes``): a recorded choice made with other
     #: values is an error on replay, never silently used.
     pinned: frozenset[str] = frozenset()
@@ -105,9 +105,10 @@ class Settings:
             raise ConfigurationError("passage_words must be at least 1")
         if self.judge_votes < 1:
             raise ConfigurationError("judge_votes must be at least 1")
-        if self.budget != 0 and self.budget < MIN_BUDGET:
+        if self.evidence_words != 0 and self.evidence_words < MIN_EVIDENCE_WORDS:
             raise ConfigurationError(
-                f"budget must be 0 (the top-k passages) or at least {MIN_BUDGET} words"
+                "evidence_words must be 0 (the top-k passages) or at least "
+                f"{MIN_EVIDENCE_WORDS} words"
             )
         if self.max_page_chars < PAGE_LIMIT.minimum:
             raise ConfigurationError(f"max_page_chars must be at least {PAGE_LIMIT.minimum:g}")

@@ -242,7 +242,9 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if options.min_precision is not None:
         line += f" min_precision={options.min_precision:g}"
     # Given explicitly, they are pinned: a recorded choice made otherwise fails the replay.
-    line += f" budget={options.budget}" if "budget" in options.pinned else ""
+    line += (
+        f" evidence_words={options.evidence_words}" if "evidence_words" in options.pinned else ""
+    )
     line += f" top_k={options.top_k}" if "top_k" in options.pinned else ""
     line += f" passage_words={options.passage_words}" if "passage_words" in options.pinned else ""
     line += f" judge_votes={options.judge_votes}" if "judge_votes" in options.pinned else ""

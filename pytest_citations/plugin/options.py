@@ -27,13 +27,13 @@ from ..pipeline.settings import BUDGETS, LIMITS, Limit
 from ..recording import RecordMode
 from ..reports import WRITERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
-from ..retrieval.choosing import BUDGET
+from ..retrieval.choosing import EVIDENCE_WORDS
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from .flags import GIVEN, Option, add_options, read_options
 from .values import (
     agreement,
-    budget,
     drift_fail_on,
+    evidence_words,
     fraction,
     labels,
     limit_parser,
@@ -98,11 +98,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("embedder", "embedding model name or path (default all-MiniLM-L6-v2)",
            default=DEFAULT_EMBEDDING_MODEL, env=("CITATIONS_EMBEDDING_MODEL",),
            old_ini="citations_embedding_model"),
-    Option("budget", "words of the page the judge is shown per citation, chosen line by "
-           "line (default 560); 0 shows the top-k passages instead",
-           kind="parse", default=BUDGET, parse=budget, metavar="N"),
-    Option("top-k", "passages the judge is shown per citation where the budget is 0 or the "
-           "claim and the page are in different languages (default 3)",
+    Option("evidence-words", "words of the page the judge is shown per citation, chosen line "
+           "by line (default 560); 0 shows the top-k passages instead",
+           kind="parse", default=EVIDENCE_WORDS, parse=evidence_words, metavar="N",
+           old_flag="--citations-budget", old_ini="citations_budget"),
+    Option("top-k", "passages the judge is shown per citation where the evidence words are 0 "
+           "or the claim and the page are in different languages (default 3)",
            kind="parse", default=DEFAULT_TOP_K, parse=whole_number, metavar="N"),
     Option("passage-words", "words a passage holds at most (default 200)",
            kind="parse", default=DEFAULT_MAX_WORDS, parse=whole_number, metavar="N"),
@@ -165,7 +166,7 @@ def register(parser: pytest.Parser) -> None:
 #: with other values is an error on replay (Settings.pinned).
 PINNING = {
     "embedder": "embedding_model",
-    "budget": "budget",
+    "evidence_words": "evidence_words",
     "top_k": "top_k",
     "passage_words": "passage_words",
     "judge_votes": "judge_votes",
@@ -219,8 +220,8 @@ class Options:
     embedding_model: str
     fetcher: str
     #: Words of the page the judge is shown per citation (0: the top-k passages), passages
-    #: shown where the budget does not apply, and the words a passage holds at most.
-    budget: int = BUDGET
+    #: shown where those do not apply, and the words a passage holds at most.
+    evidence_words: int = EVIDENCE_WORDS
     top_k: int = 3
     passage_words: int = 200
     #: How many times the judge is asked about each citation (``--citations-judge-votes``).
@@ -274,7 +275,7 @@ class Options:
     @property
     def spending_limits(self) -> dict[str, float]:
         """The spending budgets given, by settings field (``{"max_judge_calls": 3}``); not
-        the words the judge is shown (:attr:`budget`)."""
+        the words the judge is shown (:attr:`evidence_words`)."""
         return {limit.field: self.limits[limit.field] for limit in BUDGETS
                 if limit.field in self.limits}  # fmt: skip
 
@@ -317,7 +318,7 @@ class Options:
                 allow_unchecked=values["allow_unchecked"],
             ),
             embedding_model=values["embedder"],
-            budget=values["budget"],
+            evidence_words=values["evidence_words"],
             top_k=values["top_k"],
             passage_words=values["passage_words"],
             judge_votes=values["judge_votes"],

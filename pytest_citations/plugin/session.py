@@ -75,7 +75,7 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
             judge=options.judge,
             concurrency=options.concurrency,
             embedding_model=options.embedding_model,
-            budget=options.budget,
+            evidence_words=options.evidence_words,
             top_k=options.top_k,
             passage_words=options.passage_words,
             judge_votes=options.judge_votes,

@@ -7,12 +7,24 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from ..errors import RequestRefused
 from ..network.client import HttpClient
 from .library import CassetteLibrary
 from .transport import CassetteTransport
 
 if TYPE_CHECKING:
     from ..pipeline.settings import Settings
+
+
+class Offline(httpx.AsyncBaseTransport):
+    """Below a replay-only cassette: nothing is ever sent; ``who`` says what refuses (a
+    plan, a drift replay)."""
+
+    def __init__(self, who: str) -> None:
+        self.who = who
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        raise RequestRefused(f"{self.who} sends no request")
 
 
 def recorded_client(

@@ -22,10 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import vcr
 
-from ..errors import CitationsError, RequestRefused
+from ..errors import CitationsError
 from ..fetchers import FetchResult, fetch_citation
 from ..fetchers.urls import is_pdf, request_url
 from ..network.limits import RequestLimit
@@ -35,7 +34,7 @@ from ..pipeline.claimwork import ClaimRequest
 from ..pipeline.settings import Settings
 from ..retrieval.selection import page_digest
 from ..usage import CREDITS, SpendPlan, Usage
-from .client import recorded_client
+from .client import Offline, recorded_client
 from .files import UnreadableCassette
 from .library import CassetteLibrary
 from .session import CassetteSession, RecordMode
@@ -44,13 +43,6 @@ from .session import CassetteSession, RecordMode
 #: that, the readability retry, and both again on the JavaScript path (F2, F6, F8).
 FIRST_CRAWL = CREDITS["normal"] + CREDITS["storage"]
 MOST_CRAWLS = 2 * FIRST_CRAWL + 2 * (CREDITS["javascript"] + CREDITS["storage"])
-
-
-class _Offline(httpx.AsyncBaseTransport):
-    """Below a replay-only cassette: the plan sends nothing."""
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        raise RequestRefused("a plan sends no request")
 
 
 @dataclass(frozen=True)
@@ -96,7 +88,7 @@ class Planner:
     def __init__(self, settings: Settings, config: vcr.VCR, backends: Backends) -> None:
         self.settings = settings.without_budgets().without_backoff()
         self.library = CassetteLibrary(config, RecordMode.NONE, lambda path: "")
-        self._http = recorded_client(self.settings, self.library, _Offline())
+        self._http = recorded_client(self.settings, self.library, Offline("a plan"))
         self._requester = Requester(self._http, self.settings.network, RequestLimit(1))
         self._factory = backends.fetcher(self.settings.fetcher)
 

@@ -41,14 +41,18 @@ class Chooser:
     top_k: int
     passage_words: int
     ranking: int = RANKING
-    #: The word budget (``--citations-budget``; 0: the top ``top_k`` passages), and what it
-    #: chose: :data:`LINES`, or :data:`PASSAGES` (a budget of 0, a claim in another
-    #: language than its page, or a choice of ranking 1, which had no budget).
-    budget: int = 0
+    #: The words of the page the judge is shown (``--citations-evidence-words``; 0: the top
+    #: ``top_k`` passages), and what it chose: :data:`LINES`, or :data:`PASSAGES` (0
+    #: evidence words, a claim in another language than its page, or a choice of ranking 1,
+    #: which had no such limit).
+    evidence_words: int = 0
     units: str = PASSAGES
 
     def to_dict(self) -> dict[str, Any]:
-        """The recorded form (a choice of ranking 1 as it was recorded: without a budget)."""
+        """The recorded form (a choice of ranking 1 as it was recorded: without evidence
+        words). The evidence words are recorded under the key ``budget``, the option's name
+        when cassettes first kept them: every cassette holds that key, and a replay of one
+        must find what it recorded."""
         found: dict[str, Any] = {
             "setting": self.setting,
             "embedder": self.embedder,
@@ -58,7 +62,7 @@ class Chooser:
             "ranking": self.ranking,
         }
         if self.ranking >= 2:
-            found.update(budget=self.budget, units=self.units)
+            found.update(budget=self.evidence_words, units=self.units)
         return found
 
     @classmethod

@@ -18,7 +18,7 @@ from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.files import CassetteContentError
 from ..recording.pages import judge_bodies, read_recording
-from ..retrieval.choosing import BUDGET
+from ..retrieval.choosing import EVIDENCE_WORDS
 from ..retrieval.index import PageIndex
 from ..retrieval.passages import split_spans
 from ..retrieval.retriever import Retriever
@@ -107,7 +107,7 @@ class _Rechooser:
             markdown=markdown,
             setting=chooser.setting,
             passage_words=chooser.passage_words,
-            budget=_budget(chooser),
+            evidence_words=_evidence_words(chooser),
         )
 
     def close(self) -> None:
@@ -115,10 +115,10 @@ class _Rechooser:
             retriever.close()
 
 
-def _budget(chooser: Chooser) -> int:
-    """The word budget a re-record of a choice would use: the recorded one, or, for a choice
-    of the ranking before budgets (the top ``top_k`` passages), today's default."""
-    return chooser.budget if chooser.ranking >= 2 else BUDGET
+def _evidence_words(chooser: Chooser) -> int:
+    """The evidence words a re-record of a choice would use: the recorded ones, or, for a
+    choice of the ranking before them (the top ``top_k`` passages), today's default."""
+    return chooser.evidence_words if chooser.ranking >= 2 else EVIDENCE_WORDS
 
 
 def _pieces(selection: Selection | None) -> list[tuple[tuple[int, int], ...]]:

@@ -151,7 +151,7 @@ def test_g2_quote_from_a_passage_outside_the_top_3_is_rejected(crawlbase, judge,
     crawlbase.add(URL, markdown="\n\n".join([*decoys, hidden]))
     judge.rule(CLAIM, label="supported", quote="The hidden sentence is here.")
 
-    result, _ = verify(CLAIM, [URL], budget=0)
+    result, _ = verify(CLAIM, [URL], evidence_words=0)
 
     assert result.citations[0].reason == Reason.QUOTE_NOT_IN_SOURCE
 

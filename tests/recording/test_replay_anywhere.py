@@ -290,7 +290,7 @@ def claims_of(report: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("option", "value", "recorded_value"),
     [
-        ("--citations-budget", "300", "560"),
+        ("--citations-evidence-words", "300", "560"),
         ("--citations-top-k", "2", "3"),
         ("--citations-passage-words", "120", "200"),
         ("--citations-embedder", "lexical", "all-MiniLM-L6-v2"),
@@ -352,7 +352,7 @@ def test_a_choice_recorded_by_the_top_3_passages_ranking_replays_as_it_was(
             project,
             "cases/",
             "--citations-record=once",
-            "--citations-budget=0",
+            "--citations-evidence-words=0",
             "--citations-report=recorded.json",
             env=env,
             lexical=False,
