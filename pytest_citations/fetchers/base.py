@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..labels import Label
+from ..retrieval.passages import page_text
+from ..retrieval.selection import text_digest
 
 if TYPE_CHECKING:
     from ..network.requester import Requester
@@ -93,3 +96,16 @@ class FetchResult:
     def judgeable(self) -> bool:
         """True when the page goes on to retrieval and the judge."""
         return self.label is None
+
+    # A fetched page is shared by every claim that cites it: its text and digest are
+    # computed once, on first use, for all of them.
+    @cached_property
+    def text(self) -> str:
+        """The page as passages are cut from it (:func:`~..retrieval.passages.page_text`):
+        what a recorded choice's pieces index and the judge's texts are rebuilt from."""
+        return page_text(self.markdown)
+
+    @cached_property
+    def digest(self) -> str:
+        """The SHA-256 of :attr:`text`: the page's part of a recorded choice's key."""
+        return text_digest(self.text)

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..errors import OverBudget, RequestRefused
+from ..judges.guard import Guarded
 from ..network.requester import TransientError
+from ..retrieval.selection import Selection
 from ..verdicts import CitationVerdict, Evidence
 
 
@@ -57,6 +59,17 @@ class ClaimWork:
                 self.note(OverBudget(problem))
             else:
                 self.note(RequestRefused(problem) if problem in other.unrecorded else problem)
+
+
+def shown_evidence(
+    url: str, passages: Sequence[str], accepted: Guarded, selection: Selection, text: str
+) -> Evidence:
+    """What the judge was shown for ``url`` (chosen by ``selection`` from the page's
+    ``text``), with where the guard found the accepted quote: in its passage, and in the
+    page's text."""
+    number, span = accepted.passage, accepted.span
+    found = None if number is None or span is None else selection.page_span(text, number, span)
+    return Evidence(url, tuple(passages), number, selection.chooser.embedder, span, found)
 
 
 @dataclass

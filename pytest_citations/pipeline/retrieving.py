@@ -15,7 +15,7 @@ from ..retrieval.embedders import canonical_name
 from ..retrieval.index import PageIndex
 from ..retrieval.passages import split_spans
 from ..retrieval.retriever import Retriever
-from ..retrieval.selection import Selection, page_digest
+from ..retrieval.selection import Selection
 from ..retrieval.worker import INDEX, RANK, EmbeddingWorker
 from .recall import ChoiceKey, Recall
 from .sharing import SharedWork
@@ -80,9 +80,9 @@ class RetrievalStep:
         :meth:`keep`). Raises :class:`~pytest_citations.errors.RequestRefused` where a
         replay holds no choice and retrieval cannot run here, or a recorded choice
         contradicts a setting the run pinned."""
-        key = ChoiceKey(claim, url, page_digest(page.markdown))
+        key = ChoiceKey(claim, url, page.digest)
         recalled = self._recall.recall(key) if self._recall is not None else None
-        if recalled is not None and recalled.fits(page.markdown):
+        if recalled is not None and recalled.fits(page.text):
             self._check_pinned(key, recalled)
             return Chosen(key, recalled)
         missing = self.retriever.missing()
@@ -90,7 +90,7 @@ class RetrievalStep:
             raise self._recall.unchosen(key, missing)
         index = await self._index(page)
         # Ranking goes before indexing more pages: it sends a judge call out at once.
-        selection = await self._worker.run(RANK, self._chosen, claim, index, page.markdown)
+        selection = await self._worker.run(RANK, self._chosen, claim, index, page.text)
         return Chosen(key, selection, fresh=True)
 
     def keep(self, chosen: Chosen) -> None:
@@ -100,13 +100,13 @@ class RetrievalStep:
         if chosen.fresh and chosen.selection is not None and self._recall is not None:
             self._recall.keep(chosen.key, chosen.selection)
 
-    def _chosen(self, claim: str, index: PageIndex, markdown: str) -> Selection | None:
+    def _chosen(self, claim: str, index: PageIndex, text: str) -> Selection | None:
         settings = self.settings
         chosen = self.retriever.choose(
             claim,
             index,
             settings.top_k,
-            markdown=markdown,
+            markdown=text,
             setting=canonical_name(settings.embedding_model),
             passage_words=settings.passage_words,
             evidence_words=settings.evidence_words,
@@ -116,10 +116,10 @@ class RetrievalStep:
 
     def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
         async def run() -> PageIndex:
-            passages = split_spans(page.markdown, self.settings.passage_words)
+            passages = split_spans(page.text, self.settings.passage_words)
             return await self._worker.run(INDEX, self.retriever.index, passages)
 
-        return self._indexes.get((page.markdown, self.settings.passage_words), run)
+        return self._indexes.get((page.digest, self.settings.passage_words), run)
 
     def _check_pinned(self, key: ChoiceKey, selection: Selection) -> None:
         """A setting the run was given explicitly must be the one the recording used:

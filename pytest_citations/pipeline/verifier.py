@@ -22,11 +22,11 @@ from ..retrieval.retriever import Retriever
 from ..retrieval.worker import RANK, EmbeddingWorker
 from ..timing import clocked
 from ..usage import Usage
-from ..verdicts import CitationVerdict, ClaimVerdict, Evidence
+from ..verdicts import CitationVerdict, ClaimVerdict
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
 from .backends import Backends
-from .claimwork import ClaimRequest, ClaimWork, Stage
+from .claimwork import ClaimRequest, ClaimWork, Stage, shown_evidence
 from .recall import Recall
 from .retrieving import RetrievalStep
 from .settings import Settings
@@ -377,7 +377,7 @@ class Verifier:
         try:
             chosen = await self._retrieval.choose(claim, url, page)
             selection = chosen.selection
-            passages = selection.texts(page.markdown) if selection is not None else []
+            passages = selection.texts(page.text) if selection is not None else []
             if not passages:
                 self._retrieval.keep(chosen)
                 return replace(located, reason=Reason.NO_PASSAGES)
@@ -390,9 +390,7 @@ class Verifier:
                 self._retrieval.keep(chosen)  # what a replay lacks the call of: upgrade names it
             return replace(located, reason=_refusal(refused))
         accepted, votes = tally(answers, passages, selection.votes)
-        work.evidence[url] = Evidence(
-            url, tuple(passages), accepted.passage, selection.chooser.embedder
-        )
+        work.evidence[url] = shown_evidence(url, passages, accepted, selection, page.text)
         return replace(located, label=accepted.label, evidence_quote=accepted.evidence_quote,
                        confidence=accepted.confidence, reason=accepted.reason,
                        votes=votes)  # fmt: skip

@@ -32,7 +32,6 @@ from ..network.requester import Requester
 from ..pipeline.backends import Backends
 from ..pipeline.claimwork import ClaimRequest
 from ..pipeline.settings import Settings
-from ..retrieval.selection import page_digest
 from ..usage import CREDITS, SpendPlan, Usage
 from .client import Offline, recorded_client
 from .files import UnreadableCassette
@@ -63,9 +62,7 @@ class Held:
             page = self.pages.get(url)
             if page is not None and not page.judgeable:
                 continue  # a rule decides the recorded page
-            if page is not None and (request.claim, url, page_digest(page.markdown)) in (
-                self.choices
-            ):
+            if page is not None and (request.claim, url, page.digest) in (self.choices):
                 continue  # its judge call is in the recording
             calls += 1
         return calls + (1 if calls and len(request.urls) >= 2 else 0)

@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from .passages import Span, page_text, text_of
+from .passages import Span, page_span, page_text, text_of
 
 #: The version of the ranking: raised whenever a change of the ranking or the passage rule
 #: can change what is chosen, so that a recording says which one chose its passages. 1: the
@@ -23,9 +23,15 @@ LINES = "lines"
 PASSAGES = "passages"
 
 
+def text_digest(text: str) -> str:
+    """The SHA-256 of a page's text (:func:`~.passages.page_text`)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def page_digest(markdown: str) -> str:
-    """The SHA-256 of a page's text as passages are cut from it."""
-    return hashlib.sha256(page_text(markdown).encode("utf-8")).hexdigest()
+    """The SHA-256 of a page's text as passages are cut from it (a fetched page carries its
+    own: :attr:`~pytest_citations.fetchers.base.FetchResult.digest`)."""
+    return text_digest(page_text(markdown))
 
 
 @dataclass(frozen=True)
@@ -103,12 +109,17 @@ class Selection:
     #: they were chosen): a replay asks as often, and gets the recorded answers in order.
     votes: int = 1
 
-    def texts(self, markdown: str) -> list[str]:
-        """The texts, rebuilt from the page (:func:`~.passages.text_of`)."""
-        page = page_text(markdown)
-        return [text_of(page, shown.pieces) for shown in self.shown]
+    def texts(self, text: str) -> list[str]:
+        """The texts, rebuilt from the page's text (:func:`~.passages.page_text` of its
+        markdown, which a fetched page carries) with :func:`~.passages.text_of`."""
+        return [text_of(text, shown.pieces) for shown in self.shown]
 
-    def fits(self, markdown: str) -> bool:
-        """Whether every piece lies inside the page."""
-        size = len(page_text(markdown))
+    def page_span(self, text: str, number: int, span: Span) -> Span | None:
+        """Where ``span`` of the ``number``-th of :meth:`texts` stands in the page's text
+        (see :func:`~.passages.page_span`)."""
+        return page_span(text, self.shown[number].pieces, *span)
+
+    def fits(self, text: str) -> bool:
+        """Whether every piece lies inside the page's text."""
+        size = len(text)
         return all(0 <= a < b <= size for shown in self.shown for a, b in shown.pieces)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pytest_citations.fetchers import FetchResult
 from pytest_citations.judges.guard import content_words, guard, holder
 from pytest_citations.labels import Label, Reason
 from pytest_citations.retrieval import Retriever
@@ -63,7 +64,7 @@ def chosen(claim: str, markdown: str, **options: int) -> Selection:
 
 
 def words_shown(selection: Selection, markdown: str) -> float:
-    return sum(units(text) for text in selection.texts(markdown))
+    return sum(units(text) for text in selection.texts(page_text(markdown)))
 
 
 def test_the_date_line_the_passages_missed_reaches_the_judge() -> None:
@@ -237,8 +238,8 @@ def test_every_text_shown_is_a_slice_of_the_page_a_replay_rebuilds_and_the_guard
     texts = [text_of(page, shown.pieces) for shown in selection.shown]
     joined = "\n\n".join(passage.text for passage in split_spans(markdown, passage_words))
 
-    assert selection.fits(markdown)
-    assert selection.texts(markdown) == texts
+    assert selection.fits(page)  # the page's text, which a fetched page carries
+    assert selection.texts(page) == texts
     if selection.chooser.units == LINES:
         assert texts == slices_of(claim, markdown, passage_words, budget)
         assert sum(units(text) for text in texts) <= budget
@@ -272,8 +273,9 @@ def test_a_check_chooses_a_top_3_choice_again_under_todays_budget() -> None:
     pinned = Chooser("lexical", "lexical", "lexical 1", 3, 200, evidence_words=0, units=PASSAGES)
     again = _Rechooser(None)
     try:
-        now = again.choose(CLAIM, page, old)
-        kept = again.choose(CLAIM, page, pinned)
+        fetched = FetchResult(url="https://example.org/harbour", markdown=page)
+        now = again.choose(CLAIM, fetched, old)
+        kept = again.choose(CLAIM, fetched, pinned)
     finally:
         again.close()
     assert now is not None
