@@ -13,12 +13,11 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 import httpx
 
 from ..errors import AuthenticationError, CitationsError, CreditsExhaustedError
-from ..network import is_replayed
-from ..network.budget import Price, Spend, priced
+from ..network.budget import Price, Spend, account, priced
 from ..network.limits import FETCH
 from ..network.requester import RETRYABLE_STATUSES, Requester
 from ..network.transport import placeholder
-from ..usage import CREDITS, Usage
+from ..usage import CREDITS, Charge, Usage
 from .base import PageResponse
 
 #: The environment variables of the Crawling API: the normal and the JavaScript token, and
@@ -91,7 +90,8 @@ def _int_header(response: httpx.Response, *names: str) -> int | None:
 
 
 class CrawlbaseClient:
-    """Crawls pages as markdown (F1) and reads stored pages back by rid (S1)."""
+    """Crawls pages as markdown (F1) and reads stored pages back by rid (S1), counting each
+    answer into ``usage``, the run's ledger."""
 
     #: The environment variables it reads (see :mod:`pytest_citations.pipeline.backends`).
     secret_variables = (TOKEN, JS_TOKEN)
@@ -140,28 +140,8 @@ class CrawlbaseClient:
             "Crawlbase crawl", build, retry_statuses=_CRAWL_RETRY_STATUSES, priority=FETCH
         )
         self._check_account(response, variable)
-        result = page_response(response, javascript)
-        self._bill(result, billed(response.status_code, result), replayed=is_replayed(response))
-        return result
-
-    def _bill(self, result: PageResponse, billed: bool, *, replayed: bool) -> None:
-        """Count a crawl: spent when live, saved when a recording answered it."""
-        usage = self.usage
-        cost = credits_of(result)
-        if replayed:
-            usage.replayed_crawls += 1
-            usage.replayed_credits += cost if billed else 0.0
-            return
-        usage.crawl_requests += 1
-        if not billed:
-            usage.failed_crawls += 1
-            return
-        if result.javascript:
-            usage.javascript_crawls += 1
-        else:
-            usage.normal_crawls += 1
-        if result.rid:
-            usage.stored_pages += 1
+        account(self.usage, response)  # spent when live, saved when a recording answered
+        return page_response(response, javascript)
 
     async def stored_page(self, rid: str) -> str:
         """The stored markdown of ``rid`` from the Storage API (free; any token of the account)."""
@@ -178,7 +158,7 @@ class CrawlbaseClient:
 
         response = await self.requester.send("Crawlbase storage", build, priority=FETCH)
         self._check_account(response, variable)
-        self.usage.storage_reads += 1
+        self.usage.record(Charge(storage_read=True))
         if response.status_code == 404:
             raise StoredPageNotFound(f"no stored page for rid {rid!r}")
         if response.status_code != 200:
@@ -186,11 +166,12 @@ class CrawlbaseClient:
         return response.text
 
 
-def page_response(response: httpx.Response, javascript: bool) -> PageResponse:
-    """What one Crawling API answer says about the page."""
+def page_response(response: httpx.Response, javascript: bool, *, body: bool = True) -> PageResponse:
+    """What one Crawling API answer says about the page (without ``body``, what its status
+    and headers say: all a price reads)."""
     ok = response.status_code == 200
     return PageResponse(
-        markdown=response.text if ok else "",
+        markdown=response.text if ok and body else "",
         javascript=javascript,
         failed=not ok and response.status_code != REJECTED_STATUS,
         rejected=response.status_code == REJECTED_STATUS,
@@ -209,12 +190,14 @@ def credits_of(result: PageResponse) -> float:
 
 def crawl_price(javascript: bool) -> Price:
     """A crawl's price for the run's budget: at most its kind plus storing the page (F6,
-    F8); what Crawlbase bills for the answer (nothing for a failed crawl)."""
+    F8); what Crawlbase bills for the answer (nothing for a failed crawl), read from its
+    status and headers once for the budget and the usage report."""
     kind = "javascript" if javascript else "normal"
 
-    def actual(response: httpx.Response) -> Spend:
-        result = page_response(response, javascript)
-        return Spend(credits=credits_of(result) if billed(response.status_code, result) else 0)
+    def actual(response: httpx.Response) -> Charge:
+        result = page_response(response, javascript, body=False)
+        cost = credits_of(result) if billed(response.status_code, result) else 0.0
+        return Charge(credits=cost, crawl=kind, stored=result.rid is not None)
 
     return Price(Spend(credits=CREDITS[kind] + CREDITS["storage"]), actual)
 

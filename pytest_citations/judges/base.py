@@ -13,9 +13,10 @@ import httpx
 from ..errors import AuthenticationError
 from ..labels import Label, Reason
 from ..network import is_replayed
-from ..network.budget import Price, Spend, priced
+from ..network.budget import Price, Spend, account, priced
 from ..network.requester import Requester, TransientError
 from ..network.transport import placeholder
+from ..usage import Charge
 from .config import JudgeConfig
 from .prompt import (
     JOINT_SCHEMA,
@@ -180,13 +181,17 @@ class HttpJudge:
         raise NotImplementedError
 
     # Shared flow --------------------------------------------------------------------
-    def _spent(self, response: httpx.Response) -> Spend:
-        """What an answer cost the run's budget: a call and its tokens, when it answered
-        (an error answer is not billed)."""
-        if response.status_code != 200:
-            return Spend()
-        prompt_tokens, completion_tokens = self.usage(response.json())
-        return Spend(judge_calls=1, judge_tokens=prompt_tokens + completion_tokens)
+    def _charge(self, response: httpx.Response) -> Charge:
+        """What an answer cost: a call and its tokens, when it answered (an error answer is
+        not billed), priced once for the run's budget and its usage report."""
+        return self._charged(response.status_code, response.json() if response.is_success else None)
+
+    def _charged(self, status: int, data: Any) -> Charge:
+        """:meth:`_charge` of an answer whose body was already read (``data``)."""
+        if status != 200:
+            return Charge(provider=self.name)
+        prompt_tokens, completion_tokens = self.usage(data)
+        return Charge(1, prompt_tokens, completion_tokens, provider=self.name)
 
     async def _exchange(
         self, system: str, user: str, schema: dict[str, Any], name: str
@@ -196,7 +201,7 @@ class HttpJudge:
         body = canonical_json(self.payload(system, user, schema, name))
         url = self.endpoint()
 
-        price = Price(JUDGE_CALL, self._spent)
+        price = Price(JUDGE_CALL, self._charge)
 
         def build() -> httpx.Request:
             request = self.requester.http.build_request(
@@ -212,15 +217,15 @@ class HttpJudge:
             raise AuthenticationError(
                 self.key_variable, f"The {self.name} judge", response.status_code
             )
-        replayed = is_replayed(response)
-        if response.status_code != 200:
+        replayed, status = is_replayed(response), response.status_code
+        data = _json(response) if status == 200 else None
+        # Counted first, into the run's ledger: a reply that cannot be used was still paid.
+        # Priced from the body read here, unless the budget's transport priced it already.
+        charged = price.priced(response) or self._charged(status, data)
+        account(self.requester.ledger, response, charged)
+        if status != 200:
             return None, replace(Judgement.failed(Reason.JUDGE_ERROR), replayed=replayed)
-        try:
-            data = response.json()
-        except ValueError:
-            data = None
-        # Usage first: a reply that cannot be used was still paid for.
-        prompt_tokens, completion_tokens = self.usage(data)
+        prompt_tokens, completion_tokens = charged.prompt_tokens, charged.completion_tokens
         try:
             content, problem = self.read(data)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
@@ -253,6 +258,14 @@ class HttpJudge:
             return outcome
         label, quotes, confidence = parsed
         return replace(outcome, label=label, quotes=quotes, confidence=confidence, reason=None)
+
+
+def _json(response: httpx.Response) -> Any:
+    """The answer's body as JSON; None when it is not JSON."""
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 def _int(value: Any) -> int:

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from ..timing import charge
+from ..usage import Usage
 from .client import HttpClient
 from .config import NetworkConfig
 from .limits import JUDGE, RequestLimit
@@ -54,7 +55,8 @@ class Requester:
     """Sends requests under a shared concurrency limit, retries transient failures, and
     gives up when a request's overall deadline (``config.deadline``) has passed. With a
     :class:`~pytest_citations.network.limits.RequestLimit`, a request waits by its priority
-    (fetches before judge calls)."""
+    (fetches before judge calls). Its ``ledger`` is the run's usage, which a judge counts its
+    answers into (see :func:`~pytest_citations.network.budget.account`)."""
 
     def __init__(
         self,
@@ -62,10 +64,12 @@ class Requester:
         config: NetworkConfig,
         limit: RequestLimit | asyncio.Semaphore,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        ledger: Usage | None = None,
     ) -> None:
         self.http = http
         self.config = config
         self.limit = limit
+        self.ledger = ledger if ledger is not None else Usage()
         self._sleep = sleep
 
     def _slot(self, priority: int) -> AbstractAsyncContextManager[Any]:

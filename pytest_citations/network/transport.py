@@ -13,6 +13,7 @@ import httpx
 
 from ..errors import MissingTokenError
 from ..redact import Secret
+from ..usage import Usage
 from .budget import Budget, BudgetTransport
 from .config import SpendingLimits
 
@@ -166,11 +167,15 @@ class NetworkTransport(httpx.AsyncBaseTransport):
 
 
 def network_transport(
-    secrets: Iterable[Secret], concurrency: int, spending: SpendingLimits | None = None
+    secrets: Iterable[Secret],
+    concurrency: int,
+    spending: SpendingLimits | None = None,
+    ledger: Usage | None = None,
 ) -> httpx.AsyncBaseTransport:
     """The real network with ``secrets`` (the innermost transport of every chain), pooling
     ``concurrency`` connections per origin, behind a budget when ``spending`` sets one:
-    each chain built from it holds its own."""
+    each chain built from it holds its own, and reads what was spent from ``ledger`` (the
+    run's :class:`~pytest_citations.usage.Usage`, which its answers are counted into)."""
     network = NetworkTransport(secrets, concurrency)
-    budget = Budget.of(spending) if spending is not None else None
+    budget = Budget.of(spending, ledger) if spending is not None else None
     return network if budget is None else BudgetTransport(network, budget)

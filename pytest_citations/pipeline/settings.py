@@ -41,6 +41,7 @@ from ..redact import Redactor, Secret
 from ..retrieval.choosing import EVIDENCE_WORDS, MIN_EVIDENCE_WORDS
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from ..retrieval.passages import DEFAULT_MAX_WORDS
+from ..usage import Usage
 from .backends import Backends
 
 _NETWORK = {row.name: row for row in NETWORK_LIMITS}
@@ -189,10 +190,12 @@ class Settings:
         """Of :meth:`required`, the variables that are not set, every one of them."""
         return [name for name in self.required(backends) if self.secret(name) is None]
 
-    def transport(self) -> httpx.AsyncBaseTransport:
+    def transport(self, ledger: Usage | None = None) -> httpx.AsyncBaseTransport:
         """The real network with these secrets, behind the budget when one is set: each
-        call builds its own (and so its own budget)."""
-        return network_transport(self.secrets.values(), self.network.concurrency, self.spending)
+        call builds its own, which reads what was spent from ``ledger`` (the run's usage,
+        which the answers are counted into)."""
+        secrets, concurrency = self.secrets.values(), self.network.concurrency
+        return network_transport(secrets, concurrency, self.spending, ledger)
 
     def http_client(self, transport: httpx.AsyncBaseTransport | None = None) -> HttpClient:
         """One client for the run, over ``transport`` (default: :meth:`transport`)."""

@@ -59,7 +59,8 @@ class Verifier:
     the settings; ``embedder`` too. ``observer``
     hears which shared work each caller needs (see :mod:`pytest_citations.pipeline.sharing`).
     ``http`` and ``semaphore`` let several verifiers share one client and one limit on
-    requests in flight (the service does).
+    requests in flight (the service does); ``usage``, the run's ledger, which the budget of
+    ``http`` reads when it was built for it (``settings.transport(usage)``).
 
     Whatever goes wrong while checking one citation becomes that citation's verdict, with a
     reason that says the citation could not be checked; only account, secret and setting
@@ -79,9 +80,11 @@ class Verifier:
         backends: Backends | None = None,
         observer: WorkObserver | None = None,
         recall: Recall | None = None,
+        usage: Usage | None = None,
     ) -> None:
         self.settings = settings or Settings.from_env()
-        self.usage = Usage()
+        #: The run's ledger: every answer its fetcher and judge receive is counted into it.
+        self.usage = usage if usage is not None else Usage()
         self.audit = audit
         self._crawler = crawler
         self._judge = judge
@@ -112,11 +115,12 @@ class Verifier:
         if self._log_redaction is None:
             self._log_redaction = LogRedaction(self.settings.redactor()).install()
         if self._http is None:
-            self._http = self.settings.http_client()
+            self._http = self.settings.http_client(self.settings.transport(self.usage))
         self._requester = Requester(
             self._http,
             self.settings.network,
             self._semaphore or RequestLimit(self.settings.network.concurrency),
+            ledger=self.usage,
         )
         if self._crawler is None:
             factory = self._fetcher_factory
@@ -268,7 +272,6 @@ class Verifier:
 
         async def run() -> Judgement:
             judgement: Judgement = await joint(claim, sources)
-            self._count(judge.name, judgement)
             return judgement
 
         try:
@@ -297,12 +300,6 @@ class Verifier:
         work.absorb(scratch)
         return tuple(v.url for v in verdicts if v.label is Label.SUPPORTED)
 
-    def _count(self, provider: str, judgement: Judgement) -> None:
-        """Add a judge call's usage: spent when live, saved when replayed."""
-        self.usage.count_judge_call(
-            provider, judgement.prompt_tokens, judgement.completion_tokens, judgement.replayed
-        )
-
     def _fetch(self, url: str) -> asyncio.Task[FetchResult]:
         async def run() -> FetchResult:
             assert self._crawler is not None
@@ -317,9 +314,7 @@ class Verifier:
         judge = self.judge
 
         async def call() -> Judgement:
-            judgement = await judge.judge(claim, passages)
-            self._count(judge.name, judgement)
-            return judgement
+            return await judge.judge(claim, passages)
 
         async def run() -> tuple[Judgement, ...]:
             return await ask_votes(call, votes)

@@ -205,13 +205,15 @@ class CitationsSession:
     def verifier(self) -> SyncVerifier:
         """The session's verifier, started on first use."""
         if self._verifier is None:
+            ledger = Usage()  # one ledger: the budget reads what the usage report counts
             verifier = Verifier(
                 self.settings,
-                http=recorded_client(self.settings, self.library),
+                http=recorded_client(self.settings, self.library, ledger=ledger),
                 audit=self.audit,
                 backends=self.backends,
                 observer=self.library,
                 recall=self.library,
+                usage=ledger,
             )
             self._verifier = SyncVerifier(verifier)
         return self._verifier

@@ -9,6 +9,7 @@ import httpx
 
 from ..errors import RequestRefused
 from ..network.client import HttpClient
+from ..usage import Usage
 from .library import CassetteLibrary
 from .transport import CassetteTransport
 
@@ -28,9 +29,14 @@ class Offline(httpx.AsyncBaseTransport):
 
 
 def recorded_client(
-    settings: Settings, library: CassetteLibrary, network: httpx.AsyncBaseTransport | None = None
+    settings: Settings,
+    library: CassetteLibrary,
+    network: httpx.AsyncBaseTransport | None = None,
+    ledger: Usage | None = None,
 ) -> HttpClient:
     """A client that replays from the active cassette of ``library``, records what its mode
     allows and refuses the rest; a request it may send goes to ``network`` (the real network
-    by default: drift's offline replay passes a transport that refuses everything)."""
-    return settings.http_client(CassetteTransport(library, network or settings.transport()))
+    by default, whose budget reads the run's ``ledger``: drift's offline replay passes a
+    transport that refuses everything)."""
+    network = network or settings.transport(ledger)
+    return settings.http_client(CassetteTransport(library, network))
