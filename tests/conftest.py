@@ -93,16 +93,12 @@ TEST_NETWORK = {
 
 def emulator_environment(crawlbase: CrawlbaseEmulator, judge: JudgeEmulator) -> dict[str, str]:
     """The environment a user would set to reach the emulators: every token and key they
-    accept, and every base URL pointing at them."""
+    accept, and every registered judge's base URL pointing at them."""
     return {
         "CRAWLBASE_TOKEN": crawlbase.token,
         "CRAWLBASE_JS_TOKEN": crawlbase.js_token,
-        "OPENAI_API_KEY": judge.openai_key,
-        "ANTHROPIC_API_KEY": judge.anthropic_key,
         "CRAWLBASE_API_URL": crawlbase.url,
-        "OPENAI_BASE_URL": judge.openai_base_url,
-        "ANTHROPIC_BASE_URL": judge.anthropic_base_url,
-        "OLLAMA_HOST": judge.ollama_host,
+        **judge.environment(),
     }
 
 

@@ -12,6 +12,7 @@ from importlib import metadata
 from typing import Any, TypeAlias
 
 from ..errors import AccountError, CitationsError, ConfigurationError, MissingTokenError
+from ..judges import JUDGES
 from ..network.requester import TransientError
 from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS, Settings
@@ -53,7 +54,9 @@ def global_options() -> argparse.ArgumentParser:
     overwritten by the subcommand's default, and one given after it wins."""
     parent = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
     group = parent.add_argument_group("global options (before or after the command)")
-    group.add_argument("--judge", help="judge provider (default: JUDGE_PROVIDER or openai)")
+    group.add_argument(
+        "--judge", help=f"judge provider: {', '.join(JUDGES)} (default: JUDGE_PROVIDER or openai)"
+    )
     group.add_argument("--model", help="judge model (default: JUDGE_MODEL or the provider's)")
     group.add_argument(
         "--judge-votes",

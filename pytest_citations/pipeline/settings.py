@@ -27,6 +27,7 @@ from ..fetchers import PAGE_LIMIT
 from ..fetchers.crawlbase import CrawlbaseConfig
 from ..fetchers.rules import DEFAULT_MAX_PAGE_CHARS
 from ..judges import JudgeConfig
+from ..judges.config import MODEL_VARIABLE, PROVIDER_VARIABLE
 from ..network.client import HttpClient, make_http_client
 from ..network.config import (
     BUDGETS,
@@ -54,6 +55,21 @@ LIMITS: tuple[Limit, ...] = (
     _NETWORK["concurrency"],
     *BUDGETS,
 )
+#: The variable of the embedding setting (``--citations-embedder``).
+EMBEDDER_VARIABLE = "CITATIONS_EMBEDDING_MODEL"
+
+
+def environment_variables(backends: Backends | None = None) -> tuple[str, ...]:
+    """Every environment variable a run reads: the judge's choice, every limit's, the
+    embedder's, and every variable the ``backends`` declare (tokens, keys, base URLs,
+    models). What a test run clears from a developer's shell."""
+    backends = backends or Backends()
+    kinds = ("secret_variables", "endpoint_variables", "model_variable")
+    declared = [name for kind in kinds for name in backends.variables(kind)]
+    own = [PROVIDER_VARIABLE, MODEL_VARIABLE, EMBEDDER_VARIABLE, *(row.env for row in LIMITS)]
+    return tuple(dict.fromkeys([*own, *declared]))
+
+
 _NETWORK_FIELDS = frozenset(f.name for f in dataclasses.fields(NetworkConfig))
 _SPENDING_FIELDS = frozenset(f.name for f in dataclasses.fields(SpendingLimits))
 
@@ -164,8 +180,7 @@ class Settings:
             "network": NetworkConfig.from_env(env, **network),
             "spending": SpendingLimits.from_env(env, **spending),
             **read_limits((PAGE_LIMIT,), env),
-            "embedding_model": env.get("CITATIONS_EMBEDDING_MODEL", "").strip()
-            or DEFAULT_EMBEDDING_MODEL,
+            "embedding_model": env.get(EMBEDDER_VARIABLE, "").strip() or DEFAULT_EMBEDDING_MODEL,
         }
         values.update(overrides)
         return cls(**values)
@@ -202,4 +217,4 @@ class Settings:
         return make_http_client(self.network, transport or self.transport())
 
 
-__all__ = ["BUDGETS", "LIMITS", "Limit", "Settings"]
+__all__ = ["BUDGETS", "LIMITS", "Limit", "Settings", "environment_variables"]

@@ -8,7 +8,7 @@ become underscores); a renamed ini key keeps working with a deprecation warning.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,10 +16,12 @@ from typing import Any
 import pytest
 
 from ..drift import DEFAULT_FAIL_ON
+from ..fetchers import FETCHERS
 from ..gating.conclusion import RunGates
 from ..gating.criteria import Criteria
 from ..gating.shards import Shard
-from ..judges import JudgeConfig
+from ..judges import JUDGES, JudgeConfig
+from ..judges.config import DEFAULT_PROVIDER, MODEL_VARIABLE, PROVIDER_VARIABLE
 from ..labels import DEFAULT_FAILING_LABELS
 from ..paths import shown
 from ..pipeline.backends import Backends
@@ -53,6 +55,11 @@ RUN_ID_INPUT = "citations_run_id"
 DEFAULT_CASE_GLOBS = ("*.yaml", "*.yml")
 
 
+def _named(registry: Mapping[str, object], default: str) -> str:
+    """A registry's names for a help text, the default marked: ``openai (default), …``."""
+    return ", ".join(f"{name} (default)" if name == default else name for name in registry)
+
+
 def _limit_option(limit: Limit) -> Option:
     return Option(
         limit.name,
@@ -68,10 +75,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("record", "cassette record mode (default: none = replay only, offline)",
            kind="parse", default=RecordMode.NONE, parse=record_mode,
            choices=tuple(mode.value for mode in RecordMode), old_ini="citations_record_mode"),
-    Option("judge", "judge provider: openai (default), anthropic, ollama",
-           default="openai", env=("JUDGE_PROVIDER",)),
+    Option("judge", f"judge provider: {_named(JUDGES, DEFAULT_PROVIDER)}",
+           default=DEFAULT_PROVIDER, env=(PROVIDER_VARIABLE,)),
     Option("model", "judge model of the provider (default: the provider's own)",
-           env=("JUDGE_MODEL",)),
+           env=(MODEL_VARIABLE,)),
     Option("judge-votes", "ask the judge N times per citation and keep the majority label, a "
            "tie to the stricter (default 1)", kind="parse", default=1, parse=whole_number,
            metavar="N"),
@@ -132,7 +139,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("allow-unchecked", "count citations that could not be checked (fetch or judge "
            "errors, missing recordings) as their labels instead of making their claims errors",
            kind="bool", default=False),
-    Option("fetcher", "fetcher backend name (default crawlbase)", default="crawlbase"),
+    Option("fetcher", f"fetcher backend: {_named(FETCHERS, 'crawlbase')}, or one a plugin "
+           "registered", default="crawlbase"),
     Option("drift", "after the tests, fetch every page the case files' cassettes hold, live, "
            "and report which recorded verdicts the web no longer backs", kind="bool",
            default=False, ini=False),
