@@ -9,6 +9,7 @@ other module is internal and may change. The engine (everything but ``plugin``, 
 from __future__ import annotations
 
 from .assertions import assert_answer, assert_not_contradicted, assert_precision, assert_supported
+from .distribution import __version__ as __version__
 from .errors import AuthenticationError, CitationsError, ConfigurationError, MissingTokenError
 from .fetchers import Crawler, PageResponse
 from .judges import Judge, JudgeConfig, Judgement

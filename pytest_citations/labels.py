@@ -90,6 +90,8 @@ class Reason:
     REQUEST_REFUSED = "request_refused"
     #: The run's budget (judge calls, judge tokens, credits) did not cover the request.
     OVER_BUDGET = "over_budget"
+    #: A cited document the answer's record gives no URL for: there is no page to fetch.
+    DOCUMENT_WITHOUT_URL = "document_without_url"
 
     @staticmethod
     def http(status: int) -> str:
@@ -119,7 +121,12 @@ UNCHECKED_MEANINGS = {
     Reason.JUDGE_EMPTY_RESPONSE: "the judge's reply was empty",
     Reason.REQUEST_REFUSED: "the request is not in the recording (see below)",
     Reason.OVER_BUDGET: "the run's budget did not cover this request, which was not sent",
+    Reason.DOCUMENT_WITHOUT_URL: "the cited document has no URL, so it cannot be fetched; "
+    "add its URL to the case file to check it",
 }
+#: Unchecked reasons that no run counts as a label (``--citations-allow-unchecked``
+#: included): nothing was ever fetched or judged for them.
+NEVER_A_LABEL = frozenset({Reason.REQUEST_REFUSED, Reason.DOCUMENT_WITHOUT_URL})
 UNCHECKED_REASONS = frozenset(UNCHECKED_MEANINGS)
 
 

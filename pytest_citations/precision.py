@@ -7,6 +7,21 @@ from dataclasses import dataclass
 
 from .labels import Label
 
+#: The most a count read from a file may be: no run checks a trillion citations or spends
+#: a trillion tokens, and a float division by a count of hundreds of digits overflows.
+MOST_COUNTED = 10**12
+
+
+def count_of(value: object, what: str) -> int:
+    """A count read from a file (a report, a base): a whole number from 0 to
+    :data:`MOST_COUNTED`. Anything else (JSON's ``Infinity`` and ``NaN``, which Python's
+    json reads as floats, a fraction, a string, true/false, a negative or huge number) is a
+    ValueError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MOST_COUNTED:
+        shown = repr(value) if len(repr(value)) <= 24 else f"a number of {len(str(value))} digits"
+        raise ValueError(f"{what} is {shown}, not a count from 0 to {MOST_COUNTED:,}")
+    return value
+
 
 @dataclass(frozen=True)
 class Precision:
@@ -30,6 +45,23 @@ class Precision:
             supported += label is Label.SUPPORTED
             unreachable += label is Label.UNREACHABLE
         return cls(supported=supported, total=total, reachable=total - unreachable)
+
+    @classmethod
+    def counted(cls, supported: object, total: object, reachable: object) -> Precision:
+        """Counts read from a file, checked (see :func:`count_of`) and consistent: no more
+        supported citations than reachable ones, nor reachable than cited; a ValueError
+        saying what is wrong otherwise."""
+        found = cls(
+            count_of(supported, "supported"),
+            count_of(total, "citations"),
+            count_of(reachable, "reachable"),
+        )
+        if not found.supported <= found.reachable <= found.total:
+            raise ValueError(
+                f"the counts do not add up: {found.supported} supported, {found.reachable} "
+                f"reachable of {found.total} citations"
+            )
+        return found
 
     def __add__(self, other: Precision) -> Precision:
         return Precision(

@@ -84,7 +84,8 @@ class LogRedaction:
     ``caplog`` included) sees the record.
     """
 
-    def __init__(self, redactor: Redactor) -> None:
+    def __init__(self, redactor: Callable[[str], str]) -> None:
+        #: What a record's message becomes (a :class:`Redactor`, or any rewriting of text).
         self.redactor = redactor
         self._previous: Callable[..., logging.LogRecord] | None = None
 

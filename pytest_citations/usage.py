@@ -7,9 +7,12 @@ Each answer is priced once, as a :class:`Charge`, and counted once into the run'
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+from .precision import count_of
 
 #: Crawlbase credits per request kind (F6, F8): a normal crawl 1, a JavaScript crawl 2, and
 #: storing the page half a credit more; a failed crawl costs nothing.
@@ -137,8 +140,17 @@ class Usage:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Usage:
-        """Inverse of :meth:`to_dict` (derived figures are ignored)."""
-        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+        """Inverse of :meth:`to_dict` (derived figures are ignored); a figure that is no
+        amount (see :func:`amounts`) is a ValueError naming it."""
+        found = amounts(cls, data)
+        by_provider = data.get("judge_calls_by_provider") or {}
+        if not isinstance(by_provider, Mapping):
+            raise ValueError("judge_calls_by_provider is not an object")
+        found["judge_calls_by_provider"] = {
+            str(name): count_of(count, f"judge_calls_by_provider.{name}")
+            for name, count in by_provider.items()
+        }
+        return cls(**found)
 
 
 @dataclass(frozen=True)
@@ -164,14 +176,35 @@ class SpendPlan:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SpendPlan:
-        """Inverse of :meth:`to_dict`."""
-        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+        """Inverse of :meth:`to_dict`; a figure that is no amount is a ValueError."""
+        return cls(**amounts(cls, data))
 
     def __add__(self, other: SpendPlan) -> SpendPlan:
         """Two shards' plans as one run's (a page both shards lack counts in each: each
         shard would crawl it)."""
         return SpendPlan(*(getattr(self, name) + getattr(other, name)
                            for name in self.__dataclass_fields__))  # fmt: skip
+
+
+def amounts(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The figures of ``data`` that ``kind`` (a dataclass) declares as ``int`` or ``float``,
+    read back from a file: counts (see :func:`~pytest_citations.precision.count_of`), and
+    credits finite and at least 0. Anything else is a ValueError naming the figure: a
+    report read back must not hold what no run spends (a negative or infinite amount)."""
+    found: dict[str, Any] = {}
+    for declared in fields(kind):
+        if declared.name not in data or declared.type not in ("int", "float"):
+            continue
+        value = data[declared.name]
+        if declared.type == "int":
+            found[declared.name] = count_of(value, declared.name)
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{declared.name} is {value!r:.24}, not an amount")
+        elif not math.isfinite(value) or value < 0:
+            raise ValueError(f"{declared.name} is {value!r}, not an amount of at least 0")
+        else:
+            found[declared.name] = float(value)
+    return found
 
 
 @dataclass(frozen=True)

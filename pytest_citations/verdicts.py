@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .labels import Label, Reason, is_unchecked
+from .labels import NEVER_A_LABEL, Label, Reason, is_unchecked
 
 #: The fields of 000's ``UrlVerdict``, in order: what a citation verdict holds, and what
 #: ``/verify`` answers per URL.
@@ -174,6 +174,12 @@ class ClaimVerdict:
         return bool(self.unrecorded) or any(
             citation.reason == Reason.REQUEST_REFUSED for citation in self.citations
         )
+
+    @property
+    def never_a_label(self) -> bool:
+        """True when a citation was never checked and can be counted as no label: a request
+        the recording lacks, or a document without a URL."""
+        return self.lacks_recording or any(c.reason in NEVER_A_LABEL for c in self.citations)
 
     @property
     def complete(self) -> bool:

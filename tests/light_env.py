@@ -1,5 +1,5 @@
-"""A Python without the model packages, for tests of what a light install (``pip install
-pytest-citations``, no ``record`` extra) does; this module holds no test.
+"""A Python without the model packages, for tests of what a light install (the core, no
+``record`` extra) does; this module holds no test.
 
 :func:`light_python` makes a virtual environment (no pip, nothing installed) whose
 site-packages holds a link to every entry of this environment's site-packages except the

@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pytest_citations"
 LAYERS = {
     "core": {
         "labels", "verdicts", "usage", "precision", "errors", "redact", "sanitize", "paths",
-        "atomic", "timing",
+        "atomic", "timing", "distribution",
     },
     "network": {"network"},
     "stages": {"fetchers", "retrieval", "judges"},

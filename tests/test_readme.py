@@ -1,6 +1,9 @@
 """The README stays true (issue 11): every output block it shows is what its command prints,
 checked here by running the command for real against the local emulators in ``tests/fakes`` or
-the shipped cassettes, never the network; its examples load; its paths exist.
+the shipped cassettes, never the network; its examples load; its paths exist. The checks that
+hold for any page (the options and commands it names exist, it installs nothing from an index
+the package is not on) run over the documentation site's pages too (issue 28), and
+``tests/test_docs.py`` runs their commands.
 
 The first run's output is checked in ``tests/plugin/test_examples.py`` and the flow from
 exported answers to a gate in ``tests/cli/test_import.py``; both read the README with the
@@ -9,6 +12,7 @@ helpers of this module, so that a changed README and a changed program cannot dr
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 import sys
@@ -26,7 +30,7 @@ from plugin_helpers import (
     Citations,
     single_claim_case,
 )
-from test_workflows import help_options, subcommands
+from test_workflows import from_an_index, help_options, subcommands
 
 from pytest_citations.cases import load_cases
 from pytest_citations.cases.schema import schema_text
@@ -35,6 +39,10 @@ from pytest_citations.plugin.options import OPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+#: The pages of the documentation site written by hand (the reference pages are generated).
+DOC_PAGES = sorted((ROOT / "docs").rglob("*.md"))
+#: Every document whose commands and names are checked: the README and the site's pages.
+DOCUMENTS = [README, *DOC_PAGES]
 #: A line of an output block that stands for lines left out.
 ELISION = "…"
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
@@ -61,13 +69,18 @@ class Block:
         return self.text.splitlines()
 
 
-def readme_section(title: str) -> str:
-    """The README's section under the heading ``title`` (any level), up to the next heading
-    of the same or a higher level."""
+def document_id(path: Path) -> str:
+    """A document's path from the repository's root, as a test id."""
+    return path.relative_to(ROOT).as_posix()
+
+
+def readme_section(title: str, document: Path = README) -> str:
+    """The section of the README (or of another ``document``) under the heading ``title``
+    (any level), up to the next heading of the same or a higher level."""
     level = 0
     kept: list[str] = []
     fenced = False
-    for line in README.read_text(encoding="utf-8").splitlines(keepends=True):
+    for line in document.read_text(encoding="utf-8").splitlines(keepends=True):
         if line.startswith("```"):
             fenced = not fenced
         heading = None if fenced else re.match(r"(#+) (.*)", line)
@@ -77,7 +90,7 @@ def readme_section(title: str) -> str:
             level = len(heading[1])
         elif level:
             kept.append(line)
-    assert level, f"the README has no section {title!r}"
+    assert level, f"{document_id(document)} has no section {title!r}"
     return "".join(kept)
 
 
@@ -118,14 +131,14 @@ def assert_printed(expected: list[str], printed: list[str]) -> None:
         starts = [position] if anchored else range(position, len(printed) - len(segment) + 1)
         found = next((s for s in starts if printed[s : s + len(segment)] == segment), None)
         assert found is not None, (
-            "the README shows lines the command does not print:\n"
+            "the block shows lines the command does not print:\n"
             + "\n".join(segment)
             + "\n--- it printed:\n"
             + "\n".join(printed)
         )
         position = found + len(segment)
     if segments[-1]:
-        assert position == len(printed), "the command prints more than the README shows:\n" + (
+        assert position == len(printed), "the command prints more than the block shows:\n" + (
             "\n".join(printed[position:])
         )
 
@@ -155,8 +168,9 @@ def run_readme_command(line: str, *, env: dict[str, str], cwd: Path) -> Run:
 # -- options ------------------------------------------------------------------------------
 
 
-def test_every_option_and_ini_key_the_readme_names_exists() -> None:
-    text = README.read_text(encoding="utf-8")
+@pytest.mark.parametrize("document", DOCUMENTS, ids=document_id)
+def test_every_option_and_ini_key_a_document_names_exists(document: Path) -> None:
+    text = document.read_text(encoding="utf-8")
     flags = {"--citations", *(option.flag_name for option in OPTIONS if option.flag)}
     flags |= {option.old_flag for option in OPTIONS if option.old_flag}
     keys = {option.key for option in OPTIONS if option.ini}
@@ -190,30 +204,74 @@ def test_the_options_table_has_a_row_for_every_limit_and_budget() -> None:
     assert {f"--citations-{limit.name}" for limit in LIMITS} - rows == set()
 
 
-def test_every_command_line_the_readme_shows_uses_commands_and_options_that_exist() -> None:
-    lines = commands(code_blocks(README.read_text(encoding="utf-8")))
+@pytest.mark.parametrize("document", DOCUMENTS, ids=document_id)
+def test_every_command_line_a_document_shows_uses_commands_and_options_that_exist(
+    document: Path,
+) -> None:
+    lines = commands(code_blocks(document.read_text(encoding="utf-8")))
     shown = [shlex.split(line.split(" && ")[-1], comments=True) for line in lines]
     shown = [words for words in shown if words and words[0] == "pytest-citations"]
-    assert len(shown) >= 6
-    known = {"": help_options(*COMMAND)}
-    names = subcommands()
+    if document == README:
+        assert len(shown) >= 6
+    names = cli_commands()
     assert {"verify", "batch", "import", "stored-page", "schema", "serve"} <= set(names)
-    actions_of: dict[str, tuple[str, ...]] = {}
     for words in shown:
         positional = [word for word in words[1:] if not word.startswith("-")]
         command = (positional or [""])[0]
         assert command in names, f"pytest-citations has no command {command!r}"
-        if command not in actions_of:  # a command of actions: ``cassettes upgrade``
-            actions_of[command] = subcommands(command)
-        actions = actions_of[command]
+        actions = cli_commands(command)  # a command of actions: ``cassettes upgrade``
         if actions:
             action = (positional[1:] or [""])[0]
             assert action in actions, f"{words}: {command} has no action {action!r}"
             command = f"{command} {action}"
-        if command not in known:
-            known[command] = known[""] | help_options(*COMMAND, *command.split())
         options = {word.split("=")[0] for word in words[1:] if word.startswith("--")}
-        assert options <= known[command], f"{words}: {sorted(options - known[command])}"
+        known = cli_options(command)
+        assert options <= known, f"{words}: {sorted(options - known)}"
+
+
+@functools.cache
+def cli_commands(command: str = "") -> tuple[str, ...]:
+    """The commands of ``pytest-citations``, or the actions of ``command``, read from
+    ``--help`` once per test process."""
+    return subcommands(*command.split())
+
+
+@functools.cache
+def cli_options(command: str = "") -> frozenset[str]:
+    """The long options ``pytest-citations COMMAND --help`` names, the global ones included,
+    read once per test process."""
+    if not command:
+        return frozenset(help_options(*COMMAND))
+    return cli_options() | help_options(*COMMAND, *command.split())
+
+
+def simple_commands(line: str) -> list[list[str]]:
+    """The words of each command of a shell line (``a && b; c | d``: four), quotes read."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    found: list[list[str]] = [[]]
+    for word in lexer:
+        if word in ("&&", "||", ";", "|", "&"):
+            found.append([])
+        else:
+            found[-1].append(word)
+    return [words for words in found if words]
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=document_id)
+def test_no_command_a_document_shows_installs_pytest_citations_from_an_index(
+    document: Path,
+) -> None:
+    """Issue 28: pytest-citations is not on PyPI yet, so such a command fails."""
+    installs = [
+        words[2:]
+        for line in commands(code_blocks(document.read_text(encoding="utf-8")))
+        for words in simple_commands(line)
+        if words[:2] == ["pip", "install"]
+    ]
+    if document == README:
+        assert installs  # the first run's installs
+    assert [words for words in installs if any(map(from_an_index, words))] == []
 
 
 # -- case files ---------------------------------------------------------------------------------

@@ -22,6 +22,9 @@ from typing import Any
 import pytest
 import yaml
 from ops_support import COMMAND
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from workflow_steps import run_step
 
 from pytest_citations.plugin.options import OPTIONS
 
@@ -319,7 +322,7 @@ def test_the_gate_records_only_what_is_new_and_only_with_the_tokens() -> None:
 def test_the_merge_decides_once_from_every_shard_and_writes_the_job_summary() -> None:
     workflow = load(REUSABLE)
     merge = workflow["jobs"]["merge"]
-    assert merge["needs"] == ["gate"]
+    assert merge["needs"] == ["plan", "gate"]  # the plan says what to install
     assert merge["if"].startswith("always()")  # a failed shard is still merged and shown
     [words] = [
         words for words in scripts_of(merge["steps"]) if words[:2] == ["pytest-citations", "merge"]
@@ -345,11 +348,41 @@ def test_the_recordings_are_committed_only_from_this_repository_without_its_code
     checkouts = [step for step in job["steps"] if action(step) == "actions/checkout"]
     trusted = next(step for step in checkouts if step["with"]["path"] == "trusted")
     assert trusted["with"]["ref"] == "${{ github.event.repository.default_branch }}"
-    ran = scripts_of(job["steps"])
+    signing = [step for step in job["steps"] if "env.SIGNS == 'true'" in step.get("if", "")]
+    ran = scripts_of([step for step in job["steps"] if step not in signing])
     programs = {words[0] for words in ran}
     assert not programs & {"pip", "pytest", "pytest-citations", "bash", "sh", "make", "npm"}
     [take] = [words for words in ran if words[0] == "python3"]
     assert take[1] == "../trusted/.github/scripts/take_recordings.py"
+
+
+def test_the_recordings_are_signed_before_they_are_committed_when_the_key_exists() -> None:
+    """With the CITATIONS_SIGNING_KEY secret, the default branch's pytest-citations (never
+    the pull request's code) signs what the job commits, before the commit; the key reaches
+    that one step, and the install before it runs without any secret (issue 24)."""
+    job = load(RECORDINGS)["jobs"]["commit"]
+    assert job["env"]["SIGNS"] == "${{ secrets.CITATIONS_SIGNING_KEY != '' }}"
+    found = job["steps"]
+    ids = [step.get("id") for step in found]
+    take, sign = ids.index("take"), ids.index("sign")
+    commit = next(at for at, step in enumerate(found) if "git commit" in step.get("run", ""))
+    assert take < sign < commit
+    signing = found[take + 1 : sign + 1]
+    assert all(step["if"] == "steps.take.outputs.taken == 'true' && env.SIGNS == 'true'"
+               for step in signing)  # fmt: skip
+    assert found[commit]["if"] == "steps.take.outputs.taken == 'true'"
+    [install] = [words for words in scripts_of(signing) if "pip" in words]
+    assert install[-1] == "./trusted"
+    assert "trusted/.github/replay-requirements.txt" in install
+    [signs] = [words for words in scripts_of(signing) if "pytest-citations" in words]
+    assert signs[signs.index("pytest-citations") :][:3] == ["pytest-citations", "cassettes", "sign"]
+    assert found[sign]["working-directory"] == "branch"
+    holders = [step for step in found if "CITATIONS_SIGNING_KEY" in str(step.get("env", {}))]
+    assert holders == [found[sign]]
+    assert found[sign]["env"] == {"CITATIONS_SIGNING_KEY": "${{ secrets.CITATIONS_SIGNING_KEY }}"}
+    # It signs the cassettes this run adds or changes, and only those.
+    assert "--diff-filter=AM" in found[sign]["run"]
+    assert "'*cassettes/*.yaml'" in found[sign]["run"]
 
 
 def test_the_weekly_update_records_only_what_drift_found_changed() -> None:
@@ -368,10 +401,13 @@ def test_the_weekly_update_records_only_what_drift_found_changed() -> None:
     assert not any(
         "--citations-record" in word for args in pytest_commands(all_steps) for word in args
     )
+    # The tokens, and the key that signs what drift rewrites (issue 24).
     assert update["env"] == {
         name: f"${{{{ secrets.{name} }}}}"
-        for name in ("CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN", "OPENAI_API_KEY")
-    }
+        for name in (
+            "CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN", "OPENAI_API_KEY", "CITATIONS_SIGNING_KEY"
+        )
+    }  # fmt: skip
     later = all_steps[all_steps.index(update) + 1 :]
     assert any(action(step) == "peter-evans/create-pull-request" for step in later)
     upload = next(step for step in later if action(step) == "actions/upload-artifact")
@@ -406,3 +442,90 @@ def test_drift_runs_nightly_fails_on_changed_evidence_and_keeps_its_vectors() ->
     )
     assert upload["if"] == "always()"
     assert upload["with"]["path"] == words[words.index("--json") + 1]
+
+
+def pip_installs(workflow: dict[str, Any]) -> list[list[str]]:
+    """The arguments of every ``pip install`` the workflow runs, and what its inputs and its
+    calls of the reusable gate give to install (``install:``, ``record-install:``)."""
+    found = [
+        words[2:]
+        for words in scripts_of(steps(workflow))
+        if words[:2] == ["pip", "install"] or words[1:4] == ["-m", "pip", "install"]
+    ]
+    inputs = (workflow["on"].get("workflow_call") or {}).get("inputs") or {}
+    given = [job.get("with") or {} for job in workflow["jobs"].values()]
+    for values in [{name: spec.get("default") for name, spec in inputs.items()}, *given]:
+        found += [str(values[name]).split() for name in ("install", "record-install")
+                  if values.get(name)]  # fmt: skip
+    return found
+
+
+def from_an_index(word: str) -> bool:
+    """Whether a word of ``pip install`` names pytest-citations as a package of an index
+    (it is not on PyPI yet: that install fails), not by a URL, a folder or a wheel."""
+    try:
+        found = Requirement(word)
+    except InvalidRequirement:
+        return False  # a folder (``.``, ``.[record]``), a variable, an option's value
+    return canonicalize_name(found.name) == "pytest-citations" and found.url is None
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda path: path.name)
+def test_no_workflow_installs_pytest_citations_from_an_index(path: Path) -> None:
+    """Issue 28: ``pip install pytest-citations`` fails until the package is published."""
+    installs = pip_installs(load(path))
+    named = [words for words in installs if any(from_an_index(word) for word in words)]
+    assert named == [], f"{path.name} installs pytest-citations by name: {named}"
+
+
+def test_an_install_by_name_is_told_from_one_by_url_or_folder() -> None:
+    assert from_an_index("pytest-citations")
+    assert from_an_index("Pytest_Citations[record]>=0.1")
+    for word in ("pytest-citations[record]@git+https://github.com/o/r@abc", ".", ".[record]",
+                 "-c", "$INSTALL", "dist/pytest_citations-0.1.0-py3-none-any.whl"):  # fmt: skip
+        assert not from_an_index(word), word
+
+
+def test_the_gate_installs_from_its_own_commit_unless_told_otherwise(tmp_path: Path) -> None:
+    """Left empty, ``install`` and ``record-install`` are pytest-citations from the gate
+    workflow's own repository at the commit it was called at: one word each, as
+    ``pip install $INSTALL`` splits them, naming that commit; given, they pass unchanged; a
+    runner that does not say where the workflow came from stops with an error."""
+    commit = "0123abcd" * 5
+    where = {"REPOSITORY": "acme/pytest-citations", "COMMIT": commit}
+
+    def outputs(**env: str) -> dict[str, str]:
+        runner = tmp_path / "runner"
+        done = run_step("plan", "install", tmp_path, runner, env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        lines = (runner / "output").read_text(encoding="utf-8").splitlines()
+        (runner / "output").unlink()
+        return dict(line.split("=", 1) for line in lines)
+
+    default = outputs(INSTALL="", RECORD_INSTALL="", **where)
+    for name, extras in (("install", set()), ("record-install", {"record"})):
+        [word] = default[name].split()
+        found = Requirement(word)
+        assert (found.name, found.extras) == ("pytest-citations", extras)
+        assert found.url == f"git+https://github.com/acme/pytest-citations@{commit}"
+    given = {"INSTALL": "-c pins.txt .", "RECORD_INSTALL": "-c pins.txt .[record]"}
+    assert outputs(**given, REPOSITORY="", COMMIT="") == {
+        "install": "-c pins.txt .", "record-install": "-c pins.txt .[record]"
+    }  # fmt: skip
+
+    refused = run_step(
+        "plan", "install", tmp_path, tmp_path / "runner",
+        {"INSTALL": "", "RECORD_INSTALL": "", "REPOSITORY": "", "COMMIT": ""},
+    )  # fmt: skip
+    assert refused.returncode == 1
+    assert refused.stdout.startswith("::error::")
+    assert "install and record-install inputs" in refused.stdout
+def test_the_merge_jobs_summary_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    """A full disk (``ulimit -f 8``) while the summary step copies a 20 KiB summary leaves
+    the step's summary empty, never a part of it, and says so (issue 24)."""
+    (tmp_path / "citations.md").write_text("## Citations: fail\n" + "| row |\n" * 2600, "utf-8")
+
+    done = run_step("merge", "summary", tmp_path, tmp_path, {}, file_size_kib=8)
+
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8") == ""
+    assert "::warning::the job summary could not be written" in done.stdout

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .fields import EXPECTABLE_LABELS, SIGNATURE_KEYS
 from .model import Case, CaseFileError, Claim
 from .reader import iter_claims, load_cases, looks_like_case_file
+from .spelling import looks_like_misspelt_case_file
 
 __all__ = [
     "EXPECTABLE_LABELS",
@@ -20,4 +21,5 @@ __all__ = [
     "iter_claims",
     "load_cases",
     "looks_like_case_file",
+    "looks_like_misspelt_case_file",
 ]

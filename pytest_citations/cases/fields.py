@@ -14,6 +14,8 @@ from ..labels import Label
 EXPECTABLE_LABELS = ("supported", "partial", "contradicted", "not_found")
 _URL = {"type": "string", "format": "uri", "pattern": "^https?://"}
 _MARKER = {"type": ["string", "integer"]}
+#: A cited document the answer's record gives no URL for (an Anthropic document citation).
+_DOCUMENT = {"$ref": "#/$defs/document"}
 _LABELS = {"type": "array", "items": {"enum": [label.value for label in Label]}}
 _NAMES = {"type": "array", "items": {"type": "string"}}
 
@@ -34,12 +36,13 @@ CASE: dict[str, Key] = {
     "question": Key("the question the answer replies to"),
     "answer": Key("the answer; split into claims at sentence ends when 'claims' is absent"),
     "citations": Key(
-        "marker -> URL, or a list of URLs numbered from 1",
+        "marker -> URL, or a list of URLs numbered from 1; a cited document without a URL is "
+        "a mapping with 'document' (it cannot be fetched, so its claims are not checked)",
         "structure",
         {
             "oneOf": [
-                {"type": "object", "additionalProperties": _URL},
-                {"type": "array", "items": _URL},
+                {"type": "object", "additionalProperties": {"oneOf": [_URL, _DOCUMENT]}},
+                {"type": "array", "items": {"oneOf": [_URL, _DOCUMENT]}},
             ]
         },
     ),
@@ -89,6 +92,10 @@ CLAIM: dict[str, Key] = {
         {"oneOf": [_MARKER, {"type": "array", "items": _MARKER}]},
     ),
     "id": Key("a name for reviewers; not checked"),
+    "span": Key(
+        "the answer's text the provider attributed the claim's sources to, written by import "
+        "when it is not the claim's own sentence; not checked"
+    ),
     "topic": Key("the claim's topic (see forbid_contradicted_topics)"),
     "expect": Key(
         "the label a human gave the claim, for judge calibration",
@@ -99,6 +106,12 @@ CLAIM: dict[str, Key] = {
         "general phrasing that may stand without a citation", "bool", {"type": "boolean"}
     ),
     "notes": Key("free text for reviewers; not checked"),
+}
+
+DOCUMENT: dict[str, Key] = {
+    "document": Key("the document's name as the provider gives it (its title, else its index)"),
+    "pages": Key("the pages cited, as '3' or '3-4'", "structure", {"type": ["string", "integer"]}),
+    "text": Key("the text the provider says it cited from the document"),
 }
 
 CRITERIA: dict[str, Key] = {

@@ -46,6 +46,8 @@ class Claim:
     general: bool = False
     #: True when the claim was split from the answer rather than written out (C1).
     derived: bool = False
+    #: The cited documents without a URL (``Title, pages 3-4``): they cannot be fetched.
+    documents: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -72,3 +74,5 @@ class Case:
     #: The case's ``tags:`` (they become pytest markers), and the line they stand on.
     tags: tuple[str, ...] = ()
     tags_line: int = 0
+    #: Marker -> a cited document without a URL (``Title, pages 3-4``).
+    documents: dict[str, str] = field(default_factory=dict)

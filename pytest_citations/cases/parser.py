@@ -8,6 +8,7 @@ raises one :class:`~pytest_citations.cases.model.CaseFileError` listing them all
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from . import fields
 from .claims import extract_claims
 from .loader import line_of
 from .model import Claim
+from .spelling import respellings, respelt
 from .tags import refused_tag
 
 _ID = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -114,13 +116,29 @@ class Parser:
 
     def known_keys(
         self, raw: dict[Any, Any], table: dict[str, fields.Key], line: int, what: str
-    ) -> None:
-        """Record every key the table does not know."""
+    ) -> dict[Any, Any]:
+        """Record every key the table does not know; return ``raw`` with the keys written in
+        another case or spelling read as the keys they mean (see :meth:`respell`)."""
+        raw = self.respell(raw, table, line, what)
         allowed = ", ".join(sorted(table))
         for key in sorted(set(raw) - set(table), key=str):
             self.problems.append(
                 (line_of(raw, key, line), f"unknown key {key!r}{what} (allowed: {allowed})")
             )
+        return raw
+
+    def respell(
+        self, raw: dict[Any, Any], keys: Collection[str], line: int, what: str
+    ) -> dict[Any, Any]:
+        """Record each key of ``keys`` written in another case or spelling (``Question``),
+        with the spelling to write; return ``raw`` with those keys read as meant, so that
+        the rest of the file is checked as its author meant it, not as missing keys."""
+        meant = respellings(raw, keys)
+        for key, spelt in meant.items():
+            self.problems.append(
+                (line_of(raw, key, line), f"unknown key {key!r}{what}: write it {spelt!r}")
+            )
+        return respelt(raw, meant)
 
     def marker(self, raw: Any, line: int) -> str:
         """A citation marker: ``1``, ``"1"`` and ``"[1]"`` are the same marker."""
@@ -165,23 +183,36 @@ class Parser:
 
     # Structures --------------------------------------------------------------------------
     def citations(self, raw: Any, line: int) -> dict[str, str]:
-        """``citations:``: a mapping marker -> URL, or a list numbered from 1."""
+        """``citations:``: a mapping marker -> URL, or a list numbered from 1. A cited
+        document without a URL (a mapping with ``document:``) is read by
+        :meth:`documents`."""
         if raw is None:
             return {}
         if isinstance(raw, list):
             return self.urls([(str(n), v, line_of(raw, n - 1, line), f"citation [{n}]")
-                              for n, v in enumerate(raw, start=1)])  # fmt: skip
+                              for n, v in enumerate(raw, start=1)
+                              if not isinstance(v, dict)])  # fmt: skip
         if isinstance(raw, dict):
             marked = self.markers(raw, line, "'citations'")
             return self.urls(
-                [(m, v, where, f"citation [{key}]") for m, (key, v, where) in marked.items()]
+                [
+                    (m, v, where, f"citation [{key}]")
+                    for m, (key, v, where) in marked.items()
+                    if not isinstance(v, dict)
+                ]
             )
         raise self.fail(line, "'citations' must be a mapping of marker to URL, or a list of URLs")
 
     def cites(
-        self, raw: dict[Any, Any], index: int, line: int, citations: dict[str, str]
+        self,
+        raw: dict[Any, Any],
+        index: int,
+        line: int,
+        citations: dict[str, str],
+        documents: dict[str, str] | None = None,
     ) -> tuple[list[str], list[str]]:
-        """The URLs and markers a claim cites."""
+        """The URLs and markers a claim cites (a document's marker among the markers)."""
+        documents = documents or {}
         cites = raw.get("cites", [])
         cites_line = line_of(raw, "cites", line)
         cites = [cites] if isinstance(cites, str | int) else cites
@@ -196,24 +227,34 @@ class Parser:
                 if marker in citations:
                     urls.append(citations[marker])
                     markers.append(marker)
+                elif marker in documents:
+                    markers.append(marker)
                 elif isinstance(cite, str) and "://" in cite:
                     urls.append(self.url(cite, where, f"claim {index} cites"))
                     markers.append(cite.strip())
                 else:
-                    known = ", ".join(f"[{m}]" for m in citations) or "none"
+                    known = ", ".join(f"[{m}]" for m in {**citations, **documents}) or "none"
                     not_there = f"[{marker}], which is not in 'citations' (known: {known})"
                     self.fail(where, f"claim {index} cites {not_there}")
             except _Skip:
                 continue
         return urls, markers
 
-    def claim(self, raw: Any, index: int, line: int, citations: dict[str, str]) -> Claim:
+    def claim(
+        self,
+        raw: Any,
+        index: int,
+        line: int,
+        citations: dict[str, str],
+        documents: dict[str, str] | None = None,
+    ) -> Claim:
         """One entry of ``claims:``."""
+        documents = documents or {}
         if isinstance(raw, str):
             raw = {"text": raw}
         if not isinstance(raw, dict):
             raise self.fail(line, f"claim {index} must be a mapping with 'text' and 'cites'")
-        self.known_keys(raw, fields.CLAIM, line, f" in claim {index}")
+        raw = self.known_keys(raw, fields.CLAIM, line, f" in claim {index}")
         owner = f"claim {index}"
         text = raw.get("text")
         if text is not None and not isinstance(text, str):
@@ -230,7 +271,7 @@ class Parser:
                     values[key] = self.value(raw, key, spec, line, owner)
                 except _Skip:
                     continue
-        urls, markers = self.cites(raw, index, line, citations)
+        urls, markers = self.cites(raw, index, line, citations, documents)
         if not isinstance(text, str) or not text.strip():
             raise _Skip()
         return Claim(
@@ -238,6 +279,7 @@ class Parser:
             text=" ".join(text.split()),
             urls=tuple(dict.fromkeys(urls)),
             markers=tuple(markers),
+            documents=tuple(documents[m] for m in dict.fromkeys(markers) if m in documents),
             line=line_of(raw, None, line),
             topic=values.get("topic") or None,
             expect=values.get("expect"),
@@ -245,13 +287,18 @@ class Parser:
         )
 
     def claims(
-        self, raw: dict[Any, Any], line: int, citations: dict[str, str]
+        self,
+        raw: dict[Any, Any],
+        line: int,
+        citations: dict[str, str],
+        documents: dict[str, str] | None = None,
     ) -> tuple[Claim, ...]:
         """``claims:`` as written, or the sentences of ``answer:`` (C1, C2)."""
+        documents = documents or {}
         raw_claims = raw.get("claims")
         answer = raw.get("answer")
         if raw_claims is None and isinstance(answer, str) and answer.strip():
-            return self.derived(answer, line_of(raw, "answer", line), citations)
+            return self.derived(answer, line_of(raw, "answer", line), citations, documents)
         where = line_of(raw, "claims", line)
         if not isinstance(raw_claims, list) or not raw_claims:
             raise self.fail(
@@ -261,24 +308,44 @@ class Parser:
         for number, item in enumerate(raw_claims, start=1):
             try:
                 claims.append(
-                    self.claim(item, number, line_of(raw_claims, number - 1, where), citations)
+                    self.claim(
+                        item, number, line_of(raw_claims, number - 1, where), citations, documents
+                    )
                 )
             except _Skip:
                 continue
         return tuple(claims)
 
-    def derived(self, answer: str, line: int, citations: dict[str, str]) -> tuple[Claim, ...]:
+    def derived(
+        self,
+        answer: str,
+        line: int,
+        citations: dict[str, str],
+        documents: dict[str, str] | None = None,
+    ) -> tuple[Claim, ...]:
         """Claims split from the answer, one per sentence, citing the sentence's markers."""
+        documents = documents or {}
         claims = []
         for index, extracted in enumerate(extract_claims(answer), start=1):
-            unknown = [m for m in extracted.markers if m not in citations]
+            unknown = [m for m in extracted.markers if m not in citations and m not in documents]
             if unknown:
-                known = ", ".join(f"[{m}]" for m in citations) or "none"
+                known = ", ".join(f"[{m}]" for m in {**citations, **documents}) or "none"
                 not_there = f"[{unknown[0]}], which is not in 'citations' (known: {known})"
                 self.fail(line, f"sentence {index} of 'answer' cites {not_there}")
                 continue
-            urls = tuple(dict.fromkeys(citations[m] for m in extracted.markers))
-            claims.append(Claim(index, extracted.text, urls, extracted.markers, line, derived=True))
+            urls = tuple(dict.fromkeys(citations[m] for m in extracted.markers if m in citations))
+            cited = tuple(documents[m] for m in extracted.markers if m in documents)
+            claims.append(
+                Claim(
+                    index,
+                    extracted.text,
+                    urls,
+                    extracted.markers,
+                    line,
+                    derived=True,
+                    documents=cited,
+                )
+            )
         if not claims and not self.problems:
             raise self.fail(line, "'answer' holds no sentence to check")
         return tuple(claims)
@@ -289,6 +356,7 @@ class Parser:
             return {}
         if not isinstance(raw, dict):
             raise self.fail(line, "'criteria' must be a mapping")
+        raw = self.respell(raw, fields.CRITERIA, line, " in 'criteria'")
         allowed = ", ".join(sorted(fields.CRITERIA))
         for key in sorted(set(raw) - set(fields.CRITERIA), key=str):
             self.fail(line_of(raw, key, line), f"unknown criterion {key!r} (allowed: {allowed})")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import fields
+from .documents import document_citations
 from .loader import line_of, load_document
 from .model import Case, CaseFileError, Claim
 from .parser import Parser, _Skip, slug
@@ -26,7 +27,7 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
     of it can be used)."""
     if not isinstance(raw, dict):
         raise parser.fail(line, "a case must be a mapping with 'claims' and 'citations'")
-    parser.known_keys(raw, fields.CASE, line, "")
+    raw = parser.known_keys(raw, fields.CASE, line, "")
     values: dict[str, Any] = {}
     for key, spec in fields.CASE.items():
         if spec.kind != "structure":
@@ -41,7 +42,11 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
     citations: dict[str, str] = _try(
         lambda: parser.citations(raw.get("citations"), line_of(raw, "citations", line)), {}
     )
-    claims: tuple[Claim, ...] = _try(lambda: parser.claims(raw, line, citations), ())
+    documents: dict[str, str] = _try(
+        lambda: document_citations(parser, raw.get("citations"), line_of(raw, "citations", line)),
+        {},
+    )
+    claims: tuple[Claim, ...] = _try(lambda: parser.claims(raw, line, citations, documents), ())
     topic = values.get("topic")
     if topic:
         claims = tuple(claim if claim.topic else replace(claim, topic=topic) for claim in claims)
@@ -67,6 +72,7 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
         criteria=criteria,
         tags=(tags,) if isinstance(tags, str) else tuple(tags),
         tags_line=line_of(raw, "tags", line),
+        documents=documents,
     )
 
 
@@ -85,6 +91,8 @@ def load_cases(path: Path, text: str | None = None) -> list[Case]:
     parser = Parser(path)
     stem = slug(path.stem)
     ids: set[str] = set()
+    if isinstance(document, dict):
+        document = parser.respell(document, ("cases",), 1, "")
     entries: list[tuple[Any, int, str]] = [(document, 1, stem)]
     if isinstance(document, dict) and "cases" in document:
         for key in sorted(set(document) - {"cases"}, key=str):

@@ -54,6 +54,17 @@ def _claim() -> dict[str, Any]:
     }
 
 
+def _document() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "A cited document the record gives no URL for: it cannot be fetched, "
+        "so claims citing it are reported as not checked.",
+        "properties": _properties(fields.DOCUMENT),
+        "required": ["document"],
+        "additionalProperties": False,
+    }
+
+
 def _criteria() -> dict[str, Any]:
     return {
         "type": "object",
@@ -103,6 +114,7 @@ def case_file_schema() -> dict[str, Any]:
             "caseList": _case_list(),
             "claim": _claim(),
             "criteria": _criteria(),
+            "document": _document(),
         },
     }
 

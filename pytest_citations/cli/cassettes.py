@@ -2,19 +2,22 @@
 the package changes, offline. ``upgrade`` adds retrieval's choices to cassettes recorded
 before they were kept, so that they replay without a model; ``check`` re-runs retrieval
 against the recorded choices and lists every citation whose passages would now differ.
-Both need the embedding models: without them they exit 4 naming the extra."""
+Both need the embedding models: without them they exit 4 naming the extra. ``sign`` and
+``keygen`` (signed recordings) are in :mod:`.signing`."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from ..distribution import install_command
 from ..drift.statuses import counted
 from ..errors import ConfigurationError
 from ..pipeline.settings import Settings
 from ..recording.files import CassetteContentError
 from ..recording.pages import read_recording
-from ..retrieval.embedders import RECORD_EXTRA, canonical_name, missing_models
+from ..recording.signing import refused_writes
+from ..retrieval.embedders import canonical_name, missing_models
 from ..upkeep import CheckedCassette, check_cassettes, owners_of, upgrade_cassettes
 from ..upkeep.owners import cassette_files
 from .common import (
@@ -27,6 +30,8 @@ from .common import (
     run_engine,
     say,
 )
+from .signing import add_actions as add_signing_actions
+from .signing import add_trust_option, trust_of
 
 _UPGRADE = (
     "Replay each cassette offline with its case file's claims (no request is ever sent) and "
@@ -96,6 +101,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     )
     _paths(check)
     check.set_defaults(run=run_check)
+    add_signing_actions(actions, parent)
 
 
 def _paths(parser: argparse.ArgumentParser) -> None:
@@ -108,6 +114,7 @@ def _paths(parser: argparse.ArgumentParser) -> None:
         help="the project's root, where pytest runs (cassettes and case files are named "
         "relative to it; default: the current folder)",
     )
+    add_trust_option(parser)
 
 
 def _without_models(settings: list[str], action: str) -> int | None:
@@ -117,7 +124,7 @@ def _without_models(settings: list[str], action: str) -> int | None:
         return None
     say(
         f"cassettes {action} chooses passages with the embedding models, which need "
-        f"{', '.join(missing)}: {RECORD_EXTRA}"
+        f"{', '.join(missing)}: {install_command('record')}"
     )
     return EXIT_NO_MODELS
 
@@ -146,9 +153,13 @@ def run_upgrade(args: argparse.Namespace) -> int:
         owners = owners_of(
             cassette_files(list(map(Path, args.paths))), root / args.cassette_dir, root
         )
-    except OSError as error:
+        trust = trust_of(args, root)
+        refused = refused_writes(trust)  # a key that cannot be read stops it here
+    except (OSError, ConfigurationError) as error:
         say(error)
         return EXIT_USAGE
+    if refused is not None:
+        say(f"warning: {refused}")
 
     async def work(settings: Settings) -> int:
         try:
@@ -159,7 +170,7 @@ def run_upgrade(args: argparse.Namespace) -> int:
         refused = _without_models([canonical_name(settings.embedding_model)], "upgrade")
         if refused is not None:
             return refused
-        outcomes = await upgrade_cassettes(owners, settings, root=root)
+        outcomes = await upgrade_cassettes(owners, settings, root=root, trust=trust)
         for outcome in outcomes:
             for line in outcome.lines():
                 print(line)
@@ -200,7 +211,8 @@ def run_check(args: argparse.Namespace) -> int:
     root = Path(args.root)
     try:
         paths = cassette_files(list(map(Path, args.paths)))
-    except OSError as error:
+        trust = trust_of(args, root)
+    except (OSError, ConfigurationError) as error:
         say(error)
         return EXIT_USAGE
 
@@ -208,7 +220,7 @@ def run_check(args: argparse.Namespace) -> int:
         refused = _without_models(_recorded_settings(paths), "check")
         if refused is not None:
             return refused
-        checked = await check_cassettes(paths, settings, root=root)
+        checked = await check_cassettes(paths, settings, root=root, trust=trust)
         for cassette in checked:
             for line in cassette.lines():
                 print(line)

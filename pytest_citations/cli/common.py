@@ -8,16 +8,16 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Callable, Coroutine
-from importlib import metadata
 from typing import Any, TypeAlias
 
+from ..distribution import install_command
 from ..errors import AccountError, CitationsError, ConfigurationError, MissingTokenError
 from ..judges import JUDGES
 from ..network.requester import TransientError
 from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS, Settings
 from ..redact import LogRedaction
-from ..retrieval.embedders import RECORD_EXTRA, missing_models
+from ..retrieval.embedders import missing_models
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH, EXIT_NO_MODELS = 0, 1, 2, 3, 4
 PROG = "pytest-citations"
@@ -28,8 +28,8 @@ EXIT_CODES = (
     "--allow-unchecked), skipped batch lines or import records, or no stored page; 2 usage "
     "or configuration error (every missing variable is named, service unreachable); "
     "3 credential refused or no credits left; 4 a command that chooses passages (verify, "
-    "batch, drift, serve, cassettes upgrade and check) without the embedding models (pip "
-    "install 'pytest-citations[record]'). Tokens come from CRAWLBASE_TOKEN, "
+    "batch, drift, serve, cassettes upgrade and check) without the embedding models (the "
+    "record extra). Tokens come from CRAWLBASE_TOKEN, "
     "CRAWLBASE_JS_TOKEN and OPENAI_API_KEY (or ANTHROPIC_API_KEY)."
 )
 
@@ -37,14 +37,6 @@ EXIT_CODES = (
 Command = Callable[[argparse.Namespace], int]
 #: What ``add_subparsers`` returns, to which each command module adds its parser.
 Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
-
-
-def version() -> str:
-    """The installed version of the package."""
-    try:
-        return metadata.version("pytest-citations")
-    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
-        return "unknown"
 
 
 def global_options() -> argparse.ArgumentParser:
@@ -102,9 +94,10 @@ def models_missing(args: argparse.Namespace) -> str | None:
     missing = missing_models(setting)
     if not missing:
         return None
+    extra = install_command("record")
     return (
         f"{args.command} chooses the passages the judge sees with the embedder {setting}, "
-        f"which needs {', '.join(missing)}: {RECORD_EXTRA} (a replay needs no model), or set "
+        f"which needs {', '.join(missing)}: {extra} (a replay needs no model), or set "
         "CITATIONS_EMBEDDING_MODEL=lexical"
     )
 

@@ -22,7 +22,9 @@ from ..drift import (
 )
 from ..errors import ConfigurationError
 from ..pipeline.settings import Settings
+from ..recording.signing import refused_writes
 from .common import EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, Subcommands, run_engine, say
+from .signing import add_trust_option, trust_of
 from .verify import add_allow_unchecked
 
 #: Where ``pytest --citations`` keeps its embedding cache (pytest's cache folder): a drift
@@ -70,6 +72,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         f"(default: {','.join(DEFAULT_FAIL_ON)})",
     )
     drift.add_argument("--json", metavar="PATH", help="write the drift report as JSON to PATH")
+    add_trust_option(drift)
     add_allow_unchecked(drift)
     drift.set_defaults(run=run)
 
@@ -97,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
     cassettes = root / args.cassette_dir
     try:
         policy = DriftPolicy.parse(args.fail_on, allow_unchecked=args.allow_unchecked)
+        trust = trust_of(args, root)
+        refused = refused_writes(trust) if args.update else None
         sources = [
             DriftSource.from_case_file(path, cassettes, root)
             for path in case_files(args.paths, cassettes)
@@ -107,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
     if not sources:
         say(f"no case files in {' '.join(args.paths)}")
         return EXIT_USAGE
+    if refused is not None:
+        say(f"warning: {refused}")
 
     def announce(plan: DriftPlan) -> None:
         print(plan.line(), file=sys.stderr, flush=True)
@@ -120,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
             settings = settings.replace(embedding_cache_dir=cache)
         report = await check_drift(
             sources, settings, update=args.update, policy=policy, root=root, on_plan=announce,
-            cassette_dir=cassettes, hint="wrong --cassette-dir or --root?",
+            cassette_dir=cassettes, hint="wrong --cassette-dir or --root?", trust=trust,
         )  # fmt: skip
         for line in report.lines():
             print(line)

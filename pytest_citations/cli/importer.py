@@ -25,7 +25,8 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         description="Import answer records into case YAML: one case per answer with its "
         "question, answer, numbered citations and one claim per sentence. Understands the "
         "generic {answer, citations} shape, OpenAI Responses and Chat Completions, "
-        "Anthropic Messages, Perplexity, LangChain and LlamaIndex. A record that cannot be "
+        "Anthropic Messages, Gemini (generateContent and the Interactions API), Perplexity "
+        "(the Agent API and Sonar), LangChain and LlamaIndex. A record that cannot be "
         "read is reported with its file and line and skipped (exit 1). Importing into case "
         "files that are already there merges: the review of every claim whose sentence is "
         "unchanged is kept, and each sentence that changed or left the answer is listed.",
@@ -44,18 +45,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help=f"folder of the case files ({DEFAULT_OUT})",
     )
-    command.add_argument(
-        "--format",
-        default="auto",
-        choices=FORMAT_NAMES,
-        help="the records' shape; auto (default) detects it per record and says which",
-    )
-    command.add_argument(
-        "--group",
-        default="record",
-        choices=GROUPINGS,
-        help="record: one file per answer (default); input: one file per input file",
-    )
+    _add_shape_options(command)
     command.add_argument(
         "--overwrite",
         action="store_true",
@@ -75,6 +65,24 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "(editor completion and validation)",
     )
     command.set_defaults(run=run)
+
+
+def _add_shape_options(command: argparse.ArgumentParser) -> None:
+    """``--format``, ``--group`` and ``--unmarked``: how records are read and grouped."""
+    command.add_argument(
+        "--format",
+        default="auto",
+        choices=FORMAT_NAMES,
+        help="the records' shape: "
+        + ", ".join(FORMAT_NAMES)
+        + "; auto (default) detects it per record and says which",
+    )
+    command.add_argument(
+        "--group",
+        default="record",
+        choices=GROUPINGS,
+        help="record: one file per answer (default); input: one file per input file",
+    )
 
 
 def _schema_url(schema: str | None, out: Path) -> str | None:

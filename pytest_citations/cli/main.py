@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from ..distribution import __version__
 from . import batch, cassettes, drift, importer, merge, schema, serve, stored_page, verify
 from .common import (
     EXIT_CODES,
@@ -14,8 +15,8 @@ from .common import (
     global_options,
     models_missing,
     say,
-    version,
 )
+from .output import command_free_output
 
 #: The subcommands in the order ``--help`` lists them.
 COMMANDS = (verify, batch, drift, merge, cassettes, stored_page, importer, schema, serve)
@@ -33,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXIT_CODES,
         parents=[parent],
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", title="commands"
     )
@@ -44,11 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pytest-citations`` command."""
-    args = build_parser().parse_args(argv)
-    if args.command in CHOOSE_PASSAGES:
-        problem = models_missing(args)
-        if problem is not None:
-            say(problem)
-            return EXIT_NO_MODELS
-    run: Command = args.run
-    return run(args)
+    with command_free_output():
+        args = build_parser().parse_args(argv)
+        if args.command in CHOOSE_PASSAGES:
+            problem = models_missing(args)
+            if problem is not None:
+                say(problem)
+                return EXIT_NO_MODELS
+        run: Command = args.run
+        return run(args)

@@ -2,9 +2,11 @@
 (``pytest --citations --citations-shard K/N`` on N CI runners) merged into the reports of
 one run. The run is decided again from every claim, as one serial run would decide it: its
 precision, supported share, thresholds, the judge's agreement, the baseline's precision and
-the comparison with the base, and the release decision (each case's decision is its own
-file's, made whole on one shard; the run's is never added up from the shards'). Its exit
-status is the merged decision's, as pytest's would be: 0 pass, 1 fail or incomplete."""
+the comparison with the base, and the release decision (the run's is never added up from
+the shards'). Each claim's and case's decision is decided again from what the shard found of
+its claims (:mod:`~pytest_citations.gating.redecision`), never read from the report. Its exit
+status is the merged decision's, as pytest's would be: 0 pass, 1 fail or incomplete; 2 when
+it refuses the inputs."""
 
 from __future__ import annotations
 
@@ -16,10 +18,11 @@ from ..errors import CitationsError
 from ..gating.base_report import load_base
 from ..gating.conclusion import Base, conclude
 from ..gating.decisions import RunDecision
+from ..gating.redecision import decide_again
 from ..gating.regression_lines import comparison_lines
 from ..gating.release import release_of
 from ..gating.run_report import RunReport
-from ..gating.shards import Shard, shard_problems
+from ..gating.shards import Shard, holding_problems, identity_problems, shard_problems
 from ..pipeline.audit import new_run_id
 from ..precision import Precision
 from ..reports import WRITERS, RunInfo, junit_report
@@ -28,6 +31,12 @@ from ..reports.json_reader import ReadReport, read_report
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from .common import EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, Subcommands, say
+
+#: The last line when a report states decisions its claims do not make.
+DISAGREEING = (
+    "a report states decisions its own claims do not make: it was edited after its run, or "
+    "written by another version of pytest-citations (run the shards and the merge with one)"
+)
 
 
 def _flag(name: str) -> str:
@@ -47,8 +56,10 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "criteria, the judge's agreement, the baseline and the comparison with the base, and "
         "the release decision. Prints the run's summary as pytest would.",
         epilog=EXIT_CODES + " Merge exits with the merged decision's status (0 pass, 1 fail "
-        "or incomplete), and 2 when a report cannot be read, a shard is missing or given "
-        "twice, or the reports come from runs made with other settings.",
+        "or incomplete), and 2 when it refuses the inputs: a report that cannot be read, holds "
+        "a value no run writes or states a decision its claims do not make, a shard missing, "
+        "given twice or holding nothing of a file it ran, or shards of different runs (named "
+        "by what differs: settings, case files, cassettes).",
     )
     merge.add_argument("reports", nargs="+", metavar="REPORT.json", help="a shard's JSON report")
     # Every report format the plugin writes: a format registered in WRITERS gets its flag
@@ -68,7 +79,9 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
 
 
 def merge_problems(reads: list[ReadReport]) -> list[str]:
-    """Why the reports are not the shards of one run (empty when they are)."""
+    """Why the reports are not the shards of one run (empty when they are): a report that
+    is no shard's, shards missing, repeated or of other files, shards of runs made
+    otherwise (named by what differs), a shard that holds nothing of a file it ran."""
     plain = [read.name for read in reads if read.shard is None]
     if plain:
         return [
@@ -76,15 +89,33 @@ def merge_problems(reads: list[ReadReport]) -> list[str]:
             for name in plain
         ]
     problems = shard_problems([read.shard for read in reads if read.shard is not None])
-    first = reads[0]
-    for read in reads[1:]:
-        differ = [key for key, value in read.settings.items() if first.settings[key] != value]
-        problems += [
-            f"{read.name} was made with {key} {read.settings[key]!r}, {first.name} with "
-            f"{first.settings[key]!r}: they are not shards of one run"
-            for key in differ
-        ]
+    problems += identity_problems([(read.name, read.identity) for read in reads])
+    for read in reads:
+        if read.shard is not None:
+            problems += holding_problems(read.shard, _held(read.report))
     return problems
+
+
+def _held(report: RunReport) -> set[str]:
+    """The case files a report holds anything of: a case, why it was not verified, an item
+    the selection left out or that did not run."""
+    nodeids = [*report.skipped_items, *report.deselected]
+    return (
+        {case.file for case in report.cases}
+        | set(report.file_errors)
+        | {nodeid.split("::", 1)[0] for nodeid in nodeids}
+    )
+
+
+def decided_again(reads: list[ReadReport]) -> tuple[list[ReadReport], list[str]]:
+    """Each shard's report decided again from its claims (never from what it states of its
+    cases or of the run), and every stated decision the claims do not make, named."""
+    found, problems = [], []
+    for read in reads:
+        again = decide_again(read.report, read.info.gates.criteria)
+        found.append(replace(read, report=again.report))
+        problems += [f"{read.name}: {line}" for line in again.disagreements]
+    return found, problems
 
 
 def _shard_entry(read: ReadReport) -> dict[str, object]:
@@ -152,6 +183,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         reads = [read_report(Path(path), path) for path in args.reports]
         problems = merge_problems(reads)
+        if not problems:
+            reads, problems = decided_again(reads)
+            if problems:
+                problems.append(DISAGREEING)
         if problems:
             for problem in problems:
                 say(problem)

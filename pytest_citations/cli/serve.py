@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 from typing import Any
 
+from ..distribution import install_command
 from ..errors import ConfigurationError
 from .common import (
     EXIT_CODES,
@@ -43,7 +44,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         epilog=EXIT_CODES,
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
+    serve.add_argument("--port", type=_port, default=8000, help="port to listen on (8000)")
     serve.add_argument(
         "--allow-host",
         dest="allow_hosts",
@@ -83,12 +84,25 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     serve.set_defaults(run=run)
 
 
+def _port(raw: str) -> int:
+    """A port a socket can bind (0: any free one); argparse names the option in the error."""
+    try:
+        port = int(raw)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"--port must be a port number from 0 to 65535, got {raw!r}"
+        )
+    return port
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted, with the global options over the environment."""
     try:  # the optional extra (FastAPI, uvicorn), loaded only by this command
         from ..service import serve
     except ImportError:  # pragma: no cover - depends on the optional extra
-        say("serve needs: pip install 'pytest-citations[service]'")
+        say(f"serve needs the service extra: {install_command('service')}")
         return EXIT_USAGE
     try:
         settings = settings_from(args)

@@ -32,6 +32,8 @@ from ..recording import (
 from ..recording.client import Offline
 from ..recording.files import CassetteContentError, Interaction
 from ..recording.pages import read_recording
+from ..recording.signing import SignatureRefused, TrustedKeys
+from ..recording.trust import UntrustedCassette
 from ..retrieval.selection import Selection
 from ..usage import Usage
 from ..verdicts import CitationVerdict, ClaimVerdict
@@ -107,7 +109,9 @@ class Replayer:
     """Replays cassettes offline (mode ``none``): verdicts with their evidence, and pages.
     Use as ``async with Replayer(...) as replayer``. With ``keep_choices``, what retrieval
     chooses where a cassette holds no choice is kept in :attr:`made` (the upgrade of a
-    cassette recorded before choices were kept)."""
+    cassette recorded before choices were kept). With ``trust``, a recording whose signature
+    none of those keys made is refused when :func:`replay_source` reads it (the cassettes
+    an update writes, and replays to validate, are not checked)."""
 
     def __init__(
         self,
@@ -118,7 +122,10 @@ class Replayer:
         root: Path | None = None,
         *,
         keep_choices: bool = False,
+        trust: TrustedKeys | None = None,
     ) -> None:
+        #: The keys one of which must have signed each recording replayed (None: any).
+        self.trust = trust
         # No waiting on a recorded Retry-After.
         self.settings = settings.without_backoff()
         self.backends = backends
@@ -252,14 +259,16 @@ def _why(verdict: ClaimVerdict, citation: CitationVerdict, problem: str, command
 def _read(
     replayer: Replayer, source: DriftSource, shown: str
 ) -> tuple[list[Interaction], dict[ChoiceKey, Selection]]:
-    """The cassette's interactions and retrieval's choices; an unreadable file is an error
-    naming it and the fix."""
+    """The cassette's interactions and retrieval's choices; an unreadable file, or one the
+    trusted keys refuse, is an error naming it and the fix."""
+    command = replayer.command(source.cassette)
     try:
-        return read_recording(source.cassette)
+        return read_recording(source.cassette, replayer.trust)
     except (OSError, CassetteContentError) as error:
         problem = error.strerror if isinstance(error, OSError) else str(error)
-        command = replayer.command(source.cassette)
         raise UnreadableCassette(shown, problem or type(error).__name__, command) from None
+    except SignatureRefused as refused:
+        raise UntrustedCassette(shown, refused.problem, command) from None
 
 
 async def replay_source(replayer: Replayer, source: DriftSource) -> RecordedSource:
@@ -318,6 +327,6 @@ async def replay_sources(
         raise unreadable[0]
     if unreadable:
         raise CitationsError(
-            f"{len(unreadable)} cassettes cannot be read:\n" + "\n".join(map(str, unreadable))
+            f"{len(unreadable)} cassettes cannot be replayed:\n" + "\n".join(map(str, unreadable))
         )
     return recorded

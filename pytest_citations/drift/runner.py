@@ -17,6 +17,7 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.pages import judge_bodies
+from ..recording.signing import TrustedKeys
 from ..usage import Usage
 from ..verdicts import CitationVerdict
 from .compare import classify
@@ -97,6 +98,7 @@ async def check_drift(
     on_plan: Callable[[DriftPlan], None] | None = None,
     cassette_dir: Path | None = None,
     hint: str = "",
+    trust: TrustedKeys | None = None,
 ) -> DriftReport:
     """Check every recorded citation of ``sources`` against the live web (see
     :func:`run_drift`). A run's budget does not apply: the check's plan says what it will
@@ -113,7 +115,7 @@ async def check_drift(
         if settings.embedding_cache_dir is None:
             # One cache for the run: judging again and updating reuse the replay's vectors.
             settings = settings.replace(embedding_cache_dir=scratch / "embeddings")
-        async with Replayer(settings, config, backends, commands, root) as replayer:
+        async with Replayer(settings, config, backends, commands, root, trust=trust) as replayer:
             recorded = await replay_sources(replayer, sources)
             plan, urls = _plan(recorded)
             if on_plan is not None:
@@ -207,6 +209,7 @@ def run_drift(
     on_plan: Callable[[DriftPlan], None] | None = None,
     cassette_dir: Path | None = None,
     hint: str = "",
+    trust: TrustedKeys | None = None,
 ) -> DriftReport:
     """Which recorded verdicts does the live web no longer back? For every citation of
     ``sources`` whose cassette holds it: the recorded page and verdict (replayed offline),
@@ -222,8 +225,8 @@ def run_drift(
     A citation without a cassette, or whose cassette holds no recording of it, is
     ``unchecked``; a run that checked nothing fails whatever the policy, saying why
     (``cassette_dir``, where the cassettes were looked for, and ``hint``, what to check,
-    name it); a cassette that cannot be read raises
-    :class:`~pytest_citations.recording.UnreadableCassette` before anything is sent."""
+    name it); a cassette that cannot be read, or that ``trust`` (the trusted keys) refuses,
+    raises :class:`~pytest_citations.recording.UnreadableCassette` before anything is sent."""
     return asyncio.run(
         check_drift(
             sources,
@@ -236,5 +239,6 @@ def run_drift(
             on_plan=on_plan,
             cassette_dir=cassette_dir,
             hint=hint,
+            trust=trust,
         )
     )

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from ..labels import Label, Reason
 from ..network.config import Limit
 from .base import Crawler, FetchResult, PageResponse
-from .urls import is_pdf, request_url
+from .urls import is_pdf, is_redirector, request_url
 
 #: Fewer non-whitespace characters than this after readability means a thin page (F2).
 THIN_CHARS = 200
@@ -81,8 +81,10 @@ def _normalized_path(url: str) -> str:
 
 
 def is_homepage_redirect(requested: str, final: str | None) -> bool:
-    """A deep link that landed on ``/`` (F4). The ``url`` header holds the final URL."""
-    if not final:
+    """A deep link that landed on ``/`` (F4). The ``url`` header holds the final URL. A
+    redirector's link (a grounding redirect) is no deep link: its path is a token, and the
+    page it leads to is the one cited, a homepage included."""
+    if not final or is_redirector(requested):
         return False
     return _normalized_path(requested) != "/" and _normalized_path(final) == "/"
 

@@ -19,6 +19,22 @@ _PATH_SAFE = "/%:@!$&'()*+,;=-._~"
 _QUERY_SAFE = _PATH_SAFE + "?"
 
 
+#: Links that stand for a page rather than being one: host and path prefix. Google Search
+#: grounding cites ``vertexaisearch.cloud.google.com/grounding-api-redirect/<token>``, which
+#: redirects to the page the answer was grounded in.
+REDIRECTORS = (("vertexaisearch.cloud.google.com", "/grounding-api-redirect/"),)
+
+
+def is_redirector(url: str) -> bool:
+    """True for a link whose path is a redirect token, not the cited page's path."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return False
+    host = (parts.hostname or "").lower()
+    return any(host == name and parts.path.startswith(path) for name, path in REDIRECTORS)
+
+
 def is_supported_url(url: str) -> bool:
     """An absolute http(s) URL with a host."""
     try:

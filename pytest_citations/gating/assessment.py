@@ -17,7 +17,7 @@ from ..cases import Case, Claim
 from ..sanitize import clean
 from ..verdicts import ClaimVerdict
 from .baseline import Baseline, side_by_side
-from .criteria import ClaimAssessment, ClaimFacts, Criteria, Decision, assess_claim
+from .criteria import ClaimAssessment, ClaimFacts, Criteria, assess_claim
 from .decisions import CaseDecision, decide_case
 from .messages import case_messages, claim_explanation, claim_failure, unchecked_message
 from .records import BaselineChange, CaseInfo, CaseOutcome, ClaimRecord
@@ -58,12 +58,14 @@ class BaselineRef:
     shown: str = ""
 
 
+def case_info(file: str, case: Case) -> CaseInfo:
+    """Where a case is and what it asks (``file`` as node ids name it)."""
+    return CaseInfo(file, case.id, case.question, case.min_precision, dict(case.criteria))
+
+
 def case_criteria(case: Case, criteria: Criteria) -> Criteria:
     """The run's criteria with the case's ``criteria:`` and ``min_precision:`` applied."""
-    overrides = dict(case.criteria)
-    if case.min_precision is not None:
-        overrides["min_precision"] = case.min_precision
-    return criteria.merged(overrides)
+    return case_info("", case).rules(criteria)
 
 
 def assess_file(
@@ -82,8 +84,8 @@ def assess_file(
     claims: dict[tuple[str, int], ClaimOutcome] = {}
     decided: dict[str, CaseResult] = {}
     for case in cases:
-        info = CaseInfo(file, case.id, case.question, case.min_precision)
-        rules = case_criteria(case, criteria)
+        info = case_info(file, case)
+        rules = info.rules(criteria)
         assessed = [(claim, _assess(case, claim, next(found), rules)) for claim in case.claims]
         for claim, assessment in assessed:
             claims[(case.id, claim.index)] = _claim_outcome(
@@ -161,16 +163,19 @@ def _case_result(
         assessments, names, [claim.general for claim, _ in assessed], rules
     )
     error, failure = case_messages(case, names, assessments, decision.failures, decision.undecided)
-    item = Decision.FAIL if failure else Decision.INCOMPLETE if error else Decision.PASS
-    outcome = CaseOutcome(
+    return CaseResult(case_outcome(info, decision), error=error, failure=failure)
+
+
+def case_outcome(info: CaseInfo, decision: CaseDecision) -> CaseOutcome:
+    """A case's decided outcome as every output reads it, its text safe to show."""
+    return CaseOutcome(
         clean(info),
         decision.decision,
         decision.precision,
         clean(tuple(str(failure) for failure in decision.failures)),
         clean(tuple(decision.incomplete_reasons())),
-        item,
+        decision.item,
     )
-    return CaseResult(outcome, error=error, failure=failure)
 
 
 def while_updating(outcome: ClaimOutcome) -> ClaimOutcome:
@@ -190,6 +195,7 @@ __all__ = [
     "FileAssessment",
     "assess_file",
     "case_criteria",
+    "case_outcome",
     "claim_record",
     "while_updating",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import CitationsError
 from ..labels import Label
-from ..precision import Precision
+from ..precision import Precision, count_of
 from .baseline import Baseline
 from .criteria import Decision
 from .regressions import CaseState, ClaimState
@@ -33,7 +33,7 @@ def _claim(data: Mapping[str, Any]) -> ClaimState:
         str(data["claim"]),
         str(data["label"]),
         Decision(decision) if decision else None,
-        int(data.get("line") or 0),
+        count_of(data.get("line") or 0, "its line"),
         bool(data.get("general")),
     )
 
@@ -42,9 +42,7 @@ def _report_case(data: Mapping[str, Any]) -> CaseState:
     claims = tuple(_claim(claim) for claim in data.get("claims") or ())
     counts = data.get("counts")
     if isinstance(counts, Mapping):
-        precision = Precision(
-            int(counts["supported"]), int(counts["citations"]), int(counts["reachable"])
-        )
+        precision = Precision.counted(counts["supported"], counts["citations"], counts["reachable"])
     else:  # a report written before cases carried their counts
         labels = [str(c.get("label")) for claim in data.get("claims") or () for c in
                   claim.get("citations") or ()]  # fmt: skip
@@ -53,12 +51,27 @@ def _report_case(data: Mapping[str, Any]) -> CaseState:
 
 
 def _from_report(path: Path, cases: list[Any]) -> tuple[CaseState, ...]:
-    try:
-        return tuple(_report_case(case) for case in cases)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise CitationsError(
-            f"{path} is not a pytest-citations JSON report: a case or claim lacks {error}"
-        ) from None
+    found = []
+    for number, case in enumerate(cases, start=1):
+        try:
+            found.append(_report_case(case))
+        except KeyError as error:
+            raise CitationsError(
+                f"{path} is not a pytest-citations JSON report: a case or claim lacks {error}"
+            ) from None
+        except (TypeError, ValueError, AttributeError, ArithmeticError) as error:
+            raise CitationsError(
+                f"{path} is not a pytest-citations JSON report: its case {number} "
+                f"({_named(case)}): {error}"
+            ) from None
+    return tuple(found)
+
+
+def _named(case: Any) -> str:
+    """A case of a report as messages name it: ``file::id`` when it says so."""
+    if isinstance(case, Mapping) and isinstance(case.get("file"), str):
+        return f"{case['file']}::{case.get('id')}"
+    return "with no file"
 
 
 def _from_baseline(path: Path) -> tuple[CaseState, ...]:

@@ -46,13 +46,20 @@ class RunGates:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunGates:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`; a gate that is no number in its range (a ``nan``
+        that every comparison passes) is a ValueError."""
         agreement = data.get("min_agreement")
         drop = data.get("max_precision_drop")
+        if agreement:
+            metric, minimum = str(agreement[0]), agreement[1]
+            if not isinstance(minimum, int | float) or not -1 <= minimum <= 1:
+                raise ValueError(f"gate min_agreement is {agreement!r:.40}, not from -1 to 1")
+        if drop is not None and (not isinstance(drop, int | float) or not 0 <= drop <= 1):
+            raise ValueError(f"gate max_precision_drop is {drop!r:.40}, not from 0 to 1")
         return cls(
             criteria=Criteria.from_dict(data.get("criteria") or {}),
             calibrate=bool(data.get("calibrate")),
-            min_agreement=(str(agreement[0]), float(agreement[1])) if agreement else None,
+            min_agreement=(metric, float(minimum)) if agreement else None,
             compare=data.get("compare"),
             fail_on_regression=bool(data.get("fail_on_regression")),
             max_precision_drop=float(drop) if drop is not None else None,

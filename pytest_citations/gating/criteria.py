@@ -55,8 +55,9 @@ class Criteria:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Criteria:
-        """Inverse of :meth:`to_dict`; a key left out keeps its default."""
-        return cls().merged({key: value for key, value in data.items() if key in _FIELDS})
+        """Inverse of :meth:`to_dict`; a key left out keeps its default, a value not of its
+        key's kind (see :func:`checked_criteria`) is a ValueError."""
+        return cls().merged(checked_criteria(data))
 
     def merged(self, overrides: Mapping[str, Any]) -> Criteria:
         """These criteria with a case's ``criteria:`` (and ``min_precision:``) applied."""
@@ -68,6 +69,38 @@ class Criteria:
 
 
 _FIELDS = frozenset(Criteria.__dataclass_fields__)
+_FLAGS = frozenset({"numbers_traceable", "uncited_allowed", "allow_unchecked"})
+
+
+def checked_criteria(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Criteria read back from a report (a run's gates, a case's own ``criteria:``), each
+    value of its key's kind: labels for ``fail_on``, names for the topics, true or false,
+    a fraction from 0 to 1 (or null) for a threshold; keys of no criterion are left out. A
+    value of another kind is a ValueError naming its key: a report that says ``nan`` for a
+    threshold would pass every case."""
+    found: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in _FIELDS:
+            continue
+        if key == "fail_on" or key == "forbid_contradicted_topics":
+            names = value if isinstance(value, list | tuple) else None
+            if names is None or not all(isinstance(name, str) for name in names):
+                raise ValueError(f"criterion {key} is {value!r:.40}, not a list of names")
+            if key == "fail_on":
+                names = [Label(name).value for name in names]
+            found[key] = tuple(names)
+        elif key in _FLAGS:
+            if not isinstance(value, bool):
+                raise ValueError(f"criterion {key} is {value!r:.40}, not true or false")
+            found[key] = value
+        elif value is not None:
+            number = value if isinstance(value, int | float) and not isinstance(value, bool) else -1
+            if not 0 <= number <= 1:  # nan is not
+                raise ValueError(f"criterion {key} is {value!r:.40}, not a fraction from 0 to 1")
+            found[key] = value
+        else:
+            found[key] = None
+    return found
 
 
 @dataclass(frozen=True)
@@ -180,9 +213,10 @@ def assess_claim(verdict: ClaimVerdict, facts: ClaimFacts, criteria: Criteria) -
                 )
             )
     unchecked: tuple[str, ...] = ()
-    # A request missing from the recording is never a label, even where the run counts
-    # other unchecked citations as their labels: it stays an error naming the record command.
-    if not verdict.complete and (not criteria.allow_unchecked or verdict.lacks_recording):
+    # A request missing from the recording, or a document without a URL, is never a label,
+    # even where the run counts other unchecked citations as their labels: nothing was
+    # fetched or judged for it.
+    if not verdict.complete and (not criteria.allow_unchecked or verdict.never_a_label):
         unchecked = describe_unchecked(verdict, facts.markers)
         failures = [f for f in failures if _stands_unchecked(f, verdict)]
     return ClaimAssessment(verdict, tuple(failures), tuple(missing), unchecked)

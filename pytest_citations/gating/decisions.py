@@ -20,6 +20,10 @@ def supported_share(assessments: Iterable[ClaimAssessment], general: Sequence[bo
     )
 
 
+#: The criteria a case misses as a whole (its claims' own failures are theirs).
+THRESHOLDS = ("min_precision", "min_supported_share")
+
+
 @dataclass(frozen=True)
 class CaseDecision:
     """Whether a case may ship, every criterion it missed, and what could not be decided."""
@@ -44,6 +48,15 @@ class CaseDecision:
         if self.failures:
             return Decision.FAIL
         return Decision.INCOMPLETE if self.incomplete or self.undecided else Decision.PASS
+
+    @property
+    def item(self) -> Decision:
+        """What the case's ``precision`` item reports: ``fail`` when the case missed a
+        threshold of its own, ``incomplete`` when unchecked citations leave one undecided
+        (a claim's failure fails the claim's item, not this one)."""
+        if any(failure.criterion in THRESHOLDS for failure in self.failures):
+            return Decision.FAIL
+        return Decision.INCOMPLETE if self.undecided else Decision.PASS
 
     def incomplete_reasons(self) -> list[str]:
         """Why the case is incomplete: the claims not checked, the criteria not decided."""

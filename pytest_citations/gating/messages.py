@@ -10,6 +10,7 @@ from ..cases import Case
 from ..labels import Label
 from ..verdicts import ClaimVerdict
 from .criteria import ClaimAssessment, Criteria, Failure
+from .decisions import THRESHOLDS
 
 #: The next step after an unchecked citation, in every message that reports one.
 ALLOW_UNCHECKED_HINT = (
@@ -20,6 +21,11 @@ ALLOW_UNCHECKED_HINT = (
 MISSING_RECORDING_HINT = (
     "Record what is missing with the command above (--citations-allow-unchecked never "
     "counts a missing recording as a label)."
+)
+#: The next step when a claim cites a document that has no URL, which nothing can fetch.
+DOCUMENT_HINT = (
+    "Give the document's URL in the case file's citations, or cite a page instead "
+    "(--citations-allow-unchecked never counts a document without a URL as a label)."
 )
 
 
@@ -52,9 +58,15 @@ def unchecked_message(verdict: ClaimVerdict, unchecked: Sequence[str], explanati
         f"claim could not be checked: {what}",
         *(f"  {line}" for line in unchecked),
         explanation,
-        MISSING_RECORDING_HINT if verdict.lacks_recording else ALLOW_UNCHECKED_HINT,
+        _hint(verdict),
     ]
     return "\n".join(lines)
+
+
+def _hint(verdict: ClaimVerdict) -> str:
+    if verdict.lacks_recording:
+        return MISSING_RECORDING_HINT
+    return DOCUMENT_HINT if verdict.never_a_label else ALLOW_UNCHECKED_HINT
 
 
 def claim_failure(
@@ -97,8 +109,7 @@ def case_messages(
 ) -> tuple[str | None, str | None]:
     """(error, failure) of a case's precision item: a missed threshold fails it, one that
     unchecked citations could still meet makes it an error."""
-    thresholds = ("min_precision", "min_supported_share")
-    missed = [f for f in failures if f.criterion in thresholds]
+    missed = [f for f in failures if f.criterion in THRESHOLDS]
     if missed:
         lines = [f"case {case.id!r} fails {failure}" for failure in missed]
         if any(f.criterion == "min_precision" for f in missed):

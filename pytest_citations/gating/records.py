@@ -11,12 +11,13 @@ nothing here does I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..labels import Label
 from ..precision import Precision
 from ..verdicts import CitationVerdict, Evidence
-from .criteria import Decision
+from .criteria import Criteria, Decision
 
 
 @dataclass(frozen=True)
@@ -35,11 +36,22 @@ class CaseInfo:
     case: str
     question: str | None = None
     min_precision: float | None = None
+    #: The case's own ``criteria:``, as its file sets them (over the run's): what a merge of
+    #: shard reports decides the case's claims against again.
+    criteria: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
         """``file::case`` as in node ids."""
         return f"{self.file}::{self.case}"
+
+    def rules(self, run: Criteria) -> Criteria:
+        """The run's criteria with the case's ``criteria:`` and ``min_precision:`` over
+        them: what its claims and the case itself are decided against."""
+        overrides = dict(self.criteria)
+        if self.min_precision is not None:
+            overrides["min_precision"] = self.min_precision
+        return run.merged(overrides)
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,7 @@ class ClaimRecord:
             "case": self.case,
             "question": self.info.question,
             "min_precision": self.info.min_precision,
+            "criteria": dict(self.info.criteria),
             "index": self.index,
             "line": self.line,
             "claim": self.claim,
@@ -135,7 +148,7 @@ class ClaimRecord:
             index=int(data["index"]),
             line=int(data.get("line") or 0),
             claim=str(data["claim"]),
-            label=str(data["label"]),
+            label=Label(data["label"]).value,
             citations=tuple(CitationVerdict.from_dict(c) for c in data.get("citations", [])),
             markers=tuple(data.get("markers", ())),
             problems=tuple(data.get("problems", ())),
@@ -144,7 +157,7 @@ class ClaimRecord:
             unchecked=tuple(data.get("unchecked", ())),
             topic=data.get("topic"),
             general=bool(data.get("general")),
-            expect=data.get("expect"),
+            expect=Label(data["expect"]).value if data.get("expect") is not None else None,
             derived=bool(data.get("derived")),
             joint_support=tuple(data.get("joint_support", ())),
             misattributed_to=tuple(data.get("misattributed_to", ())),
@@ -189,6 +202,7 @@ class CaseOutcome:
             "case": self.info.case,
             "question": self.info.question,
             "min_precision": self.info.min_precision,
+            "criteria": dict(self.info.criteria),
             "decision": self.decision.value,
             "precision": [precision.supported, precision.total, precision.reachable],
             "failures": list(self.failures),
@@ -213,5 +227,9 @@ class CaseOutcome:
 def _info(data: Mapping[str, Any]) -> CaseInfo:
     """The case info a record's JSON form carries."""
     return CaseInfo(
-        str(data["file"]), str(data["case"]), data.get("question"), data.get("min_precision")
+        str(data["file"]),
+        str(data["case"]),
+        data.get("question"),
+        data.get("min_precision"),
+        dict(data.get("criteria") or {}),
     )

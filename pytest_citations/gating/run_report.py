@@ -109,6 +109,15 @@ class RunReport:
         """Add a case's release decision."""
         self._case(outcome.info).outcome = outcome
 
+    def replace_case(
+        self, info: CaseInfo, claims: list[ClaimRecord], outcome: CaseOutcome | None
+    ) -> None:
+        """A case's claim records and decision, all of them at once (decided again from a
+        shard's report): what the case held before is gone."""
+        case = self._case(info)
+        case.claims = sorted(claims, key=lambda claim: claim.index)
+        case.outcome = outcome
+
     def add_file_error(self, file: str, why: str) -> None:
         """A case file whose items could not be verified (a refused token, a damaged
         cassette): the run's decision cannot be pass."""

@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ConfigurationError
 
-_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
+_SHARD = re.compile(r"\s*(\d{1,12})\s*/\s*(\d{1,12})\s*")
+#: The most shards a run is shared out among: every file ranks every shard, so a count in
+#: the billions would never end (GitHub's matrix runs 256 jobs at most).
+MAX_SHARDS = 1000
 
 
 @dataclass(frozen=True, order=True)
@@ -45,6 +48,10 @@ class Shard:
         if found is None:
             raise ConfigurationError(f"{what} must be K/N, like 2/3 (shard K of N), got {raw!r}")
         index, count = int(found[1]), int(found[2])
+        if count > MAX_SHARDS:
+            raise ConfigurationError(
+                f"{what} {index}/{count}: N must be at most {MAX_SHARDS}, got {raw!r}"
+            )
         if count < 1 or not 1 <= index <= count:
             raise ConfigurationError(
                 f"{what} {index}/{count}: K must be from 1 to N (shard K of N), got {raw!r}"
@@ -82,17 +89,62 @@ def digest(paths: Iterable[str]) -> str:
     return "sha256:" + hashlib.sha256(joined.encode("utf-8")).hexdigest()
 
 
+def content_digest(contents: Mapping[str, str]) -> str:
+    """``sha256:…`` of files by name and the digest of each one's content: the identity of
+    the case files (or cassettes) a run read, whatever order they were read in."""
+    joined = "".join(f"{name}\0{contents[name]}\n" for name in sorted(contents))
+    return "sha256:" + hashlib.sha256(joined.encode("utf-8")).hexdigest()
+
+
+def identity_problems(identities: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
+    """Why reports (each a name and its run's identity: the recording, the settings, the
+    case files) are not the shards of one run: one line for each report whose identity
+    differs from the first's, naming the keys that differ (never their values, which may
+    be long)."""
+    if not identities:
+        return []
+    first_name, first = identities[0]
+    problems = []
+    for name, identity in identities[1:]:
+        keys = sorted(key for key in {*first, *identity} if first.get(key) != identity.get(key))
+        if keys:
+            problems.append(
+                f"{name} and {first_name} are not shards of one run: they differ in "
+                + ", ".join(keys)
+            )
+    return problems
+
+
+def holding_problems(shard: ShardReport, held: Collection[str]) -> list[str]:
+    """Why a shard's report does not hold what it ran: a case file of its own of which it
+    holds nothing (no case, no error, no item left out by the selection), which a report
+    that dropped a failing case would look like; or a case file it does not run."""
+    unknown = sorted(file for file in set(held) - set(shard.files) - set(shard.case_files))
+    return [
+        f"{shard.name} ran {file} but holds no case of it, nor why it has none"
+        for file in shard.case_files
+        if file not in held
+    ] + [f"{shard.name} holds {file}, which is not one of the files it ran" for file in unknown]
+
+
 @dataclass(frozen=True)
 class ShardPlan:
     """Which shard runs each file of the run (``assignment``: path → 1-based shard)."""
 
     shard: Shard
     assignment: Mapping[str, int] = field(default_factory=dict)
+    #: Which of the run's files are case files (the others are Python tests, which hold no
+    #: case): known once the run collected them.
+    case_files: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, shard: Shard, paths: Iterable[str]) -> ShardPlan:
         """The plan of ``shard`` over the run's files."""
         return cls(shard, assign(paths, shard.count))
+
+    def with_case_files(self, case_files: Iterable[str]) -> ShardPlan:
+        """This plan, knowing which of the run's files are case files."""
+        return replace(self, case_files=frozenset(case_files))
 
     @property
     def files(self) -> list[str]:
@@ -120,6 +172,7 @@ class ShardPlan:
             "index": self.shard.index,
             "count": self.shard.count,
             "files": self.files,
+            "case_files": [path for path in self.files if path in self.case_files],
             "run_files": len(self.assignment),
             "run_digest": digest(self.assignment),
         }
@@ -134,6 +187,8 @@ class ShardReport:
     files: tuple[str, ...]
     run_files: int
     run_digest: str
+    #: Of ``files``, the case files (each holds at least one case).
+    case_files: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(cls, name: str, data: Mapping[str, Any]) -> ShardReport:
@@ -141,7 +196,9 @@ class ShardReport:
         try:
             shard = Shard(int(data["index"]), int(data["count"]))
             files = tuple(str(path) for path in data["files"])
-            return cls(name, shard, files, int(data["run_files"]), str(data["run_digest"]))
+            case_files = tuple(str(path) for path in data["case_files"])
+            return cls(name, shard, files, int(data["run_files"]), str(data["run_digest"]),
+                       case_files)  # fmt: skip
         except (KeyError, TypeError, ValueError):
             raise ConfigurationError(f"{name}: its run.shard is not a shard's record") from None
 
@@ -196,4 +253,14 @@ def _misplaced(reports: Sequence[ShardReport], run_files: int) -> list[str]:
     ]
 
 
-__all__ = ["Shard", "ShardPlan", "ShardReport", "assign", "digest", "shard_problems"]
+__all__ = [
+    "Shard",
+    "ShardPlan",
+    "ShardReport",
+    "assign",
+    "content_digest",
+    "digest",
+    "holding_problems",
+    "identity_problems",
+    "shard_problems",
+]

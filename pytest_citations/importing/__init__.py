@@ -1,7 +1,7 @@
 """From the answers a RAG application produced to case files.
 
 Read answer records of the shapes real stacks emit (generic ``answer`` + ``citations``,
-OpenAI Responses and Chat Completions, Anthropic Messages, Perplexity, LangChain,
+OpenAI Responses and Chat Completions, Anthropic Messages, Gemini, Perplexity, LangChain,
 LlamaIndex), turn each into a case whose claims the answer splitter derives, and write case
 YAML that imports byte-identically every time. No pytest here: the command line and the
 ``citation_verifier`` fixture are thin shells over these functions.

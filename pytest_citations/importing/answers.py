@@ -14,8 +14,10 @@ from typing import Any, Literal
 
 from ..cases.claims import extract_claims
 from ..pipeline.verifier import ClaimRequest
-from .formats import AUTO, RawAnswer, ReadRecord, Source, read_record
-from .identity import content_case_id, question_case_id, slug, without_tracking
+from .formats import AUTO, Document, RawAnswer, ReadRecord, Source, read_record
+from .formats.base import http_url
+from .identity import claim_key, content_case_id, question_case_id, slug, without_tracking
+from .markup import claim_text, link_urls, prose_claims, span_text
 from .spans import Marked, place_markers
 
 #: What to do with sources of an answer that carries no ``[n]`` marker at all (a LangChain or
@@ -38,11 +40,16 @@ class AnswerClaim:
     urls: tuple[str, ...]
     #: Markers the sentence carries that the record does not resolve to a URL.
     unresolved: tuple[str, ...] = ()
+    #: Markers of the documents without a URL it cites (they cannot be fetched).
+    documents: tuple[str, ...] = ()
+    #: The answer's text the provider attributed the claim's sources to, when it is not
+    #: the claim's own sentence (a span over several sentences, or over a heading with it).
+    span: str | None = None
 
     @property
     def uncited(self) -> bool:
-        """True when the sentence cites no URL."""
-        return not self.urls
+        """True when the sentence cites no URL and no document."""
+        return not self.urls and not self.documents
 
 
 @dataclass(frozen=True)
@@ -63,26 +70,60 @@ class ImportedAnswer:
     whole_answer: bool = False
     titles: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    #: Marker -> a cited document the record gives no URL for.
+    documents: dict[str, Document] = field(default_factory=dict)
+    #: Marker -> the answer's text the provider attributed that source to (its own spans).
+    spans: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def claims(self) -> list[AnswerClaim]:
-        """One claim per sentence, split by :func:`pytest_citations.cases.claims.extract_claims`."""
+        """One claim per sentence the answer asserts, split by
+        :func:`pytest_citations.cases.claims.extract_claims` once each line of markdown
+        structure is a block of its own, in plain text (:mod:`.markup`): headings, lines of
+        sources and lead-ins to a list are no claims."""
         claims = []
-        for extracted in extract_claims(self.text):
+        known = {**self.citations, **dict.fromkeys(self.documents, "")}
+        for extracted in prose_claims(self.text):
+            text = claim_text(extracted.text)
+            if text is None:
+                continue
             if self.whole_answer:
                 markers = tuple(self.citations)
                 unresolved: tuple[str, ...] = ()
             else:
-                markers = tuple(m for m in extracted.markers if m in self.citations)
-                unresolved = tuple(m for m in extracted.markers if m not in self.citations)
-            urls = tuple(dict.fromkeys(self.citations[m] for m in markers))
-            claims.append(AnswerClaim(extracted.text, markers, urls, unresolved))
+                markers = tuple(m for m in extracted.markers if m in known)
+                unresolved = tuple(m for m in extracted.markers if m not in known)
+            urls = tuple(dict.fromkeys(self.citations[m] for m in markers if m in self.citations))
+            documents = tuple(m for m in markers if m in self.documents)
+            span = self._span(text, markers)
+            claims.append(AnswerClaim(text, markers, urls, unresolved, documents, span))
         return claims
+
+    def _span(self, text: str, markers: tuple[str, ...]) -> str | None:
+        """The provider's span of the claim's sources that holds the claim (or that the
+        claim holds), when it is not the claim itself."""
+        key = claim_key(text)
+        for marker in markers:
+            for span in self.spans.get(marker, ()):
+                plain = claim_key(span_text(span))
+                if plain == key:
+                    return None
+                if plain and (key in plain or plain in key):
+                    return " ".join(span.split())
+        return None
 
     def claim_requests(self) -> list[ClaimRequest]:
         """The verifier's requests: each claim with its URLs; the retrieved pages beside them
         so that a claim its citations miss but a retrieved page holds is ``misattributed``."""
         retrieved = [url for _, url in self.retrieved]
-        return [ClaimRequest.of(claim.text, claim.urls, retrieved) for claim in self.claims()]
+        return [
+            ClaimRequest.of(
+                claim.text,
+                claim.urls,
+                retrieved,
+                [self.documents[marker].described for marker in claim.documents],
+            )
+            for claim in self.claims()
+        ]
 
     def case_id(self) -> str:
         """A stable id: the record's own question id, else one from the question's text,
@@ -100,6 +141,17 @@ class ImportedAnswer:
         return content_case_id(content)
 
 
+#: What a span's source is numbered by: its URL, or the document as the provider names it.
+SourceKey = str | tuple[str, str | None, str | None]
+
+
+def source_key(source: Source | Document) -> SourceKey:
+    """The identity a source is numbered by."""
+    if isinstance(source, Source):
+        return source.url
+    return (source.name, source.pages, source.cited_text)
+
+
 @dataclass
 class _Sorted:
     """Sources of one answer sorted into cited (marker -> URL) and retrieved."""
@@ -110,21 +162,32 @@ class _Sorted:
     retrieved: list[tuple[str, Source]] = field(default_factory=list)
     whole_answer: bool = False
     warnings: list[str] = field(default_factory=list)
+    documents: dict[str, Document] = field(default_factory=dict)
+    spans: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _from_spans(raw: RawAnswer) -> _Sorted:
-    """Number the span sources by first appearance and mark the sentences they support."""
-    numbers: dict[str, str] = {}  # URL -> marker
+    """Number the span sources by first appearance and mark the sentences they support;
+    keep the text each span covers (a span that is only a link covers none)."""
+    numbers: dict[SourceKey, str] = {}
     for span in sorted(raw.spans, key=lambda s: (s.start, s.end)):
-        numbers.setdefault(span.source.url, str(len(numbers) + 1))
-    text = place_markers(
-        raw.text, [Marked(s.start, s.end, numbers[s.source.url]) for s in raw.spans]
-    )
-    return _Sorted(
-        text,
-        citations={marker: url for url, marker in numbers.items()},
-        cited=[(numbers[s.source.url], s.source) for s in raw.spans],
-    )
+        numbers.setdefault(source_key(span.source), str(len(numbers) + 1))
+    marker = {id(span): numbers[source_key(span.source)] for span in raw.spans}
+    text = place_markers(raw.text, [Marked(s.start, s.end, marker[id(s)]) for s in raw.spans])
+    result = _Sorted(text)
+    for span in raw.spans:
+        number = marker[id(span)]
+        if isinstance(span.source, Source):
+            result.citations[number] = span.source.url
+            result.cited.append((number, span.source))
+        else:
+            result.documents[number] = span.source
+        covered = raw.text[span.start : span.end]
+        if not span.link and covered.strip():
+            texts = result.spans.setdefault(number, ())
+            if covered not in texts:
+                result.spans[number] = (*texts, covered)
+    return result
 
 
 def _from_markers(raw: RawAnswer, unmarked: Unmarked) -> _Sorted:
@@ -161,13 +224,16 @@ def _untracked(raw: RawAnswer) -> RawAnswer:
     def clean(source: Source) -> Source:
         return replace(source, url=without_tracking(source.url))
 
+    def clean_any(source: Source | Document) -> Source | Document:
+        return clean(source) if isinstance(source, Source) else source
+
     numbered = None
     if raw.numbered is not None:
         numbered = {m: None if s is None else clean(s) for m, s in raw.numbered.items()}
     return replace(
         raw,
         numbered=numbered,
-        spans=tuple(replace(span, source=clean(span.source)) for span in raw.spans),
+        spans=tuple(replace(span, source=clean_any(span.source)) for span in raw.spans),
         retrieved=tuple(map(clean, raw.retrieved)),
     )
 
@@ -193,7 +259,9 @@ def build_answer(read: ReadRecord, unmarked: Unmarked = "cite-all") -> ImportedA
         result = _Sorted(raw.text)
     seen = set(result.citations.values())
     retrieved: list[tuple[str, str]] = []
-    for marker, source in [*result.retrieved, *(("", s) for s in raw.retrieved)]:
+    # Pages the answer links to in its text without a citation are sources it listed.
+    linked = [Source(without_tracking(url)) for url in link_urls(result.text) if http_url(url)]
+    for marker, source in [*result.retrieved, *(("", s) for s in (*raw.retrieved, *linked))]:
         if source.url not in seen:
             seen.add(source.url)
             retrieved.append((marker, source.url))
@@ -212,6 +280,8 @@ def build_answer(read: ReadRecord, unmarked: Unmarked = "cite-all") -> ImportedA
         whole_answer=result.whole_answer,
         titles=titles,
         warnings=tuple(dict.fromkeys([*raw.warnings, *result.warnings])),
+        documents=result.documents,
+        spans=result.spans,
     )
 
 

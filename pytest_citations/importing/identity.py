@@ -5,8 +5,9 @@ An application exported twice answers with new provider response ids (OpenAI ``r
 ``chatcmpl-…``, Anthropic ``msg_…``: new on every call) and may tag its links for analytics
 (ChatGPT adds ``utm_source=openai``). None of that names the question or the page, so none of
 it may name a case or a citation: the case id comes from the record's question id, else from
-the question's text; a claim is its text, normalised; a URL loses the documented tracking
-parameters and keeps every other parameter, in its order and spelling.
+the question's text; a claim is its text as a reviewer reads it and the pages it cites; a URL
+loses the documented tracking parameters and keeps every other parameter, in its order and
+spelling.
 """
 
 from __future__ import annotations
@@ -57,15 +58,18 @@ def is_response_id(value: str) -> bool:
 
 
 def normalised(text: str) -> str:
-    """Text as identity sees it: Unicode compatibility forms folded (NFKC), typographic
-    quotes straightened, whitespace collapsed. Case is kept: "US" and "us" are different
-    claims."""
+    """A question as its case id sees it: Unicode compatibility forms folded (NFKC),
+    typographic quotes straightened, whitespace collapsed (an id names the question however
+    it is typeset; a claim is compared as it reads, see :func:`claim_key`)."""
     return " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).split())
 
 
 def claim_key(text: str) -> str:
-    """The identity of a claim across imports: its normalised text."""
-    return normalised(text)
+    """The identity of a claim's text across imports: the text as a reviewer reads it, its
+    whitespace collapsed and its characters composed (NFC: the same letters, however the
+    export encoded their accents). Nothing that reads otherwise is folded: "10² days" and
+    "102 days", or "’" and "'", are different claims."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
 
 
 def slug(text: str) -> str:

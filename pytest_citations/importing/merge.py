@@ -9,11 +9,14 @@ holds beyond that is the review: a claim marked ``general: true``, given ``expec
 Each reviewed claim is linked to the sentence it was reviewed from (:mod:`.links`): its
 ``from:``, else its own text when that is a sentence of the old answer, else the most similar
 sentence, in the answer's order; the n-th copy of a sentence the answer holds twice is a
-sentence of its own. A sentence whose text (normalised) is in the new answer too keeps its
-reviewed claims (their citations re-pointed at the new numbering, a ``from:`` written where
-the text differs, so that the link is visible and survives the next import). A sentence not
-in the new answer is changed, when the new answer has a new sentence in its place, or
-removed; a changed sentence gets the new import's claim, without the old edits. A reviewed
+sentence of its own. A sentence that the new answer says too, in the same words (as a
+reviewer reads them: :func:`~.identity.claim_key`) and citing the same pages (tracking
+parameters aside), keeps its reviewed claims (their citations re-pointed at the new
+numbering, a ``from:`` written where the text differs, so that the link is visible and
+survives the next import). A sentence not in the new answer (its words or its pages
+changed) is changed, when the new answer has a new sentence in its place, or removed; a
+changed sentence gets the new import's claim, without the old edits: a review of a claim
+against one page says nothing of it against another. A reviewed
 claim linked to no sentence is the reviewer's own and stays after the claim it followed.
 """
 
@@ -26,9 +29,13 @@ from typing import Any
 
 from ..cases.claims import extract_claims
 from .answers import AnswerClaim, ImportedAnswer
+from .formats import Document
 from .identity import claim_key, without_tracking
 from .links import Link, claim_text, links
-from .render import claim_entry, marker_key
+from .render import claim_entry, marker_key, reviewed_part
+
+#: What makes a sentence the same in the next answer: its text and the pages it cites.
+Identity = tuple[str, frozenset[str]]
 
 
 @dataclass(frozen=True)
@@ -46,19 +53,36 @@ class Sentences:
         return cls(tuple(claims), tuple(map(claim_entry, claims)), citations)
 
     @classmethod
-    def imported(cls, answer: str, citations: Mapping[str, str]) -> Sentences:
+    def imported(
+        cls, answer: str, citations: Mapping[str, str], documents: Mapping[str, str] = {}
+    ) -> Sentences:
         """What an import wrote for a case file's ``answer:`` and ``citations:`` (an answer
-        without markers had every sentence cite every source)."""
+        without markers had every sentence cite every source; ``documents``: the cited
+        documents without a URL, by marker)."""
         unmarked = not any(claim.markers for claim in extract_claims(answer))
         whole = ImportedAnswer(
-            "", answer, dict(citations), whole_answer=unmarked and bool(citations)
+            "",
+            answer,
+            dict(citations),
+            whole_answer=unmarked and bool(citations),
+            documents={marker: Document(name) for marker, name in documents.items()},
         )
         return cls.of(whole.claims(), citations)
 
     @property
     def keys(self) -> list[str]:
-        """Each sentence's identity."""
+        """Each sentence's text, as reviewed claims name it (:func:`~.identity.claim_key`)."""
         return [claim_key(claim.text) for claim in self.claims]
+
+    @property
+    def identities(self) -> list[Identity]:
+        """What makes each sentence the same in the next answer: its text and the pages it
+        cites (without tracking parameters). A sentence that cites another page says
+        something else: its review was of the claim against the old page."""
+        return [
+            (key, frozenset(without_tracking(url) for url in claim.urls))
+            for key, claim in zip(self.keys, self.claims, strict=True)
+        ]
 
 
 @dataclass(frozen=True)
@@ -68,21 +92,22 @@ class ClaimsMerge:
     entries: list[Any]
     #: Sentences whose review was kept (a deletion counts), and claims of the reviewer's own.
     kept_edits: int
-    #: ``(old text, new text)`` of each sentence whose text changed.
-    changed: tuple[tuple[str, str], ...]
+    #: The old and the new sentence of each one that changed (its text, or the pages it
+    #: cites).
+    changed: tuple[tuple[AnswerClaim, AnswerClaim], ...]
     removed: tuple[str, ...]
     added: int
     #: Claims written as imported that cite nothing (still to be decided in review).
     uncited: int
 
 
-def _places(old: Sequence[str], new: Sequence[str]) -> list[int | None]:
+def _places(old: Sequence[Identity], new: Sequence[Identity]) -> list[int | None]:
     """For each new sentence, the place of the same sentence in the old answer (the n-th
     time it stands there for its n-th time here), None for a sentence new to the answer."""
-    found: dict[str, list[int]] = {}
+    found: dict[Identity, list[int]] = {}
     for place, key in enumerate(old):
         found.setdefault(key, []).append(place)
-    seen: dict[str, int] = {}
+    seen: dict[Identity, int] = {}
     places: list[int | None] = []
     for key in new:
         count = seen[key] = seen.get(key, -1) + 1
@@ -138,7 +163,7 @@ def merge_claims(reviewed: Sequence[Any], old: Sentences, new: Sentences) -> Cla
     for entry, origin in zip(reviewed, linked, strict=True):
         if origin is not None:
             groups.setdefault(origin, []).append(entry)
-    places = _places(old.keys, new.keys)
+    places = _places(old.identities, new.identities)
     own = _own(reviewed, linked, {place for place in places if place is not None})
     entries = [_carried(entry, None, old, new) for entry in own.get(None, [])]
     kept, uncited, done = sum(map(len, own.values())), 0, set()
@@ -147,7 +172,9 @@ def merge_claims(reviewed: Sequence[Any], old: Sentences, new: Sentences) -> Cla
         if place is None:  # a new sentence, kept only when a from: names it already
             edited = key in groups and key not in done
         else:
-            edited = groups.get(place, []) != [old.entries[place]]
+            edited = list(map(reviewed_part, groups.get(place, []))) != [
+                reviewed_part(old.entries[place])
+            ]
         if edited:
             entries.extend(_carried(entry, claim.text, old, new) for entry in groups.get(group, []))
             kept += 1
@@ -184,20 +211,23 @@ def _own(
     return own
 
 
-def _changes(old: Sentences, new: Sentences) -> tuple[tuple[tuple[str, str], ...], list[str], int]:
-    """Sentences whose text changed (old, new), sentences removed, and how many are new."""
-    old_keys, new_keys = old.keys, new.keys
+def _changes(
+    old: Sentences, new: Sentences
+) -> tuple[tuple[tuple[AnswerClaim, AnswerClaim], ...], list[str], int]:
+    """Sentences that changed (old, new: their text, or the pages they cite), the text of
+    those removed, and how many are new."""
+    old_keys, new_keys = old.identities, new.identities
     gone_keys, came_keys = set(old_keys) - set(new_keys), set(new_keys) - set(old_keys)
-    changed: list[tuple[str, str]] = []
+    changed: list[tuple[AnswerClaim, AnswerClaim]] = []
     removed: list[str] = []
     added = 0
     matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        gone = [old.claims[i].text for i in range(i1, i2) if old_keys[i] in gone_keys]
-        came = [new.claims[j].text for j in range(j1, j2) if new_keys[j] in came_keys]
+        gone = [old.claims[i] for i in range(i1, i2) if old_keys[i] in gone_keys]
+        came = [new.claims[j] for j in range(j1, j2) if new_keys[j] in came_keys]
         changed.extend(zip(gone, came, strict=False))  # the rest: removed or added
-        removed.extend(gone[len(came) :])
+        removed.extend(claim.text for claim in gone[len(came) :])
         added += max(0, len(came) - len(gone))
     return tuple(changed), removed, added

@@ -1,5 +1,8 @@
 """Answer records from files: JSONL (one record a line), or a JSON object or array.
 
+An array (a file, or a line) that is a bare Responses ``output`` list, as
+``print(response.output)`` shows one response, is that one response, not a list of records.
+
 Every record keeps its file and 1-based line, so that one that cannot be read is reported
 where a person can find it, and the others are still imported. A line that is not JSON,
 nested deeper than Python's parser can follow, or not an object, is a :class:`BadAnswerRecord`,
@@ -13,6 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .formats import is_output_list
 
 #: Files a folder given as input contributes, in name order.
 RECORD_SUFFIXES = (".jsonl", ".ndjson", ".json")
@@ -65,6 +70,8 @@ def expand_inputs(paths: Iterable[Path | str]) -> list[Path]:
 def _record(source: Path, line: int, value: Any) -> AnswerRecord | BadAnswerRecord:
     if isinstance(value, dict):
         return AnswerRecord(source, line, value)
+    if is_output_list(value):
+        return AnswerRecord(source, line, {"output": value})
     kind = "null" if value is None else type(value).__name__.replace("dict", "object")
     return BadAnswerRecord(source, line, f"a record must be a JSON object, got {kind}")
 
@@ -98,6 +105,10 @@ def _json_document(source: Path, data: bytes) -> Iterator[AnswerRecord | BadAnsw
         return
     decoder = json.JSONDecoder()
     start = len(text) - len(text.lstrip())
+    whole = _output_list(text)
+    if whole is not None:
+        yield AnswerRecord(source, text.count("\n", 0, start) + 1, {"output": whole})
+        return
     if not text[start:].startswith("["):
         line = text.count("\n", 0, start) + 1
         try:
@@ -110,9 +121,15 @@ def _json_document(source: Path, data: bytes) -> Iterator[AnswerRecord | BadAnsw
             return
         yield _record(source, line, value)
         return
+    yield from _array_items(source, text, decoder, start + 1)
+
+
+def _array_items(
+    source: Path, text: str, decoder: json.JSONDecoder, position: int
+) -> Iterator[AnswerRecord | BadAnswerRecord]:
+    """The items of a top-level array from ``position`` on, each a record with its line."""
     # Decode item by item so that each keeps its line and a broken item ends the file
     # with a line number rather than losing every record before it.
-    position = start + 1
     while True:
         position = _skip(text, position)
         if text.startswith("]", position):
@@ -147,6 +164,18 @@ def _json_document(source: Path, data: bytes) -> Iterator[AnswerRecord | BadAnsw
                 source, line, "invalid JSON: expected ',' or ']'; the rest of the file was not read"
             )
             return
+
+
+def _output_list(text: str) -> list[Any] | None:
+    """The file's array when it is one bare Responses ``output`` list, else None (an array
+    of records is read item by item, each keeping its line)."""
+    if not text.lstrip().startswith("["):
+        return None
+    try:
+        value = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return value if is_output_list(value) else None
 
 
 def _end_of_value(text: str, position: int) -> int | None:

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from .answers import AnswerClaim, ImportedAnswer
+from .formats import Document
 
 #: Answers longer than this on one line are folded at :data:`FOLD_WIDTH` for review.
 FOLD_AT = 80
@@ -17,6 +18,13 @@ FOLD_WIDTH = 88
 #: Other scalars stay on one line whatever their length: one claim, one line in a diff.
 _NO_WRAP = 1 << 20
 UNCITED_NOTE = "cites no source; add one, or set general to true if it needs none"
+DOCUMENT_NOTE = (
+    "cites a document the record gives no URL for: it cannot be fetched, so the check "
+    "reports it as not checked; add the document's URL to check it"
+)
+#: Keys of ``claims:`` entries that only the import writes (from the provider's record):
+#: a reviewer's edit is what differs beside them.
+IMPORT_CLAIM_KEYS = frozenset({"span"})
 #: Keys whose lists are written on one line.
 _FLOW_KEYS = frozenset({"cites", "tags", "fail_on", "forbid_contradicted_topics"})
 #: How the notes the import writes on a case begin; notes that begin otherwise are a
@@ -73,7 +81,11 @@ def claim_entry(claim: AnswerClaim) -> dict[str, Any]:
         "text": claim.text,
         "cites": _Flow(marker_key(m) for m in claim.markers),
     }
+    if claim.span:
+        entry["span"] = claim.span
     notes = []
+    if claim.documents:
+        notes.append(DOCUMENT_NOTE)
     if claim.unresolved:
         listed = ", ".join(f"[{m}]" for m in claim.unresolved)
         notes.append(f"the answer cites {listed}, which the record does not list")
@@ -86,6 +98,23 @@ def claim_entry(claim: AnswerClaim) -> dict[str, Any]:
     return entry
 
 
+def reviewed_part(entry: Any) -> Any:
+    """A ``claims:`` entry without the keys only the import writes."""
+    if isinstance(entry, Mapping):
+        return {key: value for key, value in entry.items() if key not in IMPORT_CLAIM_KEYS}
+    return entry
+
+
+def document_entry(document: Document) -> dict[str, Any]:
+    """A cited document without a URL, as ``citations:`` shows it."""
+    entry: dict[str, Any] = {"document": document.name}
+    if document.pages:
+        entry["pages"] = document.pages
+    if document.cited_text:
+        entry["text"] = document.cited_text
+    return entry
+
+
 def case_mapping(
     answer: ImportedAnswer, case_id: str, claims: Sequence[AnswerClaim] | None = None
 ) -> dict[str, Any]:
@@ -95,10 +124,10 @@ def case_mapping(
     if answer.question:
         case["question"] = _Block(answer.question)
     case["answer"] = _Block(answer.text)
-    if answer.citations:
-        case["citations"] = {
-            marker_key(m): answer.citations[m] for m in sorted(answer.citations, key=_order)
-        }
+    cited: dict[str, Any] = {**answer.citations}
+    cited.update((m, document_entry(d)) for m, d in answer.documents.items())
+    if cited:
+        case["citations"] = {marker_key(m): cited[m] for m in sorted(cited, key=_order)}
     case["claims"] = [claim_entry(claim) for claim in claims]
     if answer.retrieved:
         if all(marker for marker, _ in answer.retrieved):

@@ -47,12 +47,20 @@ class RecordOutcome:
 
 @dataclass(frozen=True)
 class ClaimChange:
-    """A sentence of a case's answer that changed (its old and new text) or is gone (new
-    None): its reviewed claims were dropped."""
+    """A sentence of a case's answer that changed (its old and new text, and the pages each
+    cites: a sentence that cites another page changed too) or is gone (new None): its
+    reviewed claims were dropped."""
 
     case_id: str
     old: str
     new: str | None = None
+    old_cites: tuple[str, ...] = ()
+    new_cites: tuple[str, ...] = ()
+
+    @property
+    def recited(self) -> bool:
+        """True when the sentence cites other pages than it did (tracking aside)."""
+        return self.new is not None and set(self.old_cites) != set(self.new_cites)
 
 
 @dataclass(frozen=True)
@@ -132,6 +140,9 @@ class ImportResult:
         for case_file in self.files:
             lines.extend(file_lines(case_file))
         lines.extend(f"Skipped {r.where}: {r.reason}" for r in self.skipped)
+        lines.extend(
+            f"Warning {r.where}: {warning}" for r in self.imported for warning in r.warnings
+        )
         uncited = sum(r.uncited for r in self.imported)
         if uncited:
             verb, which = ("cites", "it") if uncited == 1 else ("cite", "them")
@@ -177,9 +188,12 @@ def file_lines(case_file: CaseFile) -> list[str]:
     lines = [f"Updated {path} ({', '.join(counts)})"]
     for change in case_file.changes:
         head = f"  {'changed' if change.new is not None else 'removed'} ({change.case_id}): "
-        lines.append(head + _shown(change.old))
+        old_cites = f" (cites {', '.join(change.old_cites) or 'nothing'})"
+        new_cites = f" (cites {', '.join(change.new_cites) or 'nothing'})"
+        lines.append(head + _shown(change.old) + (old_cites if change.recited else ""))
         if change.new is not None:
-            lines.append(" " * (len(head) - 4) + "to: " + _shown(change.new))
+            shown = _shown(change.new) + (new_cites if change.recited else "")
+            lines.append(" " * (len(head) - 4) + "to: " + shown)
     lines.extend(
         f"  removed case {case_id}: it is no longer among the answers"
         for case_id in case_file.removed_cases

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..cases.claims import split_sentences
+from .markup import separated
 
 #: A markdown link, optionally in parentheses, and nothing else.
 _LINK = re.compile(r"\(?\s*\[[^\]\n]*\]\([^)\s]*\)\s*\)?")
@@ -93,7 +94,7 @@ def sentence_ranges(text: str) -> list[tuple[int, int]] | None:
     haystack = "".join(compact)
     ranges: list[tuple[int, int]] = []
     cursor = 0
-    for sentence in split_sentences(text):
+    for sentence in split_sentences(separated(text)):
         needle = "".join(sentence.split())
         if not needle:
             continue

@@ -21,6 +21,7 @@ from ..atomic import write_atomically
 from ..cases import Case, CaseFileError, load_cases
 from ..cases.fields import CASE
 from ..cases.loader import load_document
+from .answers import AnswerClaim
 from .identity import without_tracking
 from .merge import ClaimsMerge, Sentences, merge_claims
 from .render import IMPORT_NOTE, render_case_file, yaml_value
@@ -113,7 +114,7 @@ def merge_case(raw: Mapping[str, Any], case: Case, fresh: Fresh) -> _Merged:
         raise NotMerged(f"its case {case.id!r} has no answer, so import did not write it")
     claims = None
     if isinstance(raw.get("claims"), list):  # without claims: the answer's sentences
-        old = Sentences.imported(case.answer, case.citations)
+        old = Sentences.imported(case.answer, case.citations, case.documents)
         claims = merge_claims(raw["claims"], old, fresh.sentences)
     merged: dict[str, Any] = {}
     for key in CASE:
@@ -172,11 +173,19 @@ def _merged_cases(path: Path, text: str, fresh: Sequence[Fresh], grouped: bool) 
     return _FileMerge(merged, document, tuple(by_id))
 
 
+def _cited(claim: AnswerClaim) -> tuple[str, ...]:
+    """The pages a sentence cites, as the case file names them (no tracking parameters)."""
+    return tuple(dict.fromkeys(without_tracking(url) for url in claim.urls))
+
+
 def _changes(fresh: Sequence[Fresh], merged: Sequence[_Merged]) -> list[ClaimChange]:
     changes: list[ClaimChange] = []
     for new, done in zip(fresh, merged, strict=True):
         if done.claims is not None:
-            changes.extend(ClaimChange(new.id, old, text) for old, text in done.claims.changed)
+            changes.extend(
+                ClaimChange(new.id, old.text, text.text, _cited(old), _cited(text))
+                for old, text in done.claims.changed
+            )
             changes.extend(ClaimChange(new.id, old) for old in done.claims.removed)
     return changes
 

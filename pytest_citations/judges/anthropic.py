@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
-from .base import HttpJudge, _blank, _field, _int
+from .base import REPLY_TOKENS, HttpJudge, _blank, _field, token_counts
 
 ANTHROPIC_VERSION = "2023-06-01"
 TOOL_NAME = "record_verdict"
@@ -36,7 +36,7 @@ class AnthropicJudge(HttpJudge):
     def payload(self, system: str, user: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
         return {
             "model": self.model,
-            "max_tokens": 512,
+            "max_tokens": REPLY_TOKENS,
             "temperature": 0,
             "system": system,
             "messages": [{"role": "user", "content": user}],
@@ -50,9 +50,9 @@ class AnthropicJudge(HttpJudge):
             "tool_choice": {"type": "tool", "name": TOOL_NAME},
         }
 
-    def usage(self, data: Any) -> tuple[int, int]:
+    def usage(self, data: Any) -> tuple[int, int] | None:
         usage = _field(data, "usage")
-        return _int(_field(usage, "input_tokens")), _int(_field(usage, "output_tokens"))
+        return token_counts(_field(usage, "input_tokens"), _field(usage, "output_tokens"))
 
     def read(self, data: Any) -> tuple[Any, str | None]:
         stop_reason = data.get("stop_reason")

@@ -50,8 +50,17 @@ class Judgement:
         return cls(Label.NOT_FOUND, None, 0.0, prompt_tokens, completion_tokens, reason)
 
 
-#: The most one judge call costs before its answer says how many tokens it took.
-JUDGE_CALL = Spend(judge_calls=1)
+#: The tokens a reply is allowed: the cap the Anthropic request sets (``max_tokens``); a
+#: verdict is a label, a quote and a number, far shorter.
+REPLY_TOKENS = 512
+
+
+def most_spent(body: bytes) -> Spend:
+    """The most one judge call of request ``body`` costs, held before it is sent, and
+    counted when its answer does not say what it took: one call, and as many prompt tokens
+    as the request has bytes (a token is at least one byte of the text it stands for) with
+    a reply's allowance."""
+    return Spend(judge_calls=1, judge_tokens=len(body) + REPLY_TOKENS)
 
 
 class Judge(Protocol):
@@ -170,8 +179,10 @@ class HttpJudge:
         """The provider's request body, asking for JSON that fits ``schema``."""
         raise NotImplementedError
 
-    def usage(self, data: Any) -> tuple[int, int]:
-        """(prompt tokens, completion tokens) billed for the answer; never raises."""
+    def usage(self, data: Any) -> tuple[int, int] | None:
+        """(prompt tokens, completion tokens) billed for the answer, None when the answer
+        does not say (a count missing, or not a whole number of at least 0: see
+        :func:`token_counts`); never raises."""
         raise NotImplementedError
 
     def read(self, data: Any) -> tuple[Any, str | None]:
@@ -181,16 +192,20 @@ class HttpJudge:
         raise NotImplementedError
 
     # Shared flow --------------------------------------------------------------------
-    def _charge(self, response: httpx.Response) -> Charge:
-        """What an answer cost: a call and its tokens, when it answered (an error answer is
-        not billed), priced once for the run's budget and its usage report."""
-        return self._charged(response.status_code, response.json() if response.is_success else None)
+    def _charge(self, response: httpx.Response, body: bytes) -> Charge:
+        """What an answer to request ``body`` cost: a call and its tokens, when it answered
+        (an error answer is not billed), priced once for the run's budget and its usage
+        report."""
+        data = _json(response) if response.status_code == 200 else None
+        return self._charged(response.status_code, data, body)
 
-    def _charged(self, status: int, data: Any) -> Charge:
-        """:meth:`_charge` of an answer whose body was already read (``data``)."""
+    def _charged(self, status: int, data: Any, body: bytes) -> Charge:
+        """:meth:`_charge` of an answer whose body was already read (``data``). One that
+        does not say what it took counts what the budget held for it (:func:`most_spent`:
+        the request's bytes, the reply's allowance)."""
         if status != 200:
             return Charge(provider=self.name)
-        prompt_tokens, completion_tokens = self.usage(data)
+        prompt_tokens, completion_tokens = self.usage(data) or (len(body), REPLY_TOKENS)
         return Charge(1, prompt_tokens, completion_tokens, provider=self.name)
 
     async def _exchange(
@@ -201,7 +216,7 @@ class HttpJudge:
         body = canonical_json(self.payload(system, user, schema, name))
         url = self.endpoint()
 
-        price = Price(JUDGE_CALL, self._charge)
+        price = Price(most_spent(body), lambda response: self._charge(response, body))
 
         def build() -> httpx.Request:
             request = self.requester.http.build_request(
@@ -221,7 +236,7 @@ class HttpJudge:
         data = _json(response) if status == 200 else None
         # Counted first, into the run's ledger: a reply that cannot be used was still paid.
         # Priced from the body read here, unless the budget's transport priced it already.
-        charged = price.priced(response) or self._charged(status, data)
+        charged = price.priced(response) or self._charged(status, data, body)
         account(self.requester.ledger, response, charged)
         if status != 200:
             return None, replace(Judgement.failed(Reason.JUDGE_ERROR), replayed=replayed)
@@ -268,8 +283,14 @@ def _json(response: httpx.Response) -> Any:
         return None
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+def token_counts(prompt: Any, completion: Any) -> tuple[int, int] | None:
+    """(prompt, completion) tokens as an answer reports them, or None unless both are whole
+    numbers of at least 0: a count that is missing, negative or of another type says
+    nothing the budget may count (a negative one would give back tokens others spent)."""
+    counts = (prompt, completion)
+    if all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
+        return prompt, completion
+    return None
 
 
 def _field(data: Any, *path: str) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
-from .base import HttpJudge, _blank, _field, _int
+from .base import HttpJudge, _blank, _field, token_counts
 
 
 class OllamaJudge(HttpJudge):
@@ -34,8 +34,8 @@ class OllamaJudge(HttpJudge):
             ],
         }
 
-    def usage(self, data: Any) -> tuple[int, int]:
-        return _int(_field(data, "prompt_eval_count")), _int(_field(data, "eval_count"))
+    def usage(self, data: Any) -> tuple[int, int] | None:
+        return token_counts(_field(data, "prompt_eval_count"), _field(data, "eval_count"))
 
     def read(self, data: Any) -> tuple[Any, str | None]:
         # Ollama has no refusal signal: a refusal is text, which fails the verdict's parse.

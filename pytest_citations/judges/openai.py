@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
-from .base import HttpJudge, _blank, _field, _int
+from .base import HttpJudge, _blank, _field, token_counts
 
 
 class OpenAIJudge(HttpJudge):
@@ -42,9 +42,9 @@ class OpenAIJudge(HttpJudge):
             },
         }
 
-    def usage(self, data: Any) -> tuple[int, int]:
+    def usage(self, data: Any) -> tuple[int, int] | None:
         usage = _field(data, "usage")
-        return _int(_field(usage, "prompt_tokens")), _int(_field(usage, "completion_tokens"))
+        return token_counts(_field(usage, "prompt_tokens"), _field(usage, "completion_tokens"))
 
     def read(self, data: Any) -> tuple[Any, str | None]:
         choice = data["choices"][0]

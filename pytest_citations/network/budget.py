@@ -67,6 +67,11 @@ class Spend:
             self.credits - other.credits,
         )
 
+    @property
+    def negative(self) -> bool:
+        """True when some amount is below zero: no answer costs less than nothing."""
+        return self.judge_calls < 0 or self.judge_tokens < 0 or self.credits < 0
+
     @classmethod
     def of(cls, charge: Charge) -> Spend:
         """What a charge costs the budget: its judge calls, their tokens, its credits."""
@@ -80,18 +85,23 @@ class Spend:
 
 @dataclass(frozen=True)
 class Price:
-    """What a request may cost at most, and what its answer says it cost."""
+    """What a request may cost at most, and what its answer says it cost (None: the answer
+    does not say, such as a judge reply without its token usage)."""
 
     most: Spend
-    actual: Callable[[httpx.Response], Charge]
+    actual: Callable[[httpx.Response], Charge | None]
 
     def of(self, response: httpx.Response) -> Charge:
-        """What ``response`` cost; the most, when the answer cannot say."""
+        """What ``response`` cost; the most, when the answer cannot say or says less than
+        nothing (a negative count would hand the budget back what others spent)."""
         try:
-            return self.actual(response)
+            charge = self.actual(response)
         except Exception:  # an answer that cannot be read was still an answer: count it all
+            charge = None
+        if charge is None or Spend.of(charge).negative:
             most = self.most
             return Charge(most.judge_calls, most.judge_tokens, 0, most.credits)
+        return charge
 
     def priced(self, response: httpx.Response) -> Charge | None:
         """The charge of ``response`` when it was priced already (by the budget's

@@ -10,6 +10,7 @@ command (``--<name>``) offer every limit from these rows.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,8 @@ class Limit:
     help: str
     #: What a value counts when it need not be whole (a budget of credits).
     unit: str = "seconds"
+    #: The most that still means something (None: no bound): a wait of years is a hang.
+    maximum: float | None = None
 
     @property
     def metavar(self) -> str:
@@ -42,7 +45,9 @@ class Limit:
         """The value of ``raw`` (named ``what`` in the error), or a configuration error."""
         try:
             number = float(str(raw).strip())
-            if self.integer and number != int(number):
+            # nan passes every comparison (a budget of nan credits limits nothing) and inf
+            # says "no limit", which leaving the option out says already.
+            if not math.isfinite(number) or (self.integer and number != int(number)):
                 raise ValueError
         except ValueError:
             kind = "a whole number" if self.integer else f"a number of {self.unit}"
@@ -50,7 +55,29 @@ class Limit:
         if number < self.minimum or (self.exclusive and number == self.minimum):
             bound = "more than" if self.exclusive else "at least"
             raise ConfigurationError(f"{what} must be {bound} {self.minimum:g}, got {raw!r}")
+        if self.maximum is not None and number > self.maximum:
+            raise ConfigurationError(f"{what} must be at most {self.maximum:g}, got {raw!r}")
         return int(number) if self.integer else number
+
+    def unusable(self, value: float | None) -> str | None:
+        """Why a value set in code (or parsed by argparse) is no limit: not finite, or past
+        :attr:`maximum`; None when it is usable as far as these go."""
+        if value is None:
+            return None
+        if not math.isfinite(value):
+            return f"{self.field} must be a finite number, got {value!r}"
+        if self.maximum is not None and value > self.maximum:
+            return f"{self.field} must be at most {self.maximum:g}, got {value!r}"
+        return None
+
+
+def check_limits(limits: Iterable[Limit], config: object) -> None:
+    """A configuration error for the first value of ``config`` (one per limit, by field)
+    that is no limit (:meth:`Limit.unusable`)."""
+    for limit in limits:
+        unusable = limit.unusable(getattr(config, limit.field))
+        if unusable is not None:
+            raise ConfigurationError(unusable)
 
 
 def read_limits(limits: Iterable[Limit], environ: Mapping[str, str]) -> dict[str, Any]:
@@ -63,13 +90,16 @@ def read_limits(limits: Iterable[Limit], environ: Mapping[str, str]) -> dict[str
     }
 
 
+#: The longest wait that still means something: a day.
+DAY = 86_400
+
 NETWORK_LIMITS = (
     Limit("timeout", "read_timeout", "CITATIONS_TIMEOUT", False, 0, True,
-          "seconds any one read or write may wait (default 90)"),
+          "seconds any one read or write may wait (default 90)", maximum=DAY),
     Limit("connect-timeout", "connect_timeout", "CITATIONS_CONNECT_TIMEOUT", False, 0, True,
-          "seconds to open a connection (default 10)"),
+          "seconds to open a connection (default 10)", maximum=DAY),
     Limit("deadline", "deadline", "CITATIONS_DEADLINE", False, 0, True,
-          "seconds one request may take in all, retries included (default 180)"),
+          "seconds one request may take in all, retries included (default 180)", maximum=DAY),
     Limit("retries", "retries", "CITATIONS_RETRIES", True, 0, False,
           "retries of a failed request after the first attempt (default 3)"),
     Limit("concurrency", "concurrency", "BATCH_CONCURRENCY", True, 1, False,
@@ -99,6 +129,7 @@ class NetworkConfig:
     concurrency: int = 4
 
     def __post_init__(self) -> None:
+        check_limits(NETWORK_LIMITS, self)
         if self.concurrency < 1:
             raise ConfigurationError("the concurrency limit must be at least 1")
         if self.retries < 0:
@@ -147,6 +178,7 @@ class SpendingLimits:
     max_credits: float | None = None
 
     def __post_init__(self) -> None:
+        check_limits(BUDGETS, self)
         for limit in BUDGETS:
             value = getattr(self, limit.field)
             if value is not None and value < 0:
@@ -170,9 +202,11 @@ class SpendingLimits:
 
 __all__ = [
     "BUDGETS",
+    "DAY",
     "NETWORK_LIMITS",
     "Limit",
     "NetworkConfig",
     "SpendingLimits",
+    "check_limits",
     "read_limits",
 ]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ..errors import OverBudget, RequestRefused
 from ..judges.guard import Guarded
+from ..labels import Label, Reason
 from ..network.requester import TransientError
 from ..retrieval.selection import Selection
 from ..verdicts import CitationVerdict, Evidence
@@ -20,15 +21,31 @@ class ClaimRequest:
     claim: str
     urls: tuple[str, ...]
     retrieved: tuple[str, ...] = ()
+    #: Cited documents without a URL (``Title, pages 3-4``): nothing to fetch, so each is a
+    #: citation that could not be checked.
+    documents: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, claim: str, urls: Sequence[str], retrieved: Sequence[str] = ()) -> ClaimRequest:
+    def of(
+        cls,
+        claim: str,
+        urls: Sequence[str],
+        retrieved: Sequence[str] = (),
+        documents: Sequence[str] = (),
+    ) -> ClaimRequest:
         """Build one, dropping repeated URLs (a claim–URL pair is one citation)."""
         cited = tuple(dict.fromkeys(url.strip() for url in urls))
         others = tuple(
             url for url in dict.fromkeys(u.strip() for u in retrieved) if url not in cited
         )
-        return cls(claim, cited, others)
+        return cls(claim, cited, others, tuple(dict.fromkeys(documents)))
+
+
+def document_verdict(document: str) -> CitationVerdict:
+    """The verdict of a cited document without a URL: not checked (nothing to fetch)."""
+    return CitationVerdict(
+        f"document: {document}", Label.NOT_FOUND, reason=Reason.DOCUMENT_WITHOUT_URL
+    )
 
 
 @dataclass

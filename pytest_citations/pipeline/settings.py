@@ -45,6 +45,23 @@ from ..retrieval.passages import DEFAULT_MAX_WORDS
 from ..usage import Usage
 from .backends import Backends
 
+#: The private key that signs cassettes (:mod:`pytest_citations.recording.signing`). No
+#: request carries it, so it is not among :attr:`Settings.secrets` (whose values the network
+#: transport puts into requests); output hides it all the same (:meth:`Settings.redactor`).
+SIGNING_KEY_VARIABLE = "CITATIONS_SIGNING_KEY"
+
+
+def hidden_secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
+    """Values no output may show that no request carries: the signing key, whole and each
+    line of it (a PEM block is printed line by line as often as whole)."""
+    value = env.get(SIGNING_KEY_VARIABLE, "").strip()
+    if not value:
+        return ()
+    lines = [line.strip() for line in value.splitlines()]
+    parts = [line for line in lines if len(line) >= 16 and not line.startswith("-----")]
+    return tuple(Secret(part, SIGNING_KEY_VARIABLE) for part in dict.fromkeys([value, *parts]))
+
+
 _NETWORK = {row.name: row for row in NETWORK_LIMITS}
 #: Every limit a run takes, in the order the header and the help list them: the network's,
 #: the fetch rules' size cap, and the budgets. The plugin (``--citations-<name>``, ini
@@ -61,12 +78,13 @@ EMBEDDER_VARIABLE = "CITATIONS_EMBEDDING_MODEL"
 
 def environment_variables(backends: Backends | None = None) -> tuple[str, ...]:
     """Every environment variable a run reads: the judge's choice, every limit's, the
-    embedder's, and every variable the ``backends`` declare (tokens, keys, base URLs,
-    models). What a test run clears from a developer's shell."""
+    embedder's, the signing key, and every variable the ``backends`` declare (tokens, keys,
+    base URLs, models). What a test run clears from a developer's shell."""
     backends = backends or Backends()
     kinds = ("secret_variables", "endpoint_variables", "model_variable")
     declared = [name for kind in kinds for name in backends.variables(kind)]
-    own = [PROVIDER_VARIABLE, MODEL_VARIABLE, EMBEDDER_VARIABLE, *(row.env for row in LIMITS)]
+    own = [PROVIDER_VARIABLE, MODEL_VARIABLE, EMBEDDER_VARIABLE, SIGNING_KEY_VARIABLE]
+    own += [row.env for row in LIMITS]
     return tuple(dict.fromkeys([*own, *declared]))
 
 
@@ -90,6 +108,8 @@ class Settings:
     judge: JudgeConfig = field(default_factory=_default_judge)
     #: Tokens and keys by environment variable: ``{"CRAWLBASE_TOKEN": Secret(...)}``.
     secrets: Mapping[str, Secret] = field(default_factory=dict)
+    #: Secrets hidden from output that no request carries (:func:`hidden_secrets`).
+    hidden: tuple[Secret, ...] = ()
     #: How the network sends (timeouts, retries, deadline, requests in flight).
     network: NetworkConfig = field(default_factory=NetworkConfig)
     #: What the run may spend live (:data:`BUDGETS`; see :mod:`pytest_citations.network.budget`).
@@ -116,6 +136,9 @@ class Settings:
     pinned: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
+        unusable = PAGE_LIMIT.unusable(self.max_page_chars)
+        if unusable is not None:
+            raise ConfigurationError(unusable)
         if self.top_k < 1:
             raise ConfigurationError("top_k must be at least 1")
         if self.passage_words < 1:
@@ -134,6 +157,14 @@ class Settings:
     def budgets(self) -> dict[str, float]:
         """The budgets that were set, by field (``{"max_judge_calls": 3}``)."""
         return self.spending.given
+
+    def limit(self, field: str) -> Any:
+        """The value of a limit by its field (``read_timeout``, ``max_credits``), from the
+        config that holds it."""
+        for holder in (self.network, self.spending, self):
+            if field in {f.name for f in dataclasses.fields(holder)}:
+                return getattr(holder, field)
+        raise KeyError(field)
 
     def without_budgets(self) -> Settings:
         """These settings with no budget (a check that counts its own spending)."""
@@ -177,6 +208,7 @@ class Settings:
                 for name in backends.variables("secret_variables")
                 if env.get(name, "").strip()
             },
+            "hidden": hidden_secrets(env),
             "network": NetworkConfig.from_env(env, **network),
             "spending": SpendingLimits.from_env(env, **spending),
             **read_limits((PAGE_LIMIT,), env),
@@ -195,7 +227,7 @@ class Settings:
 
     def redactor(self) -> Redactor:
         """A redactor that knows every configured secret."""
-        return Redactor(self.secrets.values())
+        return Redactor([*self.secrets.values(), *self.hidden])
 
     def required(self, backends: Backends) -> list[str]:
         """The variables the chosen fetcher and judge cannot send requests without."""
@@ -217,4 +249,12 @@ class Settings:
         return make_http_client(self.network, transport or self.transport())
 
 
-__all__ = ["BUDGETS", "LIMITS", "Limit", "Settings", "environment_variables"]
+__all__ = [
+    "BUDGETS",
+    "LIMITS",
+    "SIGNING_KEY_VARIABLE",
+    "Limit",
+    "Settings",
+    "environment_variables",
+    "hidden_secrets",
+]

@@ -26,7 +26,7 @@ from ..verdicts import CitationVerdict, ClaimVerdict
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
 from .backends import Backends
-from .claimwork import ClaimRequest, ClaimWork, Stage, shown_evidence
+from .claimwork import ClaimRequest, ClaimWork, Stage, document_verdict, shown_evidence
 from .recall import Recall
 from .retrieving import RetrievalStep
 from .settings import Settings
@@ -34,7 +34,8 @@ from .sharing import SharedWork, WorkObserver
 from .voting import ask as ask_votes
 from .voting import tally
 
-__all__ = ["RULE_CONFIDENCE", "ClaimRequest", "Verifier"]
+__all__ = ["RULE_CONFIDENCE", "ClaimRequest", "Verifier", "document_verdict"]
+
 
 #: Confidence of verdicts the engine decided by rule (dead link, PDF, …), as in 000's sample.
 RULE_CONFIDENCE = 1.0
@@ -232,7 +233,8 @@ class Verifier:
         # that the joint request numbers its sources [1], [2], … alike on every run (its
         # quotes name sources by number, and a replay must send the recorded body).
         work.evidence = {url: work.evidence[url] for url in request.urls if url in work.evidence}
-        label = aggregate_verdicts(verdicts) if request.urls else Label.UNCITED
+        verdicts.extend(map(document_verdict, request.documents))
+        label = aggregate_verdicts(verdicts) if verdicts else Label.UNCITED
         joint: tuple[str, ...] = ()
         if label not in (Label.SUPPORTED, Label.CONTRADICTED) and len(work.evidence) >= 2:
             joint = await self._joint_support(request.claim, work)

@@ -7,13 +7,13 @@ in a few lines to the modules beside it.
 - :mod:`.fixture`: the ``citation_verifier`` fixture;
 - :mod:`.reporter`: the summary, the report files and the run's own gates;
 - :mod:`.scheduling`: which files are case files, collection errors, xdist;
+- :mod:`.not_run`: without ``--citations``, the note on the case files that did not run;
 - :mod:`.sharding`: ``--citations-shard K/N``, the files of this shard;
 - :mod:`.hookspecs`: the hooks other plugins may implement.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -21,24 +21,25 @@ from typing import Any
 
 import pytest
 
-from ..cases import looks_like_case_file
 from ..gating.run_report import UNVERIFIED
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
-from ..pipeline.settings import LIMITS
-from . import hookspecs
+from ..redact import LogRedaction
+from . import hookspecs, identity
 from .drift import check as check_drift
 from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
+from .header import header_line
 from .items import CASE_MARKER, CaseFile, note_declared_marks
+from .not_run import CaseFilesNotRun
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options, register
+from .printing import neutralise_failure, neutralised_logs, printed
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
 from .results import attach_problems, attach_result, result_of
 from .scheduling import (
-    CASE_FILE_SCHEDULING,
     CollectionErrors,
     case_file_scheduler,
-    looks_like_cassette,
+    holds_cases,
     matches_any,
 )
 from .session import (
@@ -46,6 +47,7 @@ from .session import (
     CitationsSession,
     build_settings,
     check_recording_secrets,
+    check_signing,
     refuse_budget_under_xdist,
     session_of,
 )
@@ -56,6 +58,8 @@ __all__ = ["citation_verifier"]
 REPORTER_KEY = pytest.StashKey[CitationsReporter]()
 DESELECTED_KEY = pytest.StashKey[set[str]]()
 COLLECTION_KEY = pytest.StashKey[CollectionErrors]()
+NOT_RUN_KEY = pytest.StashKey[CaseFilesNotRun]()
+LOGS_KEY = pytest.StashKey[LogRedaction]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -71,7 +75,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)  # before other plugins register their marks
 def pytest_configure(config: pytest.Config) -> None:
     """Read the options once; with ``--citations``, start the reporter (not on an xdist
-    worker) and the guard that keeps a broken case file from stopping the others."""
+    worker), the guard that keeps a broken case file from stopping the others, and under
+    GitHub Actions the neutralisation of log records."""
     note_declared_marks(config)
     backends = Backends()
     config.hook.pytest_citations_backends(config=config, backends=backends)
@@ -85,10 +90,19 @@ def pytest_configure(config: pytest.Config) -> None:
     options = Options.from_config(config, backends)
     config.stash[OPTIONS_KEY] = options
     if not options.enabled:
+        not_run = CaseFilesNotRun(config, options)
+        config.stash[NOT_RUN_KEY] = not_run
+        config.pluginmanager.register(not_run, "citations-not-run")
         return
     workerinput = getattr(config, "workerinput", {})
     config.stash[RUN_ID_KEY] = workerinput.get(RUN_ID_INPUT) or new_run_id()
+    logs = neutralised_logs()
+    if logs is not None:
+        config.stash[LOGS_KEY] = logs
     if not hasattr(config, "workerinput"):
+        unsigned = check_signing(options)
+        if unsigned is not None:
+            config.issue_config_time_warning(pytest.PytestWarning(f"citations: {unsigned}"), 2)
         reporter = CitationsReporter(config, options)
         config.stash[REPORTER_KEY] = reporter
         config.pluginmanager.register(reporter, "citations-reporter")
@@ -131,10 +145,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
     """Case files, only with ``--citations``: files matching ``citations_files`` that hold
-    a case key; never a cassette, never another tool's YAML."""
+    a case key (or one in another case or spelling, reported at its line); never a cassette,
+    never another tool's YAML. Without ``--citations``, the case files are noted, for the
+    summary to say that they did not run."""
     config = parent.config
     options = config.stash[OPTIONS_KEY]
-    if not options.enabled or not matches_any(file_path, options.case_globs):
+    if not matches_any(file_path, options.case_globs):
+        return None
+    if not options.enabled:
+        if NOT_RUN_KEY in config.stash:
+            config.stash[NOT_RUN_KEY].look_at(file_path)
         return None
     if options.cassette_dir.resolve() in file_path.resolve().parents:
         return None
@@ -142,10 +162,11 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
         text = file_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         text = None  # unreadable: the case file reports it, with its name
-    if text is not None and (looks_like_cassette(text) or not looks_like_case_file(text)):
+    if text is not None and not holds_cases(text):
         return None
     case_file: CaseFile = CaseFile.from_parent(parent, path=file_path)
     config.stash[COLLECTION_KEY].case_files.add(case_file.nodeid)
+    identity.remember_case_file(config, case_file.nodeid, file_path)
     return case_file
 
 
@@ -207,7 +228,7 @@ def _announce_plan(config: pytest.Config, citations: CitationsSession, tests: in
     reporter.add_plan(plan)
     terminal = config.pluginmanager.get_plugin("terminalreporter")
     if terminal is not None:
-        terminal.write_line(f"citations: {reporter.plan_line()}")
+        terminal.write_line(printed(f"citations: {reporter.plan_line()}"))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: after the progress line ends
@@ -231,46 +252,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     options = config.stash[OPTIONS_KEY]
     if not options.enabled:
         return None
-    judge, model = options.judge.provider, options.judge.model or "?"
-    # Resolved: where recordings are read and written, whatever moved pytest's rootdir.
-    cassettes = str(options.cassette_dir.resolve()) + os.sep
-    line = (
-        f"citations: record={options.record_mode.value} judge={judge} model={model} "
-        f"cassettes={cassettes} embedder={options.embedding_model} "
-        f"concurrency={options.concurrency} fail_on={','.join(options.fail_on)}"
-    )
-    if options.min_precision is not None:
-        line += f" min_precision={options.min_precision:g}"
-    # Given explicitly, they are pinned: a recorded choice made otherwise fails the replay.
-    line += (
-        f" evidence_words={options.evidence_words}" if "evidence_words" in options.pinned else ""
-    )
-    line += f" top_k={options.top_k}" if "top_k" in options.pinned else ""
-    line += f" passage_words={options.passage_words}" if "passage_words" in options.pinned else ""
-    line += f" judge_votes={options.judge_votes}" if "judge_votes" in options.pinned else ""
-    line += "".join(
-        f" {limit.name.replace('-', '_')}={options.limits[limit.field]:g}"
-        for limit in LIMITS
-        if limit.field in options.limits
-    )
-    line += " allow_unchecked" if options.allow_unchecked else ""
-    line += f" shard={options.shard}" if options.shard is not None else ""
-    if options.drift:
-        line += " drift" + ("+update" if options.drift_update else "")
-        line += f" drift_fail_on={','.join(options.drift_fail_on)}"
-    return [line + _scheduling(config)]
-
-
-def _scheduling(config: pytest.Config) -> str:
-    """`` xdist=...`` for the header: which scheduling distributes the case files."""
-    dist = config.getoption("dist", None)
-    if not config.getoption("numprocesses", None) or dist in (None, "no"):
-        return ""
-    if dist == "load":
-        return f" xdist={CASE_FILE_SCHEDULING}"
-    if dist in ("loadfile", "each"):
-        return f" xdist={dist}"
-    return f" xdist={dist} (splits case files across workers: each verifies them again)"
+    return [printed(header_line(config, options))]
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -305,20 +287,27 @@ def pytest_report_teststatus(
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    """Hand a case-file item's record to its report (junitxml never prints it), and note
-    that a test's call phase ended (the fixture writes its cassette only then)."""
+    """Hand a case-file item's record to its report (junitxml never prints it), note that a
+    test's call phase ended (the fixture writes its cassette only then), and under GitHub
+    Actions make the failure of a case item or of a test using the fixture (page text, URLs)
+    text the runner reads no command in."""
     report = yield
     attach_result(item, report)
     note_call_done(item, call)
+    if CASE_MARKER in item.keywords or "citation_verifier" in getattr(item, "fixturenames", ()):
+        neutralise_failure(report)
     return report
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Any:
     """Hand the problems of a case file that could not be collected, each at its line, to
-    its report (the GitHub annotations point at them)."""
+    its report (the GitHub annotations point at them); its explanation, like a failing
+    item's, carries no workflow command under GitHub Actions."""
     report = yield
     attach_problems(collector, report)
+    if isinstance(collector, CaseFile):
+        neutralise_failure(report)
     return report
 
 
@@ -339,6 +328,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if hasattr(config, "workeroutput"):
         config.workeroutput[DESELECTED_OUTPUT] = deselected
         hand_over(config, config.workeroutput)
+        identity.hand_over(config, config.workeroutput)
     elif REPORTER_KEY in config.stash:
         config.stash[REPORTER_KEY].add_deselected(deselected)
     citations = config.stash.get(SESSION_KEY, None)
@@ -360,11 +350,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if citations is not None:
         citations.close()
         del config.stash[SESSION_KEY]
-    reporter = config.stash.get(REPORTER_KEY, None)
-    if reporter is not None:
-        del config.stash[REPORTER_KEY]
-        config.pluginmanager.unregister(reporter)
-    guard = config.stash.get(COLLECTION_KEY, None)
-    if guard is not None:
-        del config.stash[COLLECTION_KEY]
-        config.pluginmanager.unregister(guard)
+    keys: tuple[pytest.StashKey[Any], ...] = (REPORTER_KEY, COLLECTION_KEY, NOT_RUN_KEY)
+    for key in keys:  # the helper plugins registered in pytest_configure
+        helper = config.stash.get(key, None)
+        if helper is not None:
+            del config.stash[key]
+            config.pluginmanager.unregister(helper)
+    logs = config.stash.get(LOGS_KEY, None)
+    if logs is not None:
+        del config.stash[LOGS_KEY]
+        logs.uninstall()

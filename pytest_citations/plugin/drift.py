@@ -14,6 +14,7 @@ import pytest
 from ..drift import DriftPlan, DriftPolicy, DriftReport, DriftSource, run_drift
 from ..errors import AccountError, CitationsError
 from ..paths import shown
+from .printing import printed
 from .session import CitationsSession
 
 
@@ -41,7 +42,7 @@ def check(
     def announce(plan: DriftPlan) -> None:  # before anything is sent
         if terminal is not None:
             terminal.write_line("")
-            terminal.write_line(plan.line())
+            terminal.write_line(printed(plan.line()))
 
     try:
         return run_drift(
@@ -57,9 +58,10 @@ def check(
             on_plan=announce,
             cassette_dir=options.cassette_dir,
             hint="wrong --citations-cassette-dir, or another rootdir?",
+            trust=options.trusted_keys,
         )
     except AccountError as error:
-        session.shouldstop = str(error)
+        session.shouldstop = printed(str(error))
         return error
     except CitationsError as error:
         return error

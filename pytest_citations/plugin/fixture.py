@@ -105,7 +105,7 @@ class CitationVerifier:
         allowed = self._session.options.allow_unchecked
         for verdict in verdicts:
             # A request missing from the cassette is never a label, whatever the run allows.
-            if not verdict.complete and (not allowed or verdict.lacks_recording):
+            if not verdict.complete and (not allowed or verdict.never_a_label):
                 message = unchecked_message(verdict, describe_unchecked(verdict), explain(verdict))
                 pytest.fail(strip_controls(message), pytrace=False)
         return verdicts

@@ -35,7 +35,7 @@ class Option:
     old_ini: str | None = None
     old_flag: str | None = None
     #: The ini value's type when it differs from what ``kind`` implies (a list of labels).
-    ini_type: Literal["string", "args", "bool"] | None = None
+    ini_type: Literal["string", "args", "bool", "linelist"] | None = None
 
     @property
     def key(self) -> str:
@@ -48,14 +48,16 @@ class Option:
         return "--citations-" + self.name.replace("_", "-")
 
 
+#: The flag that turns the plugin on, and what its help says.
+ENABLE_FLAG = "--citations"
+ENABLE_HELP = "collect YAML case files (citations_files) as citation checks."
+
+
 def add_options(parser: pytest.Parser, options: Sequence[Option]) -> None:
     """Add every option's flag and ini key (and its older ini name) to pytest, under the
     ``--citations`` flag that turns the plugin on."""
     group = parser.getgroup("citations", "citation checks of LLM answers (pytest-citations)")
-    group.addoption(
-        "--citations", action="store_true", default=False,
-        help="collect YAML case files (citations_files) as citation checks.",
-    )  # fmt: skip
+    group.addoption(ENABLE_FLAG, action="store_true", default=False, help=ENABLE_HELP)
     for option in options:
         envs = f" (env {', '.join(option.env)})" if option.env else ""
         if option.flag:
@@ -72,14 +74,16 @@ def add_options(parser: pytest.Parser, options: Sequence[Option]) -> None:
                 option.old_flag, dest=_old_dest(option), default=None,
                 help=f"deprecated: use {option.flag_name}", metavar=option.metavar,
             )  # fmt: skip
-        ini_type: Literal["string", "args", "bool"] = option.ini_type or (
+        ini_type: Literal["string", "args", "bool", "linelist"] = option.ini_type or (
             "bool" if option.kind == "bool" else "args" if option.kind == "args" else "string"
         )
+        # A list's default stays the row's, applied by read_options: an empty ini default
+        # tells a key the ini file set (citations_files) from one it left alone.
         ini_default: Any = None
         if option.kind == "bool":
             ini_default = option.default
         elif option.kind == "args":
-            ini_default = list(option.default)
+            ini_default = []
         if option.ini:
             parser.addini(option.key, option.help, type=ini_type, default=ini_default)
         if option.old_ini:

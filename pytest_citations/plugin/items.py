@@ -15,6 +15,7 @@ from ..cases.tags import refused_tag
 from ..gating.assessment import FileAssessment, while_updating
 from ..reports.junit import case_properties, claim_properties
 from ..sanitize import strip_controls
+from .printing import printed
 from .results import PROBLEMS_KEY, ItemResult, publish
 from .session import FileNotVerified, session_of
 
@@ -92,8 +93,10 @@ class CaseNode(pytest.Collector):
                 raise CaseFileError(self.path, self.case.line, f"tag {tag!r}: {error}") from None
         if any(issubclass(w.category, pytest.PytestUnknownMarkWarning) for w in caught):
             warning = pytest.PytestUnknownMarkWarning(
-                f"unknown tag {tag!r} of the case {self.case.id!r}: declare it under "
-                "'markers' in the ini file (it is a pytest marker; -m selects it)"
+                printed(
+                    f"unknown tag {tag!r} of the case {self.case.id!r}: declare it under "
+                    "'markers' in the ini file (it is a pytest marker; -m selects it)"
+                )
             )
             warnings.warn_explicit(warning, None, str(self.path), self.case.line)
         self.add_marker(marker)
@@ -125,7 +128,7 @@ class _CaseItem(pytest.Item):
             return session_of(self.config).assessment(file.path, file.nodeid, file.cases)
         except FileNotVerified as error:
             if error.stop:
-                self.session.shouldstop = str(error)
+                self.session.shouldstop = printed(str(error))
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
             message = strip_controls(str(error))
             publish(self, ItemResult(file_error=(file.nodeid, first), message=message))

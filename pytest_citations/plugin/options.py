@@ -27,6 +27,7 @@ from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import BUDGETS, LIMITS, Limit
 from ..recording import RecordMode
+from ..recording.signing import TrustedKeys
 from ..reports import WRITERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
 from ..retrieval.choosing import EVIDENCE_WORDS
@@ -41,6 +42,7 @@ from .values import (
     limit_parser,
     record_mode,
     shard,
+    trusted_keys,
     whole_number,
 )
 
@@ -162,6 +164,9 @@ OPTIONS: tuple[Option, ...] = (
            "balanced_accuracy=X", kind="parse", parse=agreement, flag=False),
     Option("files", "glob-style patterns of case files, like python_files "
            "(default *.yaml *.yml)", kind="args", default=DEFAULT_CASE_GLOBS, flag=False),
+    Option("trusted-keys", "public keys, one a line (ssh-ed25519 AAAA…): a replay refuses "
+           "every cassette that none of them signed (CITATIONS_SIGNING_KEY signs)",
+           kind="parse", parse=trusted_keys, flag=False, ini_type="linelist"),
 )  # fmt: skip
 
 
@@ -247,6 +252,8 @@ class Options:
     #: Request limits that were given; the others keep the engine's defaults.
     limits: dict[str, float] = field(default_factory=dict)
     case_globs: Sequence[str] = DEFAULT_CASE_GLOBS
+    #: ``citations_files`` was set in the ini file: the project has case files to run.
+    case_globs_given: bool = False
     #: ``--citations-drift``: check the cassettes against the live web after the tests.
     drift: bool = False
     drift_update: bool = False
@@ -257,6 +264,8 @@ class Options:
     compare: Path | None = None
     fail_on_regression: bool = False
     max_precision_drop: float | None = None
+    #: ``citations_trusted_keys``: the keys one of which must have signed every cassette.
+    trusted_keys: TrustedKeys | None = None
 
     @property
     def gates(self) -> RunGates:
@@ -346,6 +355,7 @@ class Options:
                 if values[limit.name.replace("-", "_")] is not None and limit.field != "concurrency"
             },
             case_globs=values["files"],
+            case_globs_given="files" in values[GIVEN],
             drift=values["drift"],
             drift_update=values["drift_update"],
             drift_fail_on=values["drift_fail_on"],
@@ -353,4 +363,5 @@ class Options:
             compare=root / values["compare"] if values["compare"] else None,
             fail_on_regression=values["fail_on_regression"],
             max_precision_drop=values["max_precision_drop"],
+            trusted_keys=values["trusted_keys"],
         )

@@ -6,9 +6,11 @@ collected."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,13 +20,9 @@ from ..atomic import write_atomically
 from ..errors import CitationsError
 from ..reports.github import Annotation
 from ..reports.junit import JunitSite, with_sites
+from ..reports.markdown_report import MAX_SUMMARY_BYTES, capped
 from ..sanitize import strip_controls
 from .results import ItemResult, problems_of
-
-
-def under_github_actions() -> bool:
-    """GitHub Actions sets ``GITHUB_ACTIONS=true`` in every step."""
-    return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
 def step_summary() -> Path | None:
@@ -167,12 +165,37 @@ def add_sites(path: Path, sites: Mapping[str, JunitSite], prefix: str | None) ->
     return None
 
 
-def append_summary(path: Path, markdown: str) -> str | None:
+def append_summary(path: Path, markdown: str, whole: Sequence[str] = ()) -> str | None:
     """Append ``markdown`` to the job summary at ``path`` (GitHub's contract: every step
-    appends to its own file); why not, if it could not be."""
+    appends to its own file), cut to what the file has room for under GitHub's limit (see
+    :func:`~pytest_citations.reports.markdown_report.capped`; ``whole`` names the report
+    files), in one append or not at all (a full disk leaves the file as it was); why not,
+    if it could not be."""
     try:
-        with open(path, "a", encoding="utf-8") as summary:
-            summary.write(markdown)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as error:
         return f"job summary not written to {path}: {error.strerror or error}"
+    try:
+        size = os.fstat(fd).st_size
+        text = capped(markdown, MAX_SUMMARY_BYTES - size, whole)
+        if not text:
+            return f"job summary not written to {path}: it holds {size} bytes already"
+        try:
+            _write_all(fd, text.encode("utf-8"))
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            why = error.strerror or error
+            return f"job summary not written to {path}: {why} (left as it was)"
+    finally:
+        os.close(fd)
     return None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]

@@ -8,12 +8,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import replace
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ..distribution import __version__
 from ..drift import DriftReport
 from ..errors import AccountError, CitationsError
 from ..gating.base_report import load_base
@@ -29,12 +29,18 @@ from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..reports import WRITERS, RunInfo
-from ..reports.github import commands, regression_annotations, regressions_of
-from ..reports.markdown_report import render
+from ..reports.github import (
+    commands,
+    regression_annotations,
+    regressions_of,
+    under_github_actions,
+)
+from ..reports.markdown_report import render, whole_run
 from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..usage import Spending, SpendPlan, Usage
+from . import identity
 from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
 from .outcomes import (
@@ -44,8 +50,8 @@ from .outcomes import (
     github_place,
     junit_path,
     step_summary,
-    under_github_actions,
 )
+from .printing import printed
 from .results import result_of
 from .scheduling import matches_any
 from .sharding import plan_of
@@ -53,13 +59,6 @@ from .sharding import plan_of
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
 USAGE_OUTPUT, NOTES_OUTPUT = "citations_usage", "citations_cassette_notes"
 DESELECTED_OUTPUT = "citations_deselected"
-
-
-def _version() -> str:
-    try:
-        return version("pytest-citations")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "unknown"
 
 
 def is_full_run(config: pytest.Config) -> bool:
@@ -86,10 +85,20 @@ class CitationsReporter:
             if options.compare is not None:
                 self.base = Base(load_base(options.compare), options.gates.compare or "")
         except CitationsError as error:
-            raise pytest.UsageError(f"citations: {error}") from None
+            raise pytest.UsageError(printed(f"citations: {error}")) from None
         #: ``--citations-shard``: which files each shard runs (from collection, or from an
         #: xdist worker).
         self.shard: ShardPlan | None = None
+        #: The digests of the case files (from an xdist worker; a serial run's are its own)
+        #: and, read before anything runs, of the cassettes: the run's identity in the JSON
+        #: report, which alone needs them.
+        self.case_files: dict[str, str] | None = None
+        replays = not options.record_mode.records
+        self.cassettes = (
+            identity.cassettes_digest(options.cassette_dir)
+            if "json" in options.reports and replays
+            else None
+        )
         self.config = config
         self.options = options
         self.report = RunReport()
@@ -106,7 +115,7 @@ class CitationsReporter:
         #: a failed gate.
         self.ci_notes: list[str] = []
         self.info = RunInfo(
-            plugin_version=_version(),
+            plugin_version=__version__,
             judge=options.judge.provider,
             model=options.judge.model,
             embedder=options.embedding_model,
@@ -191,6 +200,7 @@ class CitationsReporter:
             self.add_process(Usage.from_dict(output[USAGE_OUTPUT]), output.get(NOTES_OUTPUT, []))
         self.add_deselected(output.get(DESELECTED_OUTPUT, ()))
         self.shard = self.shard or plan_of(self.config, output)
+        self.case_files = self.case_files or identity.case_files_of(self.config, output)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -208,7 +218,8 @@ class CitationsReporter:
         self.info = self.info.with_results(
             self.agreement, self.options.baseline, conclusion.comparison
         )
-        self.info = replace(self.info, shard=self.shard)
+        planned = self.shard.with_case_files(self._case_files()) if self.shard else None
+        self.info = replace(self.info, shard=planned, identity=self._identity())
         self.baseline = self._baseline()
         for name, path in self.options.reports.items():
             try:
@@ -217,6 +228,16 @@ class CitationsReporter:
                 self.unwritten.append(f"FAIL {name} report not written: {error}")
         self._ci_outputs()
         self._exit_status(session)
+
+    def _case_files(self) -> dict[str, str]:
+        """The digest of each case file the run collected (here or on a worker)."""
+        return self.case_files or identity.case_files_of(self.config) or {}
+
+    def _identity(self) -> dict[str, Any]:
+        """The run's identity, for the JSON report (none without one)."""
+        if "json" not in self.options.reports:
+            return {}
+        return identity.run_identity(self.options, self._case_files(), self.cassettes)
 
     def _exit_status(self, session: pytest.Session) -> None:
         """The exit status never contradicts the printed decision, whatever marks say."""
@@ -244,7 +265,8 @@ class CitationsReporter:
             self.ci_notes += [note] if note else []
         summary = step_summary()
         if summary is not None:
-            note = append_summary(summary, render(self.report, self.decision, self.info))
+            markdown = render(self.report, self.decision, self.info)
+            note = append_summary(summary, markdown, whole_run(self.info))
             self.ci_notes += [note] if note else []
 
     def _in_scope(self, file: str) -> bool:
@@ -297,11 +319,11 @@ class CitationsReporter:
         for line in lines:
             markup = {line.colour: True} if line.colour else {}
             # Records are cleaned where they are made; this also covers worker records.
-            terminalreporter.write_line(strip_controls(line.text), **markup)
+            terminalreporter.write_line(printed(line.text), **markup)
         for text in self.unwritten:
-            terminalreporter.write_line(strip_controls(text), red=True)
+            terminalreporter.write_line(printed(text), red=True)
         for text in self.ci_notes:
-            terminalreporter.write_line(strip_controls(text), yellow=True)
+            terminalreporter.write_line(printed(text), yellow=True)
         self._drift_summary(terminalreporter)
         if under_github_actions():  # after every other line: GitHub hides these
             place = github_place(self.config.rootpath)
@@ -315,11 +337,11 @@ class CitationsReporter:
         if drift is None:
             return
         if not isinstance(drift, DriftReport):
-            text = f"drift check could not run: {strip_controls(str(drift))}"
-            terminalreporter.write_line(text, red=True)
+            text = f"drift check could not run: {drift}"
+            terminalreporter.write_line(printed(text), red=True)
             return
         *lines, decision = drift.lines()  # the last line is the decision
         for line in lines:
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(printed(line))
         colour = {"red": True} if drift.failed else {"green": True}
-        terminalreporter.write_line(decision, **colour)
+        terminalreporter.write_line(printed(decision), **colour)

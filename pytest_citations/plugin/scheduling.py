@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from ..cases import looks_like_case_file, looks_like_misspelt_case_file
+
 
 def matches_any(path: Path, patterns: Sequence[str]) -> bool:
     """``python_files`` matching: a pattern without a ``/`` matches the file name, one with
@@ -72,6 +74,15 @@ def case_file_scheduler(config: pytest.Config, log: Any, patterns: Sequence[str]
             return path if matches_any(root / path, patterns) else nodeid
 
     return CaseFileScheduling(config, log)
+
+
+def holds_cases(text: str) -> bool:
+    """A case file, by its text: a case-file key at the top level, or the keys of a case file
+    in another case or spelling (``Question:``, which collection then reports at its line);
+    never a vcrpy cassette. Another tool's YAML is neither."""
+    if not (looks_like_case_file(text) or looks_like_misspelt_case_file(text)):
+        return False
+    return not looks_like_cassette(text)
 
 
 def looks_like_cassette(text: str) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ..cases import Case
+from ..distribution import install_command
 from ..errors import AccountError, CitationsError, ConfigurationError
 from ..gating.assessment import BaselineRef, FileAssessment, assess_file
 from ..gating.baseline import Baseline
@@ -34,12 +35,14 @@ from ..recording import (
 from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
 from ..recording.plan import plan_recording
-from ..retrieval.embedders import RECORD_EXTRA, missing_models
+from ..recording.signing import SigningKeyError, refused_writes
+from ..retrieval.embedders import missing_models
 from ..timing import split
 from ..usage import SpendPlan, Usage
 from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
+from .printing import printed
 
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
 
@@ -85,7 +88,7 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
             **dict[str, Any](options.limits),
         )
     except ConfigurationError as error:  # CITATIONS_TIMEOUT=abc, say, read here
-        raise pytest.UsageError(f"citations: {error}") from None
+        raise pytest.UsageError(printed(f"citations: {error}")) from None
     if not (options.record_mode.records or options.drift):
         # No waiting on a recorded Retry-After.
         settings = settings.without_backoff()
@@ -105,9 +108,10 @@ def check_recording_secrets(options: Options, settings: Settings, backends: Back
     )
     models = missing_models(settings.embedding_model)
     if models:
+        extra = install_command("record")
         raise pytest.UsageError(
             f"{asked} chooses the passages the judge sees with the embedder "
-            f"{settings.embedding_model}, which needs {', '.join(models)}: {RECORD_EXTRA} "
+            f"{settings.embedding_model}, which needs {', '.join(models)}: {extra} "
             "(a replay needs no model), or choose --citations-embedder lexical"
         )
     missing = settings.missing(backends)
@@ -119,10 +123,23 @@ def check_recording_secrets(options: Options, settings: Settings, backends: Back
         )
 
 
+def check_signing(options: Options) -> str | None:
+    """What a run that writes cassettes (recording, drift's update) must hear about
+    signing: a usage error when ``CITATIONS_SIGNING_KEY`` holds no usable key (before
+    anything is paid for), and a warning (returned) when the trusted keys will refuse what
+    it writes."""
+    if not (options.record_mode.records or options.drift_update):
+        return None
+    try:
+        return refused_writes(options.trusted_keys)
+    except SigningKeyError as error:
+        raise pytest.UsageError(f"citations: {error}") from None
+
+
 def file_requests(cases: Sequence[Case]) -> list[ClaimRequest]:
     """The claims of a case file as the verifier takes them, in file order."""
     return [
-        ClaimRequest.of(claim.text, claim.urls, case.retrieved)
+        ClaimRequest.of(claim.text, claim.urls, case.retrieved, claim.documents)
         for case in cases
         for claim in case.claims
     ]
@@ -163,6 +180,7 @@ class CitationsSession:
             self.record_command,
             root=self.root,
             upgrade_command=self.upgrade_command,
+            trust=options.trusted_keys,
         )
         self.layout = CassetteLayout(
             self.library,

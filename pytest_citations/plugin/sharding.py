@@ -24,8 +24,11 @@ SHARD_DESELECTED_KEY = pytest.StashKey[frozenset[str]]()
 SHARD_OUTPUT = "citations_shard"
 
 
-def _file(nodeid: str) -> str:
-    return nodeid.split("::", 1)[0]
+def _file(item: pytest.Item) -> str:
+    """The item's file as node ids name it, from its file's node (a file's name may itself
+    hold ``::``)."""
+    node = item.getparent(pytest.File)  # type: ignore[type-abstract]
+    return node.nodeid if node is not None else item.nodeid.split("::", 1)[0]
 
 
 def shard_items(config: pytest.Config, items: list[pytest.Item], case_files: Iterable[str]) -> None:
@@ -33,10 +36,10 @@ def shard_items(config: pytest.Config, items: list[pytest.Item], case_files: Ite
     shard = config.stash[OPTIONS_KEY].shard
     if shard is None:
         return
-    plan = ShardPlan.of(shard, {_file(item.nodeid) for item in items} | set(map(_file, case_files)))
+    plan = ShardPlan.of(shard, {_file(item) for item in items} | set(case_files))
     config.stash[SHARD_KEY] = plan
-    kept = [item for item in items if plan.owns(_file(item.nodeid))]
-    others = [item for item in items if not plan.owns(_file(item.nodeid))]
+    kept = [item for item in items if plan.owns(_file(item))]
+    others = [item for item in items if not plan.owns(_file(item))]
     config.stash[SHARD_DESELECTED_KEY] = frozenset(item.nodeid for item in others)
     if others:
         config.hook.pytest_deselected(items=others)

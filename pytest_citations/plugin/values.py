@@ -12,6 +12,7 @@ from ..gating.shards import Shard
 from ..labels import Label
 from ..pipeline.settings import Limit
 from ..recording import RecordMode
+from ..recording.signing import TrustedKeys
 from ..retrieval.choosing import MIN_EVIDENCE_WORDS
 
 #: Metrics the calibration gate (``citations_min_agreement``) may name.
@@ -113,3 +114,9 @@ def evidence_words(raw: Any, what: str) -> int:
             f"{what} must be 0 (the top-k passages) or at least {MIN_EVIDENCE_WORDS}, got {raw!r}"
         )
     return number
+
+
+def trusted_keys(raw: Any, what: str) -> TrustedKeys:
+    """One public key a line (``ssh-ed25519 AAAA…``): the keys whose signatures a replay
+    requires on every cassette."""
+    return TrustedKeys.parse([raw] if isinstance(raw, str) else list(raw), what)

@@ -32,6 +32,10 @@ Cassettes never lose data:
 - the file format is this package's own (:mod:`.files`: vcrpy's layout, readable YAML):
   a ``pytest_citations_vcr`` hook's serializer or persister is not used, its
   ``before_save_interaction`` and ``filter_sensitive_data`` are.
+
+Cassettes can be signed (off by default, :mod:`.signing`): with ``CITATIONS_SIGNING_KEY``
+every cassette written carries a signature over its content (:mod:`.sealing`), and with
+trusted keys a cassette none of them signed as it is cannot be read (:mod:`.trust`).
 """
 
 from __future__ import annotations

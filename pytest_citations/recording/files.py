@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
 
 from ..atomic import write_atomically
 from ..errors import CitationsError
+from .sealing import seal
 
 
 # Readable YAML --------------------------------------------------------------------------
@@ -136,9 +137,13 @@ def parse_cassette(raw: bytes) -> list[Interaction]:
     return read_cassette(raw)[0]
 
 
-def read_cassette(raw: bytes) -> tuple[list[Interaction], Any]:
+def read_cassette(
+    raw: bytes, check: Callable[[dict[str, Any]], None] | None = None
+) -> tuple[list[Interaction], Any]:
     """The interactions of a cassette file's bytes, and its ``retrieval`` section as stored
-    (None when it has none: a recording made before retrieval's choices were kept)."""
+    (None when it has none: a recording made before retrieval's choices were kept).
+    ``check`` sees the parsed document of a readable file last, and may refuse it by
+    raising (a signature that does not verify, :mod:`.signing`)."""
     if not raw.strip():
         raise CassetteContentError("it is empty (a write that was cut short, or a truncated copy)")
     try:
@@ -168,6 +173,8 @@ def read_cassette(raw: bytes) -> tuple[list[Interaction], Any]:
     if not isinstance(interactions, list):
         raise CassetteContentError("its 'interactions' is not a list")
     listed = [_interaction(index, item) for index, item in enumerate(interactions, start=1)]
+    if check is not None:
+        check(data)
     return listed, data.get("retrieval")
 
 
@@ -228,8 +235,15 @@ def write_cassette(
     """Write a cassette so that ``path`` only ever holds the old file or the whole new one
     (:func:`~pytest_citations.atomic.write_atomically`: a locked temporary file beside it,
     flushed to disk, renamed over it). An interruption at any point (SIGINT, SIGKILL, a full
-    disk) leaves the old file as it was."""
-    write_atomically(path, dump_cassette(cassette_document(interactions, retrieval)) or "")
+    disk) leaves the old file as it was. Signed when ``CITATIONS_SIGNING_KEY`` is set
+    (:func:`sealed`)."""
+    write_atomically(path, sealed(dump_cassette(cassette_document(interactions, retrieval)) or ""))
+
+
+def sealed(text: str) -> str:
+    """A cassette's text as every writer writes it: signed with ``CITATIONS_SIGNING_KEY``
+    when it is set, else without a signature (:func:`~.sealing.seal`)."""
+    return seal(text, lambda written: yaml.load(written, Loader=_Loader))
 
 
 def with_retrieval(raw: bytes, retrieval: Sequence[Any]) -> str:

@@ -13,6 +13,7 @@ from ..paths import shown
 from .choices import choices_document, parse_choices
 from .files import CassetteContentError, read_cassette, write_cassette
 from .library import CassetteLibrary
+from .signing import SignatureRefused
 
 
 def mirrored_cassette(source: Path, cassette_dir: Path, root: Path | None = None) -> Path:
@@ -98,9 +99,12 @@ class CassetteLayout:
             return path  # the older file is another case file's or test's cassette now
         if not self.records:
             return older
-        with contextlib.suppress(CassetteContentError, OSError):
+        # An older file that cannot be read, or that trusted keys refuse, is not carried over.
+        with contextlib.suppress(CassetteContentError, SignatureRefused, OSError):
             # Retrieval's choices come along: a replay of the new path needs no model either.
-            interactions, section = read_cassette(older.read_bytes())
+            trust = self.library.trust
+            raw = older.read_bytes()
+            interactions, section = read_cassette(raw, trust.check if trust else None)
             write_cassette(path, interactions, choices_document(parse_choices(section)))
         return path
 

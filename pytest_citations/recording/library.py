@@ -15,10 +15,10 @@ from vcr.cassette import Cassette
 from vcr.request import Request as VcrRequest
 
 from ..atomic import sweep_temporary_files
+from ..distribution import install_command
 from ..errors import RequestRefused
 from ..paths import shown
 from ..pipeline.recall import ChoiceKey
-from ..retrieval.embedders import RECORD_EXTRA
 from ..retrieval.selection import Selection
 from .choices import choices_document, parse_choices
 from .files import (
@@ -32,6 +32,8 @@ from .files import (
     write_cassette,
 )
 from .session import CassetteSession, RecordMode, current_session
+from .signing import SignatureRefused, TrustedKeys
+from .trust import UntrustedCassette
 
 
 @dataclass
@@ -55,6 +57,7 @@ class CassetteLibrary:
         record_command: Callable[[Path], str],
         root: Path | None = None,
         upgrade_command: Callable[[Path], str | None] | None = None,
+        trust: TrustedKeys | None = None,
     ) -> None:
         self.root = root
         self.config = config
@@ -62,11 +65,13 @@ class CassetteLibrary:
         self.record_command = record_command
         #: The command that adds retrieval's choices to a cassette (None: none can).
         self.upgrade_command = upgrade_command or self._upgrade_command
+        #: The keys one of which must have signed every cassette read (None: any is read).
+        self.trust = trust
         self._shared: dict[Hashable, list[Interaction]] = {}
         self._failures: list[_Failure] = []
         self._notes: list[str] = []
         self._owners: dict[Path, dict[Hashable, str]] = {}
-        self._unreadable: dict[Path, str] = {}
+        self._unreadable: dict[Path, tuple[type[UnreadableCassette], str]] = {}
         self._rewritten: set[Path] = set()
         self._swept: set[Path] = set()
         self._serials = itertools.count(1)
@@ -94,7 +99,8 @@ class CassetteLibrary:
             raise CassetteClash(self.shown(path), owners)
         if unreadable is not None:
             # Read once per run: every item of a damaged file reports the same problem.
-            raise UnreadableCassette(self.shown(path), unreadable, self.record_command(path))
+            kind, problem = unreadable
+            raise kind(self.shown(path), problem, self.record_command(path))
         if path.parent not in self._swept:
             self._swept.add(path.parent)
             sweep_temporary_files(path.parent)
@@ -129,7 +135,8 @@ class CassetteLibrary:
 
     def _read(self, path: Path) -> tuple[list[Interaction] | None, dict[ChoiceKey, Selection]]:
         """A cassette file's interactions (None when there is no file) and retrieval's
-        recorded choices."""
+        recorded choices; with trusted keys, only from a file one of them signed as it is."""
+        kind: type[UnreadableCassette] = UnreadableCassette
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
@@ -138,13 +145,16 @@ class CassetteLibrary:
             problem = f"it cannot be opened ({error.strerror or type(error).__name__})"
         else:
             try:
-                interactions, section = read_cassette(raw)
+                check = self.trust.check if self.trust is not None else None
+                interactions, section = read_cassette(raw, check)
                 return interactions, parse_choices(section)
             except CassetteContentError as error:
                 problem = str(error)
+            except SignatureRefused as refused:
+                kind, problem = UntrustedCassette, refused.problem
         with self._lock:
-            self._unreadable[path] = problem
-        raise UnreadableCassette(self.shown(path), problem, self.record_command(path))
+            self._unreadable[path] = (kind, problem)
+        raise kind(self.shown(path), problem, self.record_command(path))
 
     def write(
         self,
@@ -271,10 +281,11 @@ class CassetteLibrary:
             "it holds no recorded choice of passages for it (a recording made before choices "
             f"were kept), and choosing them here needs {', '.join(missing)}"
         )
+        extra = install_command("record")
         if upgrade is None:
-            return self.refuse(key, f"{why} ({RECORD_EXTRA})")
+            return self.refuse(key, f"{why} ({extra})")
         return self._refused(
-            key, why, f"add the choices once with: {upgrade} (where {RECORD_EXTRA} brings "
+            key, why, f"add the choices once with: {upgrade} (where {extra} brings "
             "the models), or record it again with"
         )  # fmt: skip
 

@@ -17,6 +17,7 @@ from ..pipeline.recall import ChoiceKey
 from ..retrieval.selection import Selection
 from .choices import parse_choices
 from .files import Interaction, parse_cassette, read_cassette
+from .signing import TrustedKeys
 
 
 def _query(request: VcrRequest) -> dict[str, str]:
@@ -44,11 +45,14 @@ def read_interactions(path: Path) -> list[Interaction]:
     return parse_cassette(path.read_bytes())
 
 
-def read_recording(path: Path) -> tuple[list[Interaction], dict[ChoiceKey, Selection]]:
+def read_recording(
+    path: Path, trust: TrustedKeys | None = None
+) -> tuple[list[Interaction], dict[ChoiceKey, Selection]]:
     """The interactions of a cassette file and retrieval's choices it holds, checked as a
-    replay checks them. Raises ``OSError`` or
-    :class:`~pytest_citations.recording.files.CassetteContentError`."""
-    interactions, section = read_cassette(path.read_bytes())
+    replay checks them (with ``trust``, its signature too). Raises ``OSError``,
+    :class:`~pytest_citations.recording.files.CassetteContentError` or
+    :class:`~pytest_citations.recording.signing.SignatureRefused`."""
+    interactions, section = read_cassette(path.read_bytes(), trust.check if trust else None)
     return interactions, parse_choices(section)
 
 

@@ -1,15 +1,23 @@
 """What GitHub Actions shows of a run: workflow commands (``::error file=…,line=…``) that put
 an annotation at the case file and line of each failing or unchecked item, and the shape of
 a regression against the base run that the outputs show (a ``::warning`` when it does not
-fail the gate). Pure functions: the plugin decides where they are printed.
+fail the gate). Pure functions (but :func:`under_github_actions`, which reads GitHub's own
+variable): the plugin and the command line decide where they are printed.
 
 Escaping follows GitHub's toolkit (``@actions/core`` ``command.ts``): in the message ``%``,
 ``\\r`` and ``\\n`` are percent-encoded; in a property also ``:`` and ``,``. So no text a page
 or a case file holds can end the command early or start another one.
+
+Every other line printed under GitHub Actions goes through :func:`neutralise`: the runner
+reads a command in any line that starts with ``::`` (after white space) or holds ``##[``
+anywhere (its older syntax: ``##[add-mask]…``, or ``##[stop-commands]x``, which silences
+every command after it).
 """
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -22,6 +30,30 @@ from .info import RunInfo
 #: Characters of a message GitHub would show as an annotation; a longer one is cut (the
 #: log and the reports hold the whole text).
 MAX_MESSAGE = 4000
+#: What breaks a command's syntax without changing what a reader sees: a zero-width space
+#: (not white space to the runner, which trims only that before ``::``).
+_BREAK = "\u200b"
+#: Where the runner splits its input into lines.
+_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
+
+
+def under_github_actions() -> bool:
+    """GitHub Actions sets ``GITHUB_ACTIONS=true`` in every step."""
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def neutralise(text: str) -> str:
+    """``text`` in which the Actions runner reads no workflow command: in each line, a
+    zero-width space between the ``#`` and the ``[`` of ``##[``, and between the two colons
+    of a line that starts with ``::`` (after white space). The text reads the same."""
+    parts = _LINE_BREAK.split(text)
+    for index in range(0, len(parts), 2):
+        line = parts[index].replace("##[", "##" + _BREAK + "[")
+        body = line.lstrip()
+        if body.startswith("::"):
+            line = line[: len(line) - len(body)] + ":" + _BREAK + body[1:]
+        parts[index] = line
+    return "".join(parts)
 
 
 class Regression(Protocol):
@@ -143,6 +175,8 @@ __all__ = [
     "commands",
     "escape_data",
     "escape_property",
+    "neutralise",
     "regression_annotations",
     "regressions_of",
+    "under_github_actions",
 ]

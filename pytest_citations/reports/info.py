@@ -106,6 +106,10 @@ class RunInfo:
     gates: RunGates = field(default_factory=RunGates)
     #: The shard this run was (``--citations-shard``), and which files each shard runs.
     shard: ShardPlan | None = None
+    #: What the shards of one run share beside the settings above: the case files' and the
+    #: cassettes' digests and the settings that change what the checks find (see
+    #: :mod:`pytest_citations.plugin.identity`); empty when not known.
+    identity: Mapping[str, Any] = field(default_factory=dict)
     #: The run against its base (``--citations-compare``), when it was compared.
     comparison: Comparison | None = None
     #: The shards a merged report was made of: each one's ``index``, ``count``, ``run_id``,
@@ -143,6 +147,7 @@ class RunInfo:
             "started": self.started,
             "run_id": self.run_id,
             "gates": self.gates.to_dict(),
+            **({"identity": dict(self.identity)} if self.identity else {}),
             **({"shard": self.shard.to_dict()} if self.shard is not None else {}),
             **({"merged": [dict(shard) for shard in self.merged]} if self.merged else {}),
         }

@@ -29,6 +29,7 @@ def _case(case: CaseRecord, info: RunInfo) -> dict[str, Any]:
         "id": case.case_id,
         "question": case.question,
         "min_precision": case.min_precision,
+        "criteria": dict(case.info.criteria),
         "citation_precision": precision.citation,
         "reachable_precision": precision.reachable_precision,
         "supported_share": case.share.value,

@@ -4,7 +4,9 @@ claims that fail, what could not be checked and why, the regressions against the
 (when a comparison gives them), the costs, and where the HTML report is.
 
 Text from case files and pages is escaped (Markdown and HTML), kept to one line, and no
-``@`` in it mentions anyone.
+``@`` in it mentions anyone. The whole takes at most :data:`MAX_SUMMARY_BYTES`, GitHub's limit
+of a step's summary (over it, GitHub shows none of it): a longer one is cut at a line, with a
+note that says so and where the whole run is.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from .info import RunInfo
 MAX_ENTRIES = 50
 #: Characters of a claim's text a line shows.
 MAX_CLAIM = 200
+#: The most a step's job summary may hold, in bytes of UTF-8 (the runner refuses more).
+MAX_SUMMARY_BYTES = 1024 * 1024
 _ESCAPED = str.maketrans({c: "\\" + c for c in "\\`*_[]|~"} | {
     "&": "&amp;", "<": "&lt;", ">": "&gt;", "@": "@\u200b", "\r": " ", "\n": " ",
 })  # fmt: skip
@@ -159,7 +163,31 @@ def render(
     html = dict(info.files).get("html")
     if html is not None:
         lines += ["", f"The HTML report, every claim with its evidence: {text(html)}"]
-    return "\n".join(lines) + "\n"
+    return capped("\n".join(lines) + "\n", MAX_SUMMARY_BYTES, whole_run(info))
+
+
+def whole_run(info: RunInfo) -> list[str]:
+    """The report files that hold the whole run when a summary is cut (not the Markdown)."""
+    return [path for name, path in info.files if name != "markdown"]
+
+
+def capped(markdown: str, room: int, whole: Sequence[str] = ()) -> str:
+    """``markdown`` when it takes at most ``room`` bytes of UTF-8; else cut after a line, with
+    a note that says so and where the whole run is (``whole``, the report files; else the
+    job's log), the two within ``room``; empty when not even the note fits."""
+    data = markdown.encode("utf-8")
+    if len(data) <= room:
+        return markdown
+    where = ", ".join(text(path) for path in whole) if whole else "the job's log"
+    note = (
+        f"\n_The summary stops here: GitHub shows no job summary of a step over "
+        f"{MAX_SUMMARY_BYTES // 1024} KiB. The whole run: {where}._\n"
+    )
+    budget = room - len(note.encode("utf-8"))
+    if budget < 0:
+        return ""
+    kept = data[:budget].decode("utf-8", errors="ignore")
+    return kept[: kept.rfind("\n") + 1] + note
 
 
 def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:

@@ -1,8 +1,7 @@
 """The HTTP service: ``GET /health`` and ``POST /verify`` over the engine, with its OpenAPI
 description at ``/openapi.json`` and interactive docs at ``/docs``.
 
-A thin shell built on FastAPI and served by uvicorn (the optional ``service`` extra:
-``pip install 'pytest-citations[service]'``).
+A thin shell built on FastAPI and served by uvicorn (the optional ``service`` extra).
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
@@ -24,6 +23,7 @@ from fastapi.security import HTTPBearer
 from pydantic import ValidationError
 from starlette.requests import ClientDisconnect
 
+from ..distribution import __version__
 from ..errors import AccountError, CitationsError, MissingTokenError
 from ..fetchers.urls import is_supported_url
 from ..network.client import HttpClient
@@ -229,13 +229,6 @@ class _Service:
         return JSONResponse(payload)
 
 
-def _version() -> str:
-    try:
-        return metadata.version("pytest-citations")
-    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
-        return "0"
-
-
 #: Answers every route may give, whatever it does: the admission's refusals.
 ADMISSION_RESPONSES: dict[int | str, dict[str, Any]] = {
     401: {"model": Message, "description": f"The service has a token ({TOKEN_VARIABLE}) "
@@ -287,7 +280,7 @@ def create_app(
     service = _Service(settings, limits, verifier_factory or shared_verifier, access)
     app = FastAPI(
         title="pytest-citations",
-        version=_version(),
+        version=__version__,
         description=DESCRIPTION,
         lifespan=service.lifespan,
     )

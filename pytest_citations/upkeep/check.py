@@ -19,6 +19,7 @@ from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.files import CassetteContentError
 from ..recording.pages import judge_bodies, read_recording
+from ..recording.signing import SignatureRefused, TrustedKeys
 from ..retrieval.choosing import EVIDENCE_WORDS
 from ..retrieval.index import PageIndex
 from ..retrieval.passages import split_spans
@@ -130,9 +131,9 @@ async def check_cassette(replayer: Replayer, path: Path, again: _Rechooser) -> C
     """Check one cassette's recorded choices against retrieval here."""
     checked = CheckedCassette(replayer.library.shown(path))
     try:
-        interactions, choices = read_recording(path)
-    except (OSError, CassetteContentError) as error:
-        checked.problem = str(error) if isinstance(error, CassetteContentError) else (
+        interactions, choices = read_recording(path, replayer.trust)
+    except (OSError, CassetteContentError, SignatureRefused) as error:
+        checked.problem = str(error) if not isinstance(error, OSError) else (
             f"it cannot be opened ({error.strerror or type(error).__name__})"
         )  # fmt: skip
         return checked
@@ -161,15 +162,17 @@ async def check_cassettes(
     vcr_config: VcrConfig | None = None,
     backends: Backends | None = None,
     root: Path | None = None,
+    trust: TrustedKeys | None = None,
 ) -> list[CheckedCassette]:
     """Check each cassette (see :func:`check_cassette`), in order. ``settings`` give the
     fetch settings the pages were recorded with; the retrieval settings come from each
-    recorded choice. The embedding models must be installed."""
+    recorded choice. The embedding models must be installed. With ``trust``, a cassette
+    none of those keys signed is not checked, and says why."""
     backends = backends or Backends()
     config = vcr_config or build_vcr(settings.redactor())
     again = _Rechooser(settings.embedding_cache_dir)
     try:
-        async with Replayer(settings, config, backends, {}, root) as replayer:
+        async with Replayer(settings, config, backends, {}, root, trust=trust) as replayer:
             return [await check_cassette(replayer, path, again) for path in paths]
     finally:
         again.close()

@@ -28,7 +28,9 @@ from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.choices import choices_document
-from ..recording.files import read_cassette, with_retrieval
+from ..recording.files import read_cassette, sealed, with_retrieval
+from ..recording.sealing import UnsignableCassette
+from ..recording.signing import TrustedKeys
 from ..retrieval.selection import LINES, Selection
 from .owners import CassetteOwner
 
@@ -133,7 +135,10 @@ async def upgrade_cassette(replayer: Replayer, owner: CassetteOwner) -> Upgrade:
     if added:
         _, section = read_cassette(raw)
         entries = [*(section or []), *choices_document(added)]
-        write_atomically(owner.cassette, with_retrieval(raw, entries))
+        try:
+            write_atomically(owner.cassette, sealed(with_retrieval(raw, entries)))
+        except UnsignableCassette as error:
+            return Upgrade(shown, problem=str(error))
         outcome.added = len(added)
     return outcome
 
@@ -145,10 +150,13 @@ async def upgrade_cassettes(
     vcr_config: VcrConfig | None = None,
     backends: Backends | None = None,
     root: Path | None = None,
+    trust: TrustedKeys | None = None,
 ) -> list[Upgrade]:
     """Upgrade each cassette (see :func:`upgrade_cassette`), in order. ``settings`` name the
     judge, its model and the retrieval settings the cassettes were recorded with; the
-    embedding models must be installed."""
+    embedding models must be installed. With ``trust``, a cassette none of those keys
+    signed is not upgraded (an upgrade signs what it writes when ``CITATIONS_SIGNING_KEY``
+    is set, and must not sign over an edit)."""
     backends = backends or Backends()
     config = vcr_config or build_vcr(settings.redactor())
     commands = {
@@ -156,5 +164,7 @@ async def upgrade_cassettes(
         for owner in owners
         if owner.source is not None
     }
-    async with Replayer(settings, config, backends, commands, root, keep_choices=True) as replayer:
+    async with Replayer(
+        settings, config, backends, commands, root, keep_choices=True, trust=trust
+    ) as replayer:
         return [await upgrade_cassette(replayer, owner) for owner in owners]

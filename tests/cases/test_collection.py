@@ -23,7 +23,11 @@ def test_without_the_option_nothing_is_collected_and_nothing_is_sent(
 
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     assert web.requests == 0
-    assert "citations:" not in result.stdout.str()
+    # No header and no summary: only the note that the case files did not run (issue 27).
+    said = [line for line in result.outlines if line.startswith("citations:")]
+    assert said == [
+        "citations: 2 case files in cases/ were not run: pass --citations to check them"
+    ]
     assert not (citations.path / "cassettes").exists()
 
 
@@ -35,7 +39,9 @@ def test_without_the_option_an_ordinary_suite_runs_unchanged(citations: Citation
 
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*test_ordinary.py::test_ok PASSED*"])
-    assert "citations:" not in result.stdout.str()
+    said = [line for line in result.outlines if line.startswith("citations:")]
+    assert said == ["citations: 1 case file in cases/ was not run: pass --citations to check it"]
+    assert result.ret == pytest.ExitCode.OK
     assert web.requests == 0
 
 

@@ -15,6 +15,7 @@ from light_env import light_cli, light_pytest, strip_choices
 from ops_support import EXAMPLES, base_env, copy_examples, run_cli
 from test_readme import assert_printed, code_blocks, commands, readme_section, run_readme_command
 
+from pytest_citations.distribution import install_command
 from pytest_citations.recording.choices import choices_document, parse_choices
 from pytest_citations.recording.files import read_cassette, with_retrieval
 from pytest_citations.recording.pages import read_recording
@@ -199,7 +200,7 @@ def test_without_the_models_both_exit_4_naming_the_extra(
     run = light_cli(light, old, "cassettes", action, "cassettes")
 
     assert run.returncode == 4, run.stdout + run.stderr
-    assert "pip install 'pytest-citations[record]'" in run.stderr
+    assert install_command("record") in run.stderr
     assert "sentence_transformers" in run.stderr
     assert "Traceback" not in run.stderr
     assert run.stdout == ""

@@ -12,7 +12,10 @@ import pytest
 from light_env import light_python
 from ops_support import SECRETS, Run, Web, base_env, copy_examples
 
-EXTRA = "pip install 'pytest-citations[record]'"
+from pytest_citations.distribution import install_command
+
+#: How the record extra installs from where this copy came from (not PyPI: it is not there).
+EXTRA = install_command("record")
 
 
 @pytest.fixture(scope="module")

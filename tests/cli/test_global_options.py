@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import json
 import re
-from importlib import metadata
 from pathlib import Path
 
 import pytest
 from ops_support import BOILING_URL, SUPPORTED_CLAIM, Web, base_env, run_cli
 
+from pytest_citations.distribution import __version__
 from pytest_citations.pipeline.settings import LIMITS
 
 
-def test_version_prints_the_installed_version(tmp_path: Path) -> None:
+def test_version_prints_the_version_of_the_package(tmp_path: Path) -> None:
     run = run_cli("--version", env=base_env(tmp_path))
 
     assert run.returncode == 0
-    assert run.stdout == f"pytest-citations {metadata.version('pytest-citations')}\n"
+    assert run.stdout == f"pytest-citations {__version__}\n"
 
 
 @pytest.mark.parametrize("where", ["before", "after"])

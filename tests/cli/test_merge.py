@@ -46,6 +46,8 @@ from test_readme import (
 from test_workflows import commands as workflow_commands
 from test_workflows import flags, help_options, pytest_arguments, spelling
 
+from pytest_citations.cli.merge import DISAGREEING
+
 CASE_FILES = {
     "cases/boiling.yaml": BOILING_CASE,
     "cases/returns.yaml": RETURNS_CASE,
@@ -212,11 +214,13 @@ def test_shards_of_a_run_made_otherwise_are_an_error_naming_the_file(three: Cita
     run = merge(three, "shard-1.json", "other.json", "judged.json")
 
     assert run.returncode == 2
-    assert "other.json was made with gates" in run.stderr
-    assert (
-        "judged.json was made with judge 'anthropic', shard-1.json with 'openai': they are "
-        "not shards of one run"
-    ) in run.stderr
+    # Issue 24: the keys that differ, by name; each line was two ~600-character dicts.
+    assert run.stderr.splitlines() == [
+        "pytest-citations: other.json and shard-1.json are not shards of one run: they differ "
+        "in fail_on",
+        "pytest-citations: judged.json and shard-1.json are not shards of one run: they differ "
+        "in judge",
+    ]
 
 
 def test_a_report_that_is_no_shard_or_no_report_is_an_error(three: Citations) -> None:
@@ -304,3 +308,194 @@ def test_the_readme_matrix_runs_only_commands_and_options_that_exist() -> None:
     assert ran == ["pytest", "merge"]
     assert jobs["citations"]["strategy"]["matrix"]["shard"] == [1, 2, 3]
     assert jobs["merge"]["needs"] == "citations"
+
+
+# -- shard reports that are no honest record (issue 24) ----------------------------------------
+
+
+def spoil(citations: Citations, name: str, change: Any) -> None:
+    """Rewrite the shard report ``name`` through ``change(report)`` (which edits it in
+    place), as a hostile pull request's code or a broken artifact could leave it."""
+    path = citations.path / name
+    report = json.loads(path.read_text(encoding="utf-8"))
+    change(report)
+    path.write_text(json.dumps(report), encoding="utf-8")
+
+
+def first_claim(report: dict[str, Any]) -> dict[str, Any]:
+    return next(case for case in report["cases"] if case["claims"])["claims"][0]
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda report: first_claim(report).update(label="great"), "'great'"),
+        (lambda report: first_claim(report).update(expect="great"), "'great'"),
+        (lambda report: report["cases"][0]["counts"].update(supported=float("inf")),
+         "supported is inf"),
+        (lambda report: report["cases"][0]["counts"].update(citations=10**400),
+         "citations is a number of 401 digits"),
+        (lambda report: report["summary"]["usage"].update(prompt_tokens=-5),
+         "prompt_tokens is -5"),
+        (lambda report: report["summary"]["usage"].update(replayed_credits=float("nan")),
+         "replayed_credits is nan"),
+        (lambda report: report["run"]["gates"]["criteria"].update(min_precision=float("nan")),
+         "criterion min_precision is nan"),
+        (lambda report: report["cases"][0].update(criteria={"fail_on": "everything"}),
+         "criterion fail_on is 'everything'"),
+        (lambda report: first_claim(report).update(nodeid="cases/other.yaml::x::claim-1"),
+         "the claim cases/other.yaml::x::claim-1 is not one of"),
+    ],
+    ids=["claim-label", "expect-label", "infinite-count", "huge-count", "negative-tokens",
+         "nan-credits", "nan-threshold", "case-criteria", "claim-of-another-case"],
+)  # fmt: skip
+def test_a_shard_report_with_a_value_no_run_writes_is_refused(
+    three: Citations, change: Any, said: str
+) -> None:
+    """An unknown label was exit 1 (a traceback of the merge's own), an infinite count an
+    OverflowError: each is a refused input (exit 2) naming the report, within seconds."""
+    spoil(three, "shard-2.json", change)
+
+    run = merge(three, "shard-1.json", "shard-2.json", "shard-3.json", "--report", "merged.json")
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "shard-2.json" in run.stderr
+    assert said in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not (three.path / "merged.json").exists()
+
+
+def test_a_base_with_infinite_counts_is_refused_by_the_merge(three: Citations) -> None:
+    three.write("base.json", '{"run": {}, "cases": [{"file": "cases/water.yaml", "id": "water", '
+                '"counts": {"supported": Infinity, "citations": 1, "reachable": 1}}]}')  # fmt: skip
+
+    run = merge(three, "shard-1.json", "shard-2.json", "shard-3.json", "--compare", "base.json")
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "base.json" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+# -- the merge decides from the claims (issue 24) ----------------------------------------------
+
+TWO_FILES = {
+    "cases/water.yaml": single_claim_case("water", SUPPORTED_CLAIM, BOILING_URL),
+    "cases/mountains.yaml": single_claim_case("mountains", CONTRADICTED_CLAIM, BOILING_URL),
+}
+MOUNTAINS = "cases/mountains.yaml::mountains"
+
+
+@pytest.fixture
+def two(citations: Citations) -> Citations:
+    """A supported case and a contradicted one, recorded, and the reports of two shards
+    (one file each), gated on contradicted claims: the run fails on the mountains case
+    alone."""
+    for path, text in TWO_FILES.items():
+        citations.write(path, text)
+    citations.record("cases/")
+    shards(citations, 2, "--citations-fail-on=contradicted")
+    return citations
+
+
+def holder(citations: Citations, file: str) -> str:
+    """The shard report whose shard ran ``file``."""
+    return next(
+        f"shard-{k}.json"
+        for k in (1, 2)
+        if file in load_report(citations.path / f"shard-{k}.json")["run"]["shard"]["files"]
+    )
+
+
+def merge_two(citations: Citations) -> Any:
+    return merge(citations, "shard-1.json", "shard-2.json", "--report", "merged.json")
+
+
+def test_two_honest_shards_merge_to_the_failing_run(two: Citations) -> None:
+    run = merge_two(two)
+
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert load_report(two.path / "merged.json")["run"]["decision"] == "fail"
+
+
+def passing(report: dict[str, Any]) -> None:
+    """Every decision the report states made ``pass``, its claims' labels left as they are."""
+    report["run"]["decision"] = "pass"
+    report["summary"]["release_decision"] = "Release decision: pass"
+    for case in report["cases"]:
+        case["release"] = {"decision": "pass", "failures": [], "incomplete": []}
+        case["precision_item"] = "pass"
+        for claim in case["claims"]:
+            claim.update(decision="pass", failures=[])
+
+
+def test_a_case_that_says_pass_while_its_claims_fail_is_refused(two: Citations) -> None:
+    """The merge trusted ``release.decision``: the shard's case said pass, its contradicted
+    claim was not looked at, and the merge exited 0."""
+    spoil(two, holder(two, "cases/mountains.yaml"), passing)
+
+    run = merge_two(two)
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert f"{MOUNTAINS}::claim-1 says pass, its label and checks decide fail" in run.stderr
+    assert f"{MOUNTAINS} says pass (0.0000 (0/1)), its claims decide fail" in run.stderr
+    assert run.stderr.splitlines()[-1] == f"pytest-citations: {DISAGREEING}"
+    assert not (two.path / "merged.json").exists()
+
+
+def test_a_case_whose_decision_was_taken_out_is_decided_from_its_claims(two: Citations) -> None:
+    """A case with no ``release.decision`` counted as undecided, and a run of undecided
+    cases passed."""
+
+    def undecided(report: dict[str, Any]) -> None:
+        passing(report)
+        for case in report["cases"]:
+            case["release"] = {"decision": None, "failures": [], "incomplete": []}
+
+    spoil(two, holder(two, "cases/mountains.yaml"), undecided)
+
+    run = merge_two(two)
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert f"{MOUNTAINS} has no decision, though its precision item ran" in run.stderr
+
+
+def test_a_failing_case_taken_out_of_its_shard_is_refused(two: Citations) -> None:
+    """The case was dropped from ``cases[]`` while its file stayed among the shard's files:
+    the merge passed."""
+    name = holder(two, "cases/mountains.yaml")
+    spoil(two, name, lambda report: report["cases"].clear())
+
+    run = merge_two(two)
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert (
+        f"pytest-citations: {name} ran cases/mountains.yaml but holds no case of it, nor why "
+        "it has none"
+    ) in run.stderr.splitlines()
+
+
+@pytest.mark.parametrize("edit", ["case_files", "cassettes"])
+def test_shards_of_different_case_files_or_recordings_are_refused(
+    citations: Citations, edit: str
+) -> None:
+    """Shards of two runs merged as one: the second shard ran after a case file (or the
+    cassettes) changed."""
+    for path, text in TWO_FILES.items():
+        citations.write(path, text)
+    citations.record("cases/")
+    args = ("--citations-fail-on=contradicted", "--citations-report")
+    citations.run("cases/", "--citations-shard=1/2", *args, "shard-1.json")
+    if edit == "case_files":
+        citations.write("cases/water.yaml", TWO_FILES["cases/water.yaml"].replace(
+            "id: water", "id: water\nquestion: Asked again?"))  # fmt: skip
+    else:
+        citations.write("cassettes/notes.txt", "re-recorded since\n")
+    citations.run("cases/", "--citations-shard=2/2", *args, "shard-2.json")
+
+    run = merge_two(citations)
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr.splitlines() == [
+        f"pytest-citations: shard-2.json and shard-1.json are not shards of one run: they "
+        f"differ in {edit}"
+    ]

@@ -8,6 +8,7 @@ never left gives its reservation back."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 
 import httpx
@@ -95,6 +96,34 @@ def test_a_token_budget_stops_the_calls_once_it_is_reached(site, judge, make_ver
     assert judge.call_count == 1  # its tokens are known once it returns: it passes the budget
     assert len(over(verdicts)) == 5
     assert "(max_judge_tokens=1: " in over(verdicts)[0].problems[0]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "ollama"])
+@pytest.mark.parametrize("reported", ["negative", "missing"])
+def test_a_reply_that_reports_no_or_negative_usage_counts_its_reserved_most(
+    site, judge, make_verifier, provider: str, reported: str
+) -> None:
+    """Issue 24: a provider (or a proxy) whose answers report negative token usage gave the
+    budget tokens back, and one that reports none cost nothing: either way the token budget
+    never held. Such an answer counts what its call reserved: its request's bytes (a token
+    is at least one byte) and a reply's allowance."""
+    judge.usage_reported = reported
+    verifier = make_verifier(max_judge_tokens=1, concurrency=1, judge_provider=provider)
+
+    verdicts = run(verifier, requests())
+
+    assert judge.call_count == 1  # the first call's tokens pass the budget of 1
+    assert len(over(verdicts)) == 5
+    [sent] = judge.calls
+    request_bytes = len(json.dumps(sent.body, separators=(",", ":"), ensure_ascii=False).encode())
+    assert verifier.usage.judge_tokens >= request_bytes > 0
+
+
+def test_a_price_read_as_negative_is_the_most() -> None:
+    """Whatever an answer says it cost, the budget never gets back more than was held."""
+    price = Price(Spend(judge_calls=1, judge_tokens=900), lambda response: Charge(1, -50))
+
+    assert price.of(httpx.Response(200)) == Charge(judge_calls=1, prompt_tokens=900)
 
 
 def test_a_failed_crawl_costs_nothing(crawlbase, judge, make_verifier, article) -> None:

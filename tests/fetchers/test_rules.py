@@ -173,6 +173,30 @@ def test_f4_homepage_redirect_unit(requested, final, expected):
     assert is_homepage_redirect(requested, final) is expected
 
 
+GROUNDING_REDIRECT = (
+    "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUBnsYvCJxuNIWBDoRknIAxxifZ"
+)
+
+
+@pytest.mark.parametrize(
+    "final", ["https://www.example.org/ai/news/2026/05/ads-manager", "https://www.example.org/"]
+)
+def test_f4_a_grounding_redirect_is_followed_to_the_page_it_names_even_a_homepage(
+    crawlbase, judge, verify, article, final
+):
+    """Issue 26: Gemini cites pages by grounding-api-redirect links. The page they lead to is
+    the page cited: a deep page is judged, and so is a homepage (the redirect's path is a
+    token, not a deep link that moved), with the final URL beside the cited one."""
+    crawlbase.add(GROUNDING_REDIRECT, markdown=article(CLAIM), final_url=final)
+    result, _ = verify(CLAIM, [GROUNDING_REDIRECT])
+
+    (citation,) = result.citations
+    assert (citation.label, citation.reason) == (Label.SUPPORTED, None)
+    assert citation.url == GROUNDING_REDIRECT
+    assert citation.final_url == final
+    assert judge.call_count == 1
+
+
 # -- F5 ---------------------------------------------------------------------------------------
 
 

@@ -6,13 +6,17 @@ a baseline that is not JSON. Nothing runs against it, with or without xdist."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from plugin_helpers import BOILING_URL, SUPPORTED_CLAIM, Citations, single_claim_case
 
+from pytest_citations.errors import CitationsError
+from pytest_citations.gating.base_report import load_base
 from pytest_citations.gating.baseline import Baseline, Change, side_by_side
+from pytest_citations.precision import Precision
 
 BASELINE = "baseline.json"
 NODE = "cases/water.yaml::water::claim-1"
@@ -108,3 +112,76 @@ def test_a_valid_baseline_still_loads_and_an_entry_without_reason_or_claim_is_fi
     assert Baseline.load(path).entries == {NODE: entry}
     regression = Change("regression", entry, {**good_entry(), "label": "not_found"})
     assert side_by_side(regression).splitlines()[0] == "label: supported -> not_found"
+
+
+# -- a base whose numbers are no counts (issue 24) ---------------------------------------------
+
+#: A base report (``--citations-compare``) as the plugin writes one, cut to what is read.
+BASE_CASE = {
+    "file": "cases/water.yaml",
+    "id": "water",
+    "question": None,
+    "counts": {"supported": 1, "citations": 1, "reachable": 1},
+    "claims": [{"nodeid": NODE, "claim": SUPPORTED_CLAIM, "label": "supported", "line": 4}],
+}
+#: JSON texts that Python's json reads as numbers but no count is: the infinities and NaN it
+#: accepts, an int of 400 digits (a float division by it overflows), one past Python's 4300
+#: digits (a ValueError of its own), a negative count, counts that cannot all be true.
+HOSTILE_COUNTS = {
+    "infinity": '{"supported": Infinity, "citations": 1, "reachable": 1}',
+    "nan": '{"supported": NaN, "citations": 1, "reachable": 1}',
+    "digits-400": '{"supported": 1, "citations": 1' + "0" * 400 + ', "reachable": 1}',
+    "digits-5000": '{"supported": 1, "citations": 1' + "0" * 5000 + ', "reachable": 1}',
+    "negative": '{"supported": -3, "citations": 1, "reachable": 1}',
+    "more-supported-than-cited": '{"supported": 5, "citations": 1, "reachable": 1}',
+    "a-string": '{"supported": "1", "citations": 1, "reachable": 1}',
+    "a-fraction": '{"supported": 0.5, "citations": 1, "reachable": 1}',
+}
+
+
+def base_with_counts(counts: str) -> str:
+    """A base report whose one case has ``counts`` (JSON text, spliced in as it is)."""
+    case = json.dumps({**BASE_CASE, "counts": "COUNTS"}).replace('"COUNTS"', counts)
+    return '{"run": {}, "cases": [' + case + "]}"
+
+
+@pytest.mark.parametrize("counts", HOSTILE_COUNTS.values(), ids=HOSTILE_COUNTS.keys())
+def test_a_base_whose_counts_are_no_counts_is_an_error_naming_it(
+    tmp_path: Path, counts: str
+) -> None:
+    """Infinity was an OverflowError traceback, 10**400 passed (and overflowed a division
+    later), a negative count passed as a precision below 0: each is an error naming the base
+    and its case, at once."""
+    path = tmp_path / "base.json"
+    path.write_text(base_with_counts(counts), encoding="utf-8")
+
+    started = time.monotonic()
+    with pytest.raises(CitationsError, match=r"base\.json"):
+        load_base(path)
+    assert time.monotonic() - started < 2
+
+
+def test_a_base_claim_line_that_is_no_number_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "base.json"
+    case = json.dumps({**BASE_CASE, "claims": [{**BASE_CASE["claims"][0], "line": "LINE"}]})
+    path.write_text('{"run": {}, "cases": [' + case.replace('"LINE"', "-Infinity") + "]}", "utf-8")
+
+    with pytest.raises(CitationsError, match=r"base\.json"):
+        load_base(path)
+
+
+def test_a_base_with_true_counts_still_loads(tmp_path: Path) -> None:
+    path = tmp_path / "base.json"
+    path.write_text(base_with_counts('{"supported": 1, "citations": 3, "reachable": 2}'), "utf-8")
+
+    [case] = load_base(path)
+    assert case.precision == Precision(1, 3, 2)
+
+
+def test_the_plugin_names_a_base_with_infinite_counts_as_a_usage_error(project: Citations) -> None:
+    project.write("base.json", base_with_counts(HOSTILE_COUNTS["infinity"]))
+
+    result = project.run("cases/", "--citations-compare", "base.json",
+                         "--citations-max-precision-drop", "0.1")  # fmt: skip
+
+    assert "base.json" in usage_error(result)

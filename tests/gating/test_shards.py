@@ -14,6 +14,8 @@ from pytest_citations.gating.shards import (
     ShardReport,
     assign,
     digest,
+    holding_problems,
+    identity_problems,
     shard_problems,
 )
 
@@ -32,6 +34,15 @@ def test_a_shard_is_k_of_n(raw: str, shard: Shard) -> None:
 def test_anything_but_k_of_n_with_k_from_1_to_n_is_refused(raw: str) -> None:
     with pytest.raises(ConfigurationError, match="--citations-shard"):
         Shard.parse(raw)
+
+
+@pytest.mark.parametrize("raw", ["1/" + "9" * 5000, "9" * 5000 + "/3", "1/1001", "1/10**9"])
+def test_a_count_past_a_thousand_shards_or_python_s_digits_is_refused_at_once(raw: str) -> None:
+    """Issue 24: 4300 digits and more were a ValueError of Python's own (a traceback), and
+    a count of a billion would rank a billion shards for every file."""
+    with pytest.raises(ConfigurationError, match="--citations-shard"):
+        Shard.parse(raw)
+    assert Shard.parse("1000/1000") == Shard(1000, 1000)
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 7, 60, 61])
@@ -81,6 +92,38 @@ def test_a_plan_records_its_files_and_the_identity_of_the_run() -> None:
     assert recorded["files"] == plan.files
     assert recorded["run_files"] == len(FILES)
     assert recorded["run_digest"] == digest(FILES) != digest(FILES[1:])
+    assert recorded["case_files"] == []  # not known before collection
+    # ... and once the run collected them: Python test files hold no case.
+    known = plan.with_case_files(FILES[1:]).to_dict()["case_files"]
+    assert known == [path for path in plan.files if path != FILES[0]]
+
+
+def test_a_shard_holds_a_case_of_every_case_file_it_ran() -> None:
+    """Issue 24: a failing case dropped from a shard's report, its file left among the
+    files it ran, passed the merge."""
+    plan = ShardPlan.of(Shard(1, 3), FILES).with_case_files(FILES)
+    report = ShardReport.from_dict("shard-1.json", plan.to_dict())
+    dropped, *kept = plan.files
+
+    assert holding_problems(report, set(plan.files)) == []
+    assert holding_problems(report, set(kept)) == [
+        f"shard-1.json ran {dropped} but holds no case of it, nor why it has none"
+    ]
+    stray = next(path for path in FILES if path not in plan.files)
+    assert holding_problems(report, {*plan.files, stray}) == [
+        f"shard-1.json holds {stray}, which is not one of the files it ran"
+    ]
+
+
+def test_reports_of_runs_made_otherwise_are_named_by_the_keys_that_differ() -> None:
+    """Issue 24: the keys, never their values (two dicts of 600 characters each before)."""
+    first = {"judge": "openai", "fail_on": ["contradicted"], "case_files": "sha256:1" * 8}
+    other = {**first, "fail_on": ["partial"], "case_files": "sha256:2" * 8, "new": 1}
+
+    assert identity_problems([("a.json", first), ("b.json", first)]) == []
+    assert identity_problems([("a.json", first), ("b.json", other)]) == [
+        "b.json and a.json are not shards of one run: they differ in case_files, fail_on, new"
+    ]
 
 
 def reports(count: int, files: list[str] = FILES) -> list[ShardReport]:
@@ -169,4 +212,5 @@ def vars_of(report: ShardReport) -> dict[str, object]:
         "files": list(report.files),
         "run_files": report.run_files,
         "run_digest": report.run_digest,
+        "case_files": list(report.case_files),
     }

@@ -87,15 +87,17 @@ def test_every_record_is_imported_or_reported_with_its_line(
     assert all(r.source == source for r in result.records)
     assert result.formats() == {
         "anthropic": 3,
+        "gemini-interactions": 1,
         "generic": 2,
         "langchain": 2,
         "llamaindex": 1,
         "openai-chat": 2,
         "openai-responses": 1,
         "perplexity": 1,
+        "perplexity-agent": 1,
     }
-    assert len(result.imported) == 12
-    assert len(result.files) == 12
+    assert len(result.imported) == 14
+    assert len(result.files) == 14
     assert {f.status for f in result.files} == {"created"}
 
 
@@ -217,7 +219,7 @@ def test_grouped_import_writes_one_file_per_input_with_every_case(
     result = import_answers([source, generic], tmp_path / "cases", group="input")
     assert [f.path.name for f in result.files] == ["answers.yaml", "generic.yaml"]
     loaded = {f.path.name: load_cases(f.path) for f in result.files}
-    assert len(loaded["answers.yaml"]) == 12
+    assert len(loaded["answers.yaml"]) == 14
     assert [c.id for c in loaded["generic.yaml"]] == [
         "boiling-point-2",
         "who-wrote-middlemarch-f7d00f2a-2",
@@ -305,9 +307,9 @@ def test_the_report_names_counts_skips_and_the_next_step(
     result: ImportResult = import_answers([source], tmp_path / "cases")
     lines = result.lines()
     assert lines[0].startswith(
-        f"Imported 12 of {12 + len(bad) + 3} answer records into 12 case files"
+        f"Imported 14 of {14 + len(bad) + 3} answer records into 14 case files"
     )
-    assert "(anthropic 3, generic 2," in lines[0]
+    assert "(anthropic 3, gemini-interactions 1, generic 2," in lines[0]
     first_bad = min(bad)
     assert f"Skipped {source}:{first_bad}: invalid JSON" in "\n".join(lines)
     assert lines[-1].startswith("Next: review the case files, then record: pytest --citations")

@@ -53,6 +53,16 @@ FIXTURES = {
     # https://docs.perplexity.ai/api-reference/chat-completions-post: chat completion with
     # top-level citations[] and search_results[] (title, url, date), [n] markers in the text.
     "perplexity_sonar.json": "perplexity",
+    # https://docs.perplexity.ai/docs/agent-api and perplexityai/api-platform-developers'
+    # response-and-streaming.md: output[] with a search_results item (results with id, url,
+    # title), a message whose output_text cites [n] = the result whose id is n, empty
+    # annotations, and a fetch_url_results item (the recorded response in real/ has none).
+    "perplexity_agent.json": "perplexity-agent",
+    # https://ai.google.dev/gemini-api/docs/interactions/google-search ("Understanding the
+    # grounding response"): steps[] (thought, google_search_call, google_search_result,
+    # model_output) whose text block carries url_citation annotations counted in UTF-8
+    # bytes, to grounding-api-redirect links titled by domain.
+    "gemini_interactions_search.json": "gemini-interactions",
     # https://python.langchain.com/api_reference/langchain/chains/
     # langchain.chains.retrieval.create_retrieval_chain.html: {input, context, answer}.
     "langchain_retrieval_chain.json": "langchain",
@@ -249,11 +259,14 @@ def test_anthropic_document_citations_take_the_documents_urls_from_the_request()
     assert answer.question == "How long is the warranty, and can I return the kettle?"
     assert answer.record_id == "warranty-question-7"
     assert answer.citations == {"1": "https://example.com/docs/warranty.pdf"}
-    assert [(c.text, c.markers) for c in answer.claims()] == [
-        ("The kettle is covered by a two-year warranty.", ("1",)),
-        ("You can return it within 30 days.", ()),  # its document is plain text: no URL
+    # The second document is plain text in the request: no URL, so it is cited by the title
+    # the provider gives it (issue 26), not dropped.
+    assert [(c.text, c.markers, c.documents) for c in answer.claims()] == [
+        ("The kettle is covered by a two-year warranty.", ("1",), ()),
+        ("You can return it within 30 days.", ("2",), ("2",)),
     ]
-    assert any("document 1 ('Returns note')" in warning for warning in answer.warnings)
+    assert answer.documents["2"].name == "Returns note"
+    assert not answer.claims()[1].uncited
 
 
 def test_anthropic_documents_listed_beside_the_answer_resolve_document_citations() -> None:

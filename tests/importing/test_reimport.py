@@ -492,3 +492,69 @@ def test_a_page_the_next_answer_cites_is_no_longer_listed_as_retrieved(tmp_path:
     assert "retrieved" not in document
     assert document["citations"] == {1: BOILING, 2: SALT}
     assert (result.files[0].status, result.files[0].kept_edits) == ("updated", 0)
+
+
+# -- a claim is what the answer says: its text as read, and the pages it cites (issue 24) -------
+
+OTHER = "https://example.org/physics/pressure"
+
+
+def test_a_sentence_that_now_cites_another_page_is_changed_shown_old_and_new(flow: Flow) -> None:
+    """A reviewer's ``expect:`` on claim 1; the next export says the same sentence, citing
+    another page: the merge kept the old URL as a literal and reported 0 changed, so the
+    gate went on checking a page the answer no longer cites."""
+    flow.review(
+        "  - text: Water boils at 100 °C at sea level.\n    cites: [1]\n",
+        "  - text: Water boils at 100 °C at sea level.\n    cites: [1]\n    expect: supported\n",
+    )
+
+    result = flow.run(record(SENTENCES, [OTHER, SALT]))
+
+    [updated] = result.files
+    assert [(c.old, c.new, c.old_cites, c.new_cites) for c in updated.changes] == [
+        ("Water boils at 100 °C at sea level.", "Water boils at 100 °C at sea level.",
+         (BOILING,), (OTHER,)),
+    ]  # fmt: skip
+    lines = result.lines()
+    at = lines.index(f"Updated {flow.case_file} (0 kept edits, 1 changed, 0 removed)")
+    assert lines[at + 1 : at + 3] == [
+        f"  changed (boiling): Water boils at 100 °C at sea level. (cites {BOILING})",
+        f"                 to: Water boils at 100 °C at sea level. (cites {OTHER})",
+    ]
+    assert flow.claims()[0] == {"text": "Water boils at 100 °C at sea level.", "cites": [1]}
+    [case] = load_cases(flow.case_file)
+    assert case.claims[0].urls == (OTHER,)
+    assert case.claims[0].expect is None  # to be labelled again, against the page it cites
+
+
+def test_a_page_cited_with_tracking_parameters_is_the_same_page(flow: Flow) -> None:
+    flow.review("    cites: [1]\n", "    cites: [1]\n    expect: supported\n")
+
+    result = flow.run(record(SENTENCES, [f"{BOILING}?utm_source=openai&gclid=x", SALT]))
+
+    assert [(f.status, f.changes) for f in result.files] == [("unchanged", ())]
+
+
+def test_a_figure_that_reads_otherwise_is_a_changed_sentence(tmp_path: Path) -> None:
+    """"10² days" and "102 days" were one claim (compatibility forms folded): a reviewer's
+    label of one stayed on the other. Texts are compared as a reviewer reads them."""
+    flow = Flow(tmp_path)
+    flow.run(record(["Spores survive 10² days in dry air [1]."], [BOILING]))
+    flow.review("    cites: [1]\n", "    cites: [1]\n    expect: supported\n")
+
+    result = flow.run(record(["Spores survive 102 days in dry air [1]."], [BOILING]))
+
+    assert [(c.old, c.new) for c in result.files[0].changes] == [
+        ("Spores survive 10² days in dry air.", "Spores survive 102 days in dry air.")
+    ]
+    assert flow.claims() == [{"text": "Spores survive 102 days in dry air.", "cites": [1]}]
+
+
+def test_a_sentence_spaced_otherwise_is_the_same_sentence(flow: Flow) -> None:
+    flow.review("    cites: [1]\n", "    cites: [1]\n    expect: supported\n")
+
+    spaced = ["Water  boils at\u00a0100 °C at sea level [1].", *SENTENCES[1:]]
+    result = flow.run(record(spaced, [BOILING, SALT]))
+
+    assert [(f.kept_edits, f.changes) for f in result.files] == [(1, ())]
+    assert flow.claim("Water boils at 100 °C at sea level.")["expect"] == "supported"

@@ -1,11 +1,17 @@
 """The run's Markdown summary: appended to the job summary file GitHub names in
 ``$GITHUB_STEP_SUMMARY`` (other steps' text stays), and written to ``--citations-markdown
-PATH`` (ini ``citations_markdown``) for a pull-request comment; the same under xdist."""
+PATH`` (ini ``citations_markdown``) for a pull-request comment; the same under xdist. The job
+summary stays within GitHub's 1 MiB (cut with a note naming the reports), and is appended
+whole or not at all (issue 24)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
-from plugin_helpers import BOILING_CASE, RETURNS_CASE, Citations
+from plugin_helpers import BOILING_CASE, LEXICAL, NO_CACHE, QUIET, RETURNS_CASE, Citations
 
 #: The gate these scenarios were written for (only a contradicted claim fails), chosen
 #: explicitly: the default also fails partial, not_found, misattributed and unreachable.
@@ -96,3 +102,50 @@ def test_a_job_summary_that_cannot_be_written_is_said_and_decides_nothing(
     assert result.ret == pytest.ExitCode.OK  # the gate passed; the summary is not the gate
     result.stdout.fnmatch_lines(["job summary not written to */missing/s.md: No such file*"])
 
+
+
+#: GitHub's limit of a step's job summary: over it, the runner shows none of it.
+GITHUB_LIMIT = 1024 * 1024
+
+
+def test_a_summary_over_githubs_limit_is_cut_with_a_note_that_names_the_reports(
+    project: Citations,
+) -> None:
+    # Earlier commands of the step left the file 800 bytes short of the limit.
+    summary = project.path / "step-summary.md"
+    earlier = ("x" * 99 + "\n") * ((GITHUB_LIMIT - 800) // 100)
+    summary.write_text(earlier, encoding="utf-8")
+    project.monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+
+    result = project.run("cases/", "--citations-html=out/citations.html")
+
+    result.assert_outcomes(passed=5, failed=1, errors=1)
+    written = summary.read_bytes()
+    assert len(written) <= GITHUB_LIMIT
+    added = written[len(earlier) :].decode("utf-8")
+    assert added.startswith("## Citations: fail\n")
+    assert added.endswith(
+        "\n_The summary stops here: GitHub shows no job summary of a step over 1024 KiB. "
+        "The whole run: out/citations.html._\n"
+    )
+
+
+def test_a_full_disk_leaves_the_job_summary_as_it_was(project: Citations) -> None:
+    # No file may grow past 8 KiB (ulimit -f 8): the summary's append would cross it.
+    summary = project.path / "step-summary.md"
+    earlier = ("y" * 99 + "\n") * 75
+    summary.write_text(earlier, encoding="utf-8")
+    command = [sys.executable, "-m", "pytest", "--citations", *QUIET, *LEXICAL, *NO_CACHE,
+               "--citations-fail-on=contradicted", "cases/"]  # fmt: skip
+
+    done = subprocess.run(
+        ["bash", "-c", 'ulimit -f 8; exec "$@"', "bash", *command],
+        cwd=project.path,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "GITHUB_STEP_SUMMARY": str(summary)},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+    assert summary.read_text(encoding="utf-8") == earlier, done.stdout[-2000:]
+    assert f"job summary not written to {summary}: File too large (left as it was)" in done.stdout
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED  # the gate's decision, as before
+    assert "Traceback" not in done.stdout + done.stderr

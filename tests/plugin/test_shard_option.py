@@ -59,7 +59,12 @@ def shard_run(citations: Citations, shard: str, *args: str) -> tuple[pytest.RunR
         ("4/3", "--citations-shard 4/3: K must be from 1 to N (shard K of N), got '4/3'"),
         ("x", "--citations-shard must be K/N, like 2/3 (shard K of N), got 'x'"),
         ("3", "--citations-shard must be K/N, like 2/3 (shard K of N), got '3'"),
+        # Numbers past Python's 4300 digits were a traceback; a count in the billions
+        # would hash every file a billion times (issue 24).
+        ("1/" + "9" * 5000, "--citations-shard must be K/N, like 2/3 (shard K of N), got '1/999*"),
+        ("1/1000000000", "--citations-shard 1/1000000000: N must be at most 1000*"),
     ],
+    ids=["zero", "past-n", "word", "no-n", "digits", "billions"],
 )
 def test_a_shard_that_is_not_k_of_n_is_a_usage_error(
     citations: Citations, value: str, said: str

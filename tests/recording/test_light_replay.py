@@ -11,6 +11,7 @@ from pathlib import Path
 from light_env import light_pytest, strip_choices
 from ops_support import base_env, copy_examples
 
+from pytest_citations.distribution import install_command
 from pytest_citations.recording import CassetteLibrary, RecordMode, build_vcr
 from pytest_citations.recording.layout import CassetteLayout
 from pytest_citations.redact import Redactor
@@ -59,7 +60,7 @@ def test_a_cassette_without_choices_names_the_upgrade_command_without_the_models
     assert "Traceback" not in run.stdout + run.stderr
     text = " ".join(run.stdout.split())
     assert f"pytest-citations cassettes upgrade {BOILING}" in text
-    assert "pip install 'pytest-citations[record]'" in text
+    assert install_command("record") in text
     assert "could not be checked" in text
     assert "2 errors" in run.stdout.splitlines()[-1]  # both claims judged, neither replayed
 

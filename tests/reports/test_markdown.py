@@ -156,3 +156,27 @@ def test_the_markdown_writer_is_a_report_format(tmp_path: Path) -> None:
     WRITERS["markdown"](path, report, RunDecision(), RunInfo())
 
     assert path.read_text(encoding="utf-8") == render(report, RunDecision(), RunInfo())
+
+
+def test_a_summary_over_githubs_limit_is_cut_at_a_line_with_a_note(tmp_path: Path) -> None:
+    # 13,000 cases: a table of about 1.1 MB, over the 1 MiB GitHub shows of a step's summary.
+    report = RunReport()
+    for n in range(13_000):
+        info = CaseInfo(f"cases/generated/case-{n:05d}.yaml", f"case-{n:05d}")
+        report.add_case(CaseOutcome(info, Decision.PASS, Precision(1, 1, 1)))
+    info = RunInfo(files=(("json", "out/citations.json"), ("markdown", "out/summary.md")))
+
+    markdown = render(report, RunDecision(), info)
+    WRITERS["markdown"](tmp_path / "summary.md", report, RunDecision(), info)
+
+    data = markdown.encode("utf-8")
+    assert 1024 * 1024 - 500 < len(data) <= 1024 * 1024
+    *kept, blank, note = markdown.splitlines()
+    assert note == (
+        "_The summary stops here: GitHub shows no job summary of a step over 1024 KiB. "
+        "The whole run: out/citations.json._"
+    )
+    assert blank == ""
+    assert kept[-1].startswith("| cases/generated/case-")
+    assert kept[-1].endswith("| pass |")
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8") == markdown

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import pytest
 from plugin_helpers import PDF_URL, Citations, load_report, single_claim_case
 
+from pytest_citations.distribution import __version__
 from pytest_citations.gating.baseline import Baseline
 from pytest_citations.gating.calibration import Agreement
 from pytest_citations.gating.decisions import RunDecision
@@ -43,6 +43,7 @@ RUN_KEYS = {
     "run_id",
     "decision",
     "gates",
+    "identity",
 }
 HEADER = re.compile(r"citations: record=(\S+) judge=(\S+) model=(\S+) .*embedder=(\S+)")
 
@@ -76,7 +77,7 @@ def test_json_run_names_how_the_run_was_made(citations: Citations) -> None:
     after = now()
 
     assert set(run) - {"header", "release"} == RUN_KEYS
-    assert run["plugin_version"] == version("pytest-citations")
+    assert run["plugin_version"] == __version__
     assert (run["judge"], run["model"]) == ("anthropic", "claude-test-model")
     assert run["embedder"] == {
         "setting": "lexical",
@@ -94,6 +95,15 @@ def test_json_run_names_how_the_run_was_made(citations: Citations) -> None:
     # The gates it was asked to meet, for a merge of shard reports to gate alike.
     assert run["gates"]["criteria"]["fail_on"] == ["not_found"]
     assert run["gates"]["compare"] is None
+    # What the shards of one run share beside those (issue 24): the case files and the
+    # cassettes by content, and the settings that change what the checks find.
+    identity = run["identity"]
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", identity["case_files"])
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", identity["cassettes"])
+    assert {key: value for key, value in identity.items() if "sha256" not in str(value)} == {
+        "judge_votes": 1, "evidence_words": 560, "top_k": 3, "passage_words": 200,
+        "max_judge_calls": None, "max_judge_tokens": None, "max_credits": None,
+    }  # fmt: skip
     # not_found fails the claim here: the run's decision, as the summary's last line says.
     assert run["decision"] == "fail"
     assert run["release"]["release_decision"].startswith("Release decision: fail")

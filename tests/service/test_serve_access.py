@@ -67,8 +67,14 @@ def test_a_weak_token_stops_serve_without_showing_it(web: Web, value: str) -> No
         (["--max-connections", "0"], "--max-connections must be at least 1"),
         (["--allow-host", "http://x.example/"], "allowed host 'http://x.example/'"),
         (["--allow-origin", "x.example"], "allowed origin 'x.example'"),
+        # Issue 24: numbers that are no limit, and a port no socket takes (a traceback).
+        (["--body-timeout", "nan"], "--body-timeout must be a number of seconds"),
+        (["--header-timeout", "inf"], "--header-timeout must be a number of seconds"),
+        (["--port", "70000"], "--port must be a port number from 0 to 65535, got '70000'"),
+        (["--port", "-1"], "--port must be a port number from 0 to 65535, got '-1'"),
     ],
-    ids=["body-timeout", "header-timeout", "max-connections", "allow-host", "allow-origin"],
+    ids=["body-timeout", "header-timeout", "max-connections", "allow-host", "allow-origin",
+         "nan-body-timeout", "inf-header-timeout", "port-too-high", "port-negative"],
 )
 def test_a_wrong_option_value_is_a_usage_error(web: Web, arguments: list[str], said: str) -> None:
     done = refused_start(arguments, web.env)

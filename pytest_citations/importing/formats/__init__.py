@@ -6,7 +6,8 @@ what the object lacks (the question, an id, the request's documents):
 - ``{"id": …, "question": …, "response": {<answer object>}}`` (also under ``answer``,
   ``result``, ``output``, ``message`` or ``completion`` when that holds an object);
 - an OpenAI Batch API output line ``{"custom_id", "response": {"status_code", "body"}}``;
-- an Anthropic Message Batches result line ``{"custom_id", "result": {"type", "message"}}``.
+- an Anthropic Message Batches result line ``{"custom_id", "result": {"type", "message"}}``;
+- a bare Responses ``output`` list (what ``print(response.output)`` shows): one response.
 
 The question is read from ``question``/``query``/``input``/``prompt``, or from the last user
 message of a ``request`` (or ``messages``) kept beside the answer; the record's id from
@@ -27,6 +28,7 @@ from .anthropic import ANTHROPIC
 from .base import (
     AnswerFormat,
     AnswerFormatError,
+    Document,
     RawAnswer,
     RecordContext,
     Source,
@@ -36,19 +38,25 @@ from .base import (
     content_text,
     dicts,
 )
+from .gemini import GEMINI
+from .gemini_interactions import GEMINI_INTERACTIONS
 from .generic import GENERIC
 from .langchain import LANGCHAIN
 from .llamaindex import LLAMAINDEX
 from .openai import OPENAI_CHAT, OPENAI_RESPONSES
-from .perplexity import PERPLEXITY
+from .perplexity import PERPLEXITY, PERPLEXITY_AGENT
 
 #: Every format by name, in the order ``auto`` tries them: the most specific shapes first
-#: (Perplexity adds ``citations`` to the chat shape, so it goes before OpenAI chat; the
-#: generic ``answer`` + ``citations`` shape is the last resort).
+#: (Perplexity's Agent API adds a ``search_results`` item to the Responses shape, and Sonar
+#: adds ``citations`` to the chat shape, so each goes before OpenAI's; the generic ``answer``
+#: + ``citations`` shape is the last resort).
 FORMATS: dict[str, AnswerFormat] = {
     fmt.name: fmt
     for fmt in (
+        PERPLEXITY_AGENT,
         OPENAI_RESPONSES,
+        GEMINI,
+        GEMINI_INTERACTIONS,
         PERPLEXITY,
         OPENAI_CHAT,
         ANTHROPIC,
@@ -219,10 +227,29 @@ def unwrap(record: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, A
     return record, {}
 
 
+def is_output_list(value: Any) -> bool:
+    """True for a bare Responses ``output`` list: typed items, one of them a ``message``
+    holding ``output_text`` (an array of Anthropic messages, whose text blocks are of type
+    ``text``, is an array of records)."""
+    items = as_list(value)
+    if not items or not all(
+        isinstance(item, Mapping) and isinstance(item.get("type"), str) for item in items
+    ):
+        return False
+    return any(
+        item.get("type") == "message"
+        and any(part.get("type") == "output_text" for part in dicts(item.get("content")))
+        for item in items
+    )
+
+
 def read_record(record: Any, format: str = AUTO) -> ReadRecord:
-    """Read one record (a dict, or an SDK object) as ``format``, or as the format it has."""
+    """Read one record (a dict, an SDK object, or a bare Responses ``output`` list) as
+    ``format``, or as the format it has."""
     check_format(format)
     plain = to_plain(record)
+    if is_output_list(plain):
+        plain = {"output": plain}
     if not isinstance(plain, Mapping):
         kind = "null" if plain is None else type(plain).__name__
         raise AnswerFormatError(f"a record must be a JSON object, got {kind}")
@@ -283,6 +310,9 @@ def _tags(raw: Any) -> tuple[str, ...]:
 def _expected(name: str) -> str:
     return {
         "openai-responses": "expected 'output' with a message item",
+        "perplexity-agent": "expected 'output' with a search_results item",
+        "gemini": "expected 'candidates' with a content",
+        "gemini-interactions": "expected 'steps' (or 'outputs') with a model_output",
         "openai-chat": "expected 'choices' with a message",
         "perplexity": "expected 'search_results', or 'citations' beside 'choices'",
         "anthropic": "expected 'content' as a list of blocks",
@@ -298,6 +328,7 @@ __all__ = [
     "FORMAT_NAMES",
     "AnswerFormat",
     "AnswerFormatError",
+    "Document",
     "RawAnswer",
     "ReadRecord",
     "RecordContext",
@@ -305,6 +336,7 @@ __all__ = [
     "Span",
     "check_format",
     "detect_format",
+    "is_output_list",
     "read_record",
     "to_plain",
     "unwrap",

@@ -10,7 +10,10 @@ text block carries ``citations[]``, each a location:
 - ``char_location``, ``page_location``, ``content_block_location``: a ``document_index`` into
   the documents of the request, with ``document_title``; no URL in the response. The URL is
   taken from the record's ``documents`` (URLs, or document blocks with a ``url`` source), from
-  the request's document blocks, or from a ``document_title`` that is itself a URL.
+  the request's document blocks, or from a ``document_title`` that is itself a URL. A
+  document the record gives no URL for is cited as a :class:`~.base.Document`: by its title
+  as the provider names it (else by its index), with its pages (``start_page_number`` to the
+  exclusive ``end_page_number``) and the ``cited_text``.
 
 The answer is the concatenation of the text blocks (they carry their own spacing). A run of
 text blocks that cites nothing and is followed by a tool call ("I'll search for …") narrates
@@ -22,9 +25,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...sanitize import strip_controls
 from .base import (
     AnswerFormat,
     AnswerFormatError,
+    Document,
     RawAnswer,
     RecordContext,
     Source,
@@ -65,7 +70,31 @@ def document_urls(documents: Sequence[Any]) -> list[str | None]:
     return urls
 
 
-def _source(citation: Mapping[str, Any], documents: Sequence[str | None]) -> Source | None:
+_DOCUMENT_KINDS = ("char_location", "page_location", "content_block_location")
+
+
+def _pages(citation: Mapping[str, Any]) -> str | None:
+    """``"3"`` or ``"3-4"`` from a page location (its end page is exclusive)."""
+    start, end = citation.get("start_page_number"), citation.get("end_page_number")
+    if not isinstance(start, int):
+        return None
+    last = end - 1 if isinstance(end, int) and end > start else start
+    return str(start) if last == start else f"{start}-{last}"
+
+
+def _document(citation: Mapping[str, Any]) -> Document:
+    title = citation.get("document_title")
+    index = citation.get("document_index")
+    name = title.strip() if isinstance(title, str) and title.strip() else f"document {index}"
+    cited = citation.get("cited_text")
+    # PDF text arrives with hard line breaks and control characters (U+0002 for a hyphen).
+    text = " ".join(strip_controls(cited).split()) if isinstance(cited, str) else ""
+    return Document(name, _pages(citation), text or None)
+
+
+def _source(
+    citation: Mapping[str, Any], documents: Sequence[str | None]
+) -> Source | Document | None:
     kind = citation.get("type")
     title = citation.get("title") if isinstance(citation.get("title"), str) else None
     if kind == "web_search_result_location":
@@ -74,26 +103,19 @@ def _source(citation: Mapping[str, Any], documents: Sequence[str | None]) -> Sou
     if kind == "search_result_location":
         url = http_url(citation.get("source"))
         return Source(url, title) if url else None
-    if kind in ("char_location", "page_location", "content_block_location"):
+    if kind in _DOCUMENT_KINDS:
         index = citation.get("document_index")
         document_title = citation.get("document_title")
         url = documents[index] if isinstance(index, int) and 0 <= index < len(documents) else None
         url = url or http_url(document_title)
         if url:
             return Source(url, document_title if isinstance(document_title, str) else None)
+        return _document(citation)
     return None
 
 
 def _unresolved(citation: Mapping[str, Any]) -> str:
-    kind = citation.get("type", "?")
-    if kind in ("char_location", "page_location", "content_block_location"):
-        title = citation.get("document_title")
-        named = f" ({title!r})" if isinstance(title, str) and title else ""
-        return (
-            f"a {kind} citation of document {citation.get('document_index')}{named} was left "
-            "out: the record gives no URL for that document"
-        )
-    return f"a {kind} citation without an http(s) URL was left out"
+    return f"a {citation.get('type', '?')} citation without an http(s) URL was left out"
 
 
 def read(payload: Mapping[str, Any], context: RecordContext) -> RawAnswer:

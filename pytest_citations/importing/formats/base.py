@@ -12,9 +12,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...errors import CitationsError
-from ...fetchers.urls import is_supported_url
+from ...fetchers.urls import request_url
 
 #: Metadata keys that hold a document's address, in the order they are trusted. LangChain's
 #: web loaders write ``source``; LlamaIndex's readers write ``url``, ``URL`` or ``source``.
@@ -35,12 +36,34 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Document:
+    """A cited document the record gives no URL for (an Anthropic document citation): named
+    as the provider names it (its title, else its index), with the pages and the text the
+    provider says it cited. It cannot be fetched."""
+
+    name: str
+    pages: str | None = None
+    cited_text: str | None = None
+
+    @property
+    def described(self) -> str:
+        """How a claim names it: ``Title``, ``Title, page 3`` or ``Title, pages 3-4``."""
+        if not self.pages:
+            return self.name
+        return f"{self.name}, {'pages' if '-' in self.pages else 'page'} {self.pages}"
+
+
+@dataclass(frozen=True)
 class Span:
-    """A source attached to ``text[start:end]`` of the answer (provider offsets)."""
+    """A source attached to ``text[start:end]`` of the answer (provider offsets).
+
+    ``link`` is True for a span that is only the inline link the provider wrote for the
+    citation (no text of its own was attributed)."""
 
     start: int
     end: int
-    source: Source
+    source: Source | Document
+    link: bool = False
 
 
 @dataclass(frozen=True)
@@ -135,13 +158,24 @@ def without_thinking(text: str) -> str:
 
 def http_url(value: Any) -> str | None:
     """The value, stripped, when it is an absolute http(s) URL without spaces or control
-    characters inside (a case file holds it on one line); else None."""
+    characters inside (a case file holds it on one line) and with a real host: a name with
+    a dot (``https://.../?utm_source=chatgpt.com`` and ``https://localhost/`` are
+    placeholders, not pages an answer can cite) or an IP address; else None."""
     if not isinstance(value, str):
         return None
     url = value.strip()
-    if url.isprintable() and " " not in url and is_supported_url(url):
+    if not url.isprintable() or " " in url or request_url(url) is None:
+        return None
+    host = (urlsplit(url).hostname or "").rstrip(".")
+    labels = host.split(".")
+    if host.startswith("[") or ":" in host or (len(labels) > 1 and all(labels)):
         return url
     return None
+
+
+def char_offset(text: str, byte_offset: int) -> int:
+    """The character offset of a UTF-8 byte offset into ``text`` (Gemini counts bytes)."""
+    return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
 
 
 def source_of(item: Any, *, keys: Sequence[str] = URL_KEYS) -> Source | None:

@@ -44,59 +44,91 @@ PART_BREAK = "\n\n"
 SNAP = 16
 
 
-def _snapped(text: str, start: int, end: int, url: str) -> tuple[int, int]:
-    """The bounds of the markdown link to ``url`` nearest the annotation, when the annotated
-    text is not already that link and one stands within :data:`SNAP` characters."""
+def _link_bounds(text: str, url: str, near: int | None = None) -> tuple[int, int] | None:
+    """The bounds of the markdown link to ``url`` in ``text`` (the one nearest ``near``
+    when given, else the first), or None when the text holds no such link."""
     target = f"]({url})"
-    if is_link(text, start, end) or target not in text:
-        return start, end
     best: tuple[int, int] | None = None
     found = text.find(target)
     while found >= 0:
         opening = text.rfind("[", 0, found)
         if opening >= 0 and "\n" not in text[opening:found]:
-            closing = found + len(target)
-            if abs(opening - start) <= SNAP and (
-                best is None or abs(opening - start) < abs(best[0] - start)
-            ):
-                best = (opening, closing)
+            bounds = (opening, found + len(target))
+            if near is None:
+                return bounds
+            if best is None or abs(opening - near) < abs(best[0] - near):
+                best = bounds
         found = text.find(target, found + 1)
-    return best or (start, end)
+    return best
 
 
-def _span(annotation: Mapping[str, Any], text: str, offset: int) -> Span | None:
-    """A span from a ``url_citation`` (flat in Responses, nested in Chat Completions)."""
-    if annotation.get("type") != "url_citation":
-        return None
+def _snapped(text: str, start: int, end: int, url: str) -> tuple[int, int]:
+    """The bounds of the markdown link to ``url`` nearest the annotation, when the annotated
+    text is not already that link and one stands within :data:`SNAP` characters."""
+    if is_link(text, start, end):
+        return start, end
+    nearest = _link_bounds(text, url, start)
+    if nearest is not None and abs(nearest[0] - start) <= SNAP:
+        return nearest
+    return start, end
+
+
+def _span(
+    annotation: Mapping[str, Any], text: str, offset: int, warnings: list[str]
+) -> Span | Source | None:
+    """The span of a ``url_citation`` (flat in Responses, nested in Chat Completions). One
+    without usable offsets (the early Responses shape gave none) is attributed to the
+    sentence holding its inline link; without such a link its page is only a source the
+    answer listed (a :class:`Source`, kept as retrieved). None: no usable URL."""
     fields = as_mapping(annotation.get("url_citation")) or annotation
+    raw = str(fields.get("url"))
     url = http_url(fields.get("url"))
-    start, end = fields.get("start_index"), fields.get("end_index")
-    if url is None or not isinstance(start, int) or not isinstance(end, int):
+    if url is None:
+        warnings.append(f"a url_citation without a usable http(s) URL ({raw!r}) was left out")
         return None
-    start, end = max(0, min(start, len(text))), max(0, min(end, len(text)))
-    if start > end:
-        return None
-    start, end = _snapped(text, start, end, str(fields.get("url")))
     title = fields.get("title") if isinstance(fields.get("title"), str) else None
-    return Span(offset + start, offset + end, Source(url, title))
+    source = Source(url, title)
+    start, end = fields.get("start_index"), fields.get("end_index")
+    if isinstance(start, int) and isinstance(end, int):
+        if 0 <= start <= end <= len(text):
+            start, end = _snapped(text, start, end, raw)
+            return Span(offset + start, offset + end, source, link=is_link(text, start, end))
+        warnings.append(
+            f"the citation of {url} has offsets {start}-{end} outside the text "
+            f"({len(text)} characters); its inline link was used instead"
+        )
+    link = _link_bounds(text, raw)
+    if link is None:
+        return source
+    return Span(offset + link[0], offset + link[1], source, link=True)
 
 
 def _annotated(
-    text: str, annotations: Any, offset: int, spans: list[Span], warnings: list[str]
+    text: str, annotations: Any, offset: int, found: list[Span | Source], warnings: list[str]
 ) -> None:
     for annotation in dicts(annotations):
-        span = _span(annotation, text, offset)
-        if span is not None:
-            spans.append(span)
+        if annotation.get("type") == "url_citation":
+            span = _span(annotation, text, offset, warnings)
+            if span is not None:
+                found.append(span)
         elif annotation.get("type") in ("file_citation", "container_file_citation"):
             name = annotation.get("filename") or annotation.get("file_id") or "a file"
             warnings.append(f"a citation of {name} has no URL and was left out")
-        elif annotation.get("type") == "url_citation":
-            warnings.append("a url_citation without an http(s) URL or offsets was left out")
+
+
+def _sorted(found: list[Span | Source]) -> tuple[tuple[Span, ...], tuple[Source, ...]]:
+    """The spans, and the sources no span attributes (listed, so kept as retrieved)."""
+    spans = tuple(item for item in found if isinstance(item, Span))
+    cited = {span.source for span in spans}
+    listed = tuple(
+        dict.fromkeys(item for item in found if isinstance(item, Source) and item not in cited)
+    )
+    return spans, listed
 
 
 def matches_responses(payload: Mapping[str, Any]) -> bool:
-    """A Responses API object: ``output`` holds a ``message`` item."""
+    """A Responses API object: ``output`` holds a ``message`` item (a bare ``output`` list,
+    as ``response.output`` prints, comes here as ``{"output": [...]}``)."""
     return payload.get("object") == "response" or any(
         item.get("type") == "message" for item in dicts(payload.get("output"))
     )
@@ -105,7 +137,7 @@ def matches_responses(payload: Mapping[str, Any]) -> bool:
 def read_responses(payload: Mapping[str, Any], context: RecordContext) -> RawAnswer:
     """Join the ``output_text`` parts of the message items, keeping their annotations."""
     texts: list[str] = []
-    spans: list[Span] = []
+    found: list[Span | Source] = []
     retrieved: list[Source] = []
     warnings: list[str] = []
     refusals: list[str] = []
@@ -128,17 +160,18 @@ def read_responses(payload: Mapping[str, Any], context: RecordContext) -> RawAns
             if texts:
                 offset += len(PART_BREAK)
             text: str = part["text"]
-            _annotated(text, part.get("annotations"), offset, spans, warnings)
+            _annotated(text, part.get("annotations"), offset, found, warnings)
             texts.append(text)
             offset += len(text)
     if not texts:
         if refusals:
             raise AnswerFormatError(f"the model refused: {refusals[0]}")
         raise AnswerFormatError("no output_text in the response's message items")
+    spans, listed = _sorted(found)
     return RawAnswer(
         PART_BREAK.join(texts),
-        spans=tuple(spans),
-        retrieved=tuple(retrieved),
+        spans=spans,
+        retrieved=(*listed, *retrieved),
         warnings=tuple(warnings),
     )
 
@@ -163,17 +196,14 @@ def read_chat(payload: Mapping[str, Any], context: RecordContext) -> RawAnswer:
         if isinstance(refusal, str) and refusal.strip():
             raise AnswerFormatError(f"the model refused: {refusal}")
         raise AnswerFormatError("choices[0].message has no text content")
-    spans: list[Span] = []
+    found: list[Span | Source] = []
     annotations = message.get("annotations")
     if not annotations:
         # Reasoning models put their chain of thought first; without offsets to keep, drop it.
         text = without_thinking(text)
-    _annotated(text, annotations, 0, spans, warnings)
-    return RawAnswer(
-        text,
-        spans=tuple(spans),
-        warnings=tuple(warnings),
-    )
+    _annotated(text, annotations, 0, found, warnings)
+    spans, listed = _sorted(found)
+    return RawAnswer(text, spans=spans, retrieved=listed, warnings=tuple(warnings))
 
 
 OPENAI_RESPONSES = AnswerFormat(

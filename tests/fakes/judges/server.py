@@ -93,6 +93,10 @@ class JudgeEmulator(EmulatorBase):
         self._hangs = 0
         self._calls: list[JudgeCall] = []
         self._serial = 0
+        #: How answers report their token usage: ``counted`` (the prompt's and the reply's
+        #: words), ``negative`` (the same, negated) or ``missing`` (no usage field at all),
+        #: as a broken provider or proxy would.
+        self.usage_reported = "counted"
 
     # -- URLs ------------------------------------------------------------------------------
 
@@ -260,7 +264,11 @@ class JudgeEmulator(EmulatorBase):
         # Providers bill output tokens even for an empty reply.
         completion_tokens = max(1, len(reply.generated.split()))
         self._record(call(200, label, prompt_tokens, completion_tokens))
-        return reply_response(provider, chat, serial, reply, prompt_tokens, completion_tokens)
+        sign = -1 if self.usage_reported == "negative" else 1
+        return reply_response(
+            provider, chat, serial, reply, sign * prompt_tokens, sign * completion_tokens,
+            usage=self.usage_reported != "missing",
+        )  # fmt: skip
 
     def _wait(self) -> None:
         """Sleep the latency, or the hang time when a hang is queued."""

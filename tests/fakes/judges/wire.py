@@ -148,7 +148,12 @@ def reply_response(
     reply: Reply,
     prompt_tokens: int,
     completion_tokens: int,
+    usage: bool = True,
 ) -> Response:
-    """The provider's 200 answer carrying ``reply`` and the token usage."""
-    answer = WIRES[provider].answer(chat, serial, reply, prompt_tokens, completion_tokens)
-    return Response.json(200, answer)
+    """The provider's 200 answer carrying ``reply`` and the token usage (none at all when
+    ``usage`` is False: the usage fields left out)."""
+    body = WIRES[provider].answer(chat, serial, reply, prompt_tokens, completion_tokens)
+    if not usage:
+        for key in ("usage", "prompt_eval_count", "eval_count"):
+            body.pop(key, None)
+    return Response.json(200, body)
