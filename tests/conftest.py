@@ -207,9 +207,12 @@ def secret_values() -> tuple[str, ...]:
 @pytest.fixture
 def citations(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Citations:
     """A pytester project for ``pytest --citations`` (see :class:`plugin_helpers.Citations`),
-    with no steering variable of the developer's shell set."""
+    with no steering variable of the developer's shell set, and its (empty) cassette folder
+    ``cassettes/``, as a project keeps it: a run whose folder is missing is a usage error
+    unless it records every cassette it lacks."""
     for variable in STEERING_VARIABLES:
         monkeypatch.delenv(variable, raising=False)
+    (pytester.path / "cassettes").mkdir()
     return Citations(pytester, monkeypatch)
 
 

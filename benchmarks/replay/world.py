@@ -77,12 +77,14 @@ def embedder_arguments(embedder: str | None) -> list[str]:
 def record(library: Path, scenarios: Sequence[Scenario], embedder: str | None) -> float:
     """Records every world at once into ``library/cassettes``, as a user records: ``pytest
     --citations --citations-record=all`` in a subprocess, against fresh emulators that answer
-    at once. Returns the recording's wall time."""
+    at once. Returns the recording's wall time. The judge is shown the top passages (0 evidence
+    words), as it was before choices were kept: a cassette without its ``retrieval:`` section
+    is replayed by that ranking, so the legacy form replays the same judge calls."""
     pages = {url: page for scenario in scenarios for url, page in scenario.fake_pages.items()}
     command = [
         sys.executable, "-m", "pytest", "--citations", "cases/", "-q", "-p", "no:cacheprovider",
         "--citations-record=all", "--citations-concurrency=16", "--citations-judge=openai",
-        *embedder_arguments(embedder),
+        "--citations-evidence-words=0", *embedder_arguments(embedder),
     ]  # fmt: skip
     with Emulators(pages, 0.0, "process") as emulators:
         env = clean_environment() | live_environment(emulators)

@@ -1,8 +1,10 @@
 """``pytest-citations cassettes upgrade|check PATH…``: the upkeep of recorded cassettes as
 the package changes, offline. ``upgrade`` adds retrieval's choices to cassettes recorded
-before they were kept, so that they replay without a model; ``check`` re-runs retrieval
-against the recorded choices and lists every citation whose passages would now differ.
-Both need the embedding models: without them they exit 4 naming the extra. ``sign`` and
+before they were kept, so that they replay without a model; ``check`` checks, without a
+model, that each cassette replays as the recording it claims to be, and with
+``--retrieval`` also re-runs retrieval against the recorded choices and lists every
+citation whose passages would now differ. ``upgrade`` and ``check --retrieval`` need the
+embedding models: without them they exit 4 naming the extra. ``sign`` and
 ``keygen`` (signed recordings) are in :mod:`.signing`."""
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ from ..recording.files import CassetteContentError
 from ..recording.pages import read_recording
 from ..recording.signing import refused_writes
 from ..retrieval.embedders import canonical_name, missing_models
-from ..upkeep import CheckedCassette, check_cassettes, owners_of, upgrade_cassettes
+from ..upkeep import (
+    CheckedCassette,
+    SoundCassette,
+    check_cassettes,
+    check_integrity,
+    owners_of,
+    upgrade_cassettes,
+)
 from ..upkeep.owners import cassette_files
 from .common import (
     EXIT_CODES,
@@ -41,9 +50,15 @@ _UPGRADE = (
     "file is written atomically, and only when it gains something."
 )
 _CHECK = (
-    "Make every recorded choice again with the installed model, from the recorded page and "
-    "the choice's own settings, and list each citation whose passages would differ: what a "
-    "re-record would change. Nothing is sent or written."
+    "Check that each cassette replays as the recording it claims to be, fast and without a "
+    "model: a file the loader refuses (aliases, a key given twice, two entries for one "
+    "claim), a recorded choice that is not one retrieval makes from its recorded page "
+    "(pieces out of order, overlapping, off the recorded ranking's units), a choice no "
+    "recorded judge call carries or whose votes disagree with the calls that do, judge calls "
+    "no choice names, a cassette not upgraded: each named with its file and retrieval entry. "
+    "With --retrieval, also make every recorded choice again with the installed model and "
+    "list each citation whose passages would differ (what a re-record would change). Nothing "
+    "is sent or written."
 )
 
 
@@ -52,7 +67,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     cassettes = commands.add_parser(
         "cassettes",
         parents=[parent],
-        help="upgrade recorded cassettes, or check them against retrieval here",
+        help="upgrade recorded cassettes, or check that they replay as recorded",
         description="Keep recorded cassettes up with the package, offline.",
         epilog=EXIT_CODES,
     )
@@ -73,14 +88,39 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         default="cassettes",
         help="the cassette folder, relative to --root (default: cassettes)",
     )
+    _retrieval_options(upgrade)
+    upgrade.set_defaults(run=run_upgrade)
+    check = actions.add_parser(
+        "check",
+        parents=[parent],
+        help="check that cassettes replay as recorded (with --retrieval, also what retrieval "
+        "here would choose otherwise)",
+        description=_CHECK,
+        epilog=EXIT_CODES + " Check exits 1 on any problem, when a cassette holds judge calls "
+        "but no choice (not upgraded), or with --retrieval when a citation's passages would "
+        "differ; 4 with --retrieval where the embedding models are missing.",
+    )
+    _paths(check)
+    check.add_argument(
+        "--retrieval", action="store_true", help="also re-run retrieval with the installed "
+        "model against every recorded choice and list what a re-record would change (needs "
+        "the embedding models)",
+    )  # fmt: skip
+    check.set_defaults(run=run_check)
+    add_signing_actions(actions, parent)
+
+
+def _retrieval_options(upgrade: argparse.ArgumentParser) -> None:
+    """The settings ``upgrade`` chooses passages with, as the cassettes were recorded."""
     upgrade.add_argument(
         "--embedder", help="the embedding setting the cassettes were recorded with "
         "(default: CITATIONS_EMBEDDING_MODEL or all-MiniLM-L6-v2)",
     )  # fmt: skip
     upgrade.add_argument(
         "--evidence-words", type=int, metavar="N", help="words of the page the judge was "
-        "shown (default 560; 0: the top-k passages, as every cassette recorded before the "
-        "evidence lines was)",
+        "shown, for a cassette that holds a retrieval section but lacks some choices "
+        "(default 560; a cassette without the section was made by the top-k passages, and "
+        "is upgraded so)",
     )  # fmt: skip
     upgrade.add_argument(
         "--budget", type=int, metavar="N", dest="old_budget",
@@ -90,18 +130,6 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     upgrade.add_argument(
         "--passage-words", type=int, help="words a passage held at most (default 200)"
     )
-    upgrade.set_defaults(run=run_upgrade)
-    check = actions.add_parser(
-        "check",
-        parents=[parent],
-        help="list the citations whose passages retrieval here would choose otherwise",
-        description=_CHECK,
-        epilog=EXIT_CODES + " Check exits 1 when a citation's passages would differ, or a "
-        "cassette holds judge calls but no choice (not upgraded).",
-    )
-    _paths(check)
-    check.set_defaults(run=run_check)
-    add_signing_actions(actions, parent)
 
 
 def _paths(parser: argparse.ArgumentParser) -> None:
@@ -193,21 +221,35 @@ def _recorded_settings(paths: list[Path]) -> list[str]:
 
 
 def summary(checked: list[CheckedCassette]) -> str:
-    """The check's last line: how many recorded choices would change, and how many
+    """The re-retrieval's last line: how many recorded choices would change, and how many
     cassettes could not be checked."""
     changed = sum(len(cassette.changed) for cassette in checked)
     every = sum(cassette.choices for cassette in checked)
     line = (
-        f"cassettes check: {changed} of {every} recorded choices would change"
+        f"cassettes check --retrieval: {changed} of {every} recorded choices would change"
         if changed
-        else f"cassettes check: none of {every} recorded choices would change"
+        else f"cassettes check --retrieval: none of {every} recorded choices would change"
     )
     left = sum(1 for cassette in checked if cassette.not_upgraded or cassette.problem)
     return line + (f"; {counted(left, 'cassette')} not checked" if left else "")
 
 
+def soundness(checked: list[SoundCassette]) -> str:
+    """The integrity check's last line."""
+    # A cassette that could not be read at all is one problem.
+    problems = sum(len(cassette.problems) + bool(cassette.unread) for cassette in checked)
+    left = sum(1 for cassette in checked if cassette.not_upgraded)
+    files = counted(len(checked), "cassette")
+    line = (
+        f"cassettes check: {counted(problems, 'problem')} in {files}"
+        if problems
+        else f"cassettes check: {files}, no problem"
+    )
+    return line + (f"; {left} not upgraded" if left else "")
+
+
 def run_check(args: argparse.Namespace) -> int:
-    """Check, print what would change, exit 1 when something would."""
+    """Check (and with ``--retrieval`` re-run retrieval), print, exit 1 on any finding."""
     root = Path(args.root)
     try:
         paths = cassette_files(list(map(Path, args.paths)))
@@ -217,14 +259,23 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
     async def work(settings: Settings) -> int:
-        refused = _without_models(_recorded_settings(paths), "check")
-        if refused is not None:
-            return refused
-        checked = await check_cassettes(paths, settings, root=root, trust=trust)
-        for cassette in checked:
+        if args.retrieval:
+            refused = _without_models(_recorded_settings(paths), "check --retrieval")
+            if refused is not None:
+                return refused
+        sound = await check_integrity(paths, settings, root=root, trust=trust)
+        for cassette in sound:
             for line in cassette.lines():
                 print(line)
-        print(summary(checked))
-        return EXIT_FAILED if any(cassette.failed for cassette in checked) else EXIT_OK
+        print(soundness(sound))
+        failed = any(cassette.failed for cassette in sound)
+        if args.retrieval:
+            checked = await check_cassettes(paths, settings, root=root, trust=trust)
+            for rechecked in checked:
+                for line in rechecked.lines():
+                    print(line)
+            print(summary(checked))
+            failed = failed or any(rechecked.failed for rechecked in checked)
+        return EXIT_FAILED if failed else EXIT_OK
 
     return run_engine(args, work, needs_all=False)

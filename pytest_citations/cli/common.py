@@ -28,7 +28,8 @@ EXIT_CODES = (
     "--allow-unchecked), skipped batch lines or import records, or no stored page; 2 usage "
     "or configuration error (every missing variable is named, service unreachable); "
     "3 credential refused or no credits left; 4 a command that chooses passages (verify, "
-    "batch, drift, serve, cassettes upgrade and check) without the embedding models (the "
+    "batch, drift, serve, cassettes upgrade and check --retrieval) without the embedding "
+    "models (the "
     "record extra). Tokens come from CRAWLBASE_TOKEN, "
     "CRAWLBASE_JS_TOKEN and OPENAI_API_KEY (or ANTHROPIC_API_KEY)."
 )

@@ -98,6 +98,9 @@ class _Keeping:
     def replays(self) -> bool:
         return False  # retrieval runs here: the claims may be embedded ahead
 
+    def ranking(self) -> int | None:
+        return self._library.ranking()
+
     def refuse(self, key: ChoiceKey, why: str) -> RequestRefused:
         return self._library.refuse(key, why)
 

@@ -12,7 +12,7 @@ import httpx
 
 from ..errors import AuthenticationError
 from ..labels import Label, Reason
-from ..network import is_replayed
+from ..network import is_replayed, recorded_copies
 from ..network.budget import Price, Spend, account, priced
 from ..network.requester import Requester, TransientError
 from ..network.transport import placeholder
@@ -41,6 +41,9 @@ class Judgement:
     reason: str | None = None
     #: Answered by a recording rather than the provider: nothing was spent.
     replayed: bool = False
+    #: How many recordings of this very request the recording holds (0 when answered live):
+    #: the judge's votes on one citation are as many identical requests.
+    recorded: int = 0
     #: For a joint judgement: (source number, quote) pairs, sources counted from 1.
     quotes: tuple[tuple[int, str], ...] = ()
 
@@ -232,14 +235,16 @@ class HttpJudge:
             raise AuthenticationError(
                 self.key_variable, f"The {self.name} judge", response.status_code
             )
-        replayed, status = is_replayed(response), response.status_code
+        replayed, recorded = is_replayed(response), recorded_copies(response)
+        status = response.status_code
         data = _json(response) if status == 200 else None
         # Counted first, into the run's ledger: a reply that cannot be used was still paid.
         # Priced from the body read here, unless the budget's transport priced it already.
         charged = price.priced(response) or self._charged(status, data, body)
         account(self.requester.ledger, response, charged)
         if status != 200:
-            return None, replace(Judgement.failed(Reason.JUDGE_ERROR), replayed=replayed)
+            failed = Judgement.failed(Reason.JUDGE_ERROR)
+            return None, replace(failed, replayed=replayed, recorded=recorded)
         prompt_tokens, completion_tokens = charged.prompt_tokens, charged.completion_tokens
         try:
             content, problem = self.read(data)
@@ -248,7 +253,9 @@ class HttpJudge:
         outcome = Judgement.failed(
             problem or Reason.JUDGE_INVALID_RESPONSE, prompt_tokens, completion_tokens
         )
-        return (None if problem else content), replace(outcome, replayed=replayed)
+        return (None if problem else content), replace(
+            outcome, replayed=replayed, recorded=recorded
+        )
 
     async def judge(self, claim: str, passages: Sequence[str]) -> Judgement:
         """Ask once (with the transport's retries); every failure becomes a labelled result."""

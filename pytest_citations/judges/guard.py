@@ -3,6 +3,7 @@ and carries enough of them to be evidence ("Water" or "a" prove nothing)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -83,20 +84,30 @@ def _carries_evidence(token: str) -> bool:
     return len(token) >= 2 and token not in _STOPWORDS
 
 
-def holder(quote: str | None, passages: Sequence[str]) -> tuple[str | None, int | None]:
+@functools.lru_cache(maxsize=8)
+def _normalized_page(page: str) -> str:
+    return normalize(page)
+
+
+def holder(
+    quote: str | None, passages: Sequence[str], page: str | None = None
+) -> tuple[str | None, int | None]:
     """Why a quote is not evidence (None when it is), and the passage that holds it.
 
     ``evidence_quote_not_in_source`` when the normalized quote is empty or is not a substring
-    of any normalized passage (G1); ``evidence_quote_too_short`` when in every passage that
-    holds it, it carries fewer than :data:`MIN_QUOTE_WORDS` content words, or, where the whole
-    passage has fewer, fewer than the passage (and never none). The passage is the first
-    that holds the quote as evidence (or, for a quote too short, the first that holds it).
+    of any normalized passage (G1), or, given the ``page`` the passages were cut from, not a
+    substring of the normalized page either: a quote stands in the page as one contiguous
+    span, never across the join of two pieces of it shown as one text.
+    ``evidence_quote_too_short`` when in every passage that holds it, it carries fewer than
+    :data:`MIN_QUOTE_WORDS` content words, or, where the whole passage has fewer, fewer than
+    the passage (and never none). The passage is the first that holds the quote as evidence
+    (or, for a quote too short, the first that holds it).
     """
     needle = normalize(quote or "")
     holders = [
         number for number, passage in enumerate(passages) if needle and needle in normalize(passage)
     ]
-    if not holders:
+    if not holders or (page is not None and needle not in _normalized_page(page)):
         return Reason.QUOTE_NOT_IN_SOURCE, None
     carried = content_words(needle)
     for number in holders:
@@ -106,9 +117,11 @@ def holder(quote: str | None, passages: Sequence[str]) -> tuple[str | None, int 
     return Reason.QUOTE_TOO_SHORT, holders[0]
 
 
-def quote_problem(quote: str | None, passages: Sequence[str]) -> str | None:
+def quote_problem(
+    quote: str | None, passages: Sequence[str], page: str | None = None
+) -> str | None:
     """Why a quote is not evidence, or None when it is (see :func:`holder`)."""
-    return holder(quote, passages)[0]
+    return holder(quote, passages, page)[0]
 
 
 def quote_in_passages(quote: str, passages: Sequence[str]) -> bool:
@@ -153,8 +166,15 @@ class Guarded:
     span: tuple[int, int] | None = None
 
 
-def guard(label: Label, quote: str | None, confidence: float, passages: Sequence[str]) -> Guarded:
-    """Accept a judgement only when its quote stands in the passages as evidence (G2, G3).
+def guard(
+    label: Label,
+    quote: str | None,
+    confidence: float,
+    passages: Sequence[str],
+    page: str | None = None,
+) -> Guarded:
+    """Accept a judgement only when its quote stands in the passages as evidence (G2, G3),
+    and, given the ``page`` they were cut from, in the page as one contiguous span.
 
     supported, partial and contradicted need a quote that passes :func:`quote_problem`;
     otherwise they become not_found with confidence 0 and its reason
@@ -164,10 +184,10 @@ def guard(label: Label, quote: str | None, confidence: float, passages: Sequence
     """
     quote = quote if quote and quote.strip() else None
     if label in EVIDENCE_LABELS:
-        problem, number = holder(quote, passages)
+        problem, number = holder(quote, passages, page)
         if problem is None and quote is not None and number is not None:
             return Guarded(label, quote, confidence, None, number, locate(quote, passages[number]))
         return Guarded(Label.NOT_FOUND, None, 0.0, problem)
-    if quote is not None and quote_problem(quote, passages) == Reason.QUOTE_NOT_IN_SOURCE:
+    if quote is not None and quote_problem(quote, passages, page) == Reason.QUOTE_NOT_IN_SOURCE:
         return Guarded(Label.NOT_FOUND, None, 0.0, Reason.QUOTE_NOT_IN_SOURCE)
     return Guarded(Label.NOT_FOUND, None, confidence, None)

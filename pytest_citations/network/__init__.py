@@ -26,7 +26,14 @@ variables in :mod:`.config`.
 
 from __future__ import annotations
 
-from .client import REPLAYED, HttpClient, is_replayed, make_http_client
+from .client import (
+    RECORDED,
+    REPLAYED,
+    HttpClient,
+    is_replayed,
+    make_http_client,
+    recorded_copies,
+)
 from .config import NetworkConfig, SpendingLimits
 from .limits import FETCH, JUDGE, RequestLimit
 from .requester import RETRYABLE_STATUSES, Requester, TransientError, retry_after_seconds
@@ -35,6 +42,7 @@ from .transport import NetworkTransport, network_transport, placeholder
 __all__ = [
     "FETCH",
     "JUDGE",
+    "RECORDED",
     "REPLAYED",
     "RETRYABLE_STATUSES",
     "HttpClient",
@@ -48,5 +56,6 @@ __all__ = [
     "make_http_client",
     "network_transport",
     "placeholder",
+    "recorded_copies",
     "retry_after_seconds",
 ]

@@ -78,3 +78,14 @@ REPLAYED = "pytest_citations.replayed"
 def is_replayed(response: httpx.Response) -> bool:
     """True when a recording, not the network, answered this request."""
     return bool(response.extensions.get(REPLAYED))
+
+
+#: Response extension set with :data:`REPLAYED`: how many recordings of this very request
+#: the recording holds (the judge's votes on one citation are as many identical requests).
+RECORDED = "pytest_citations.recorded"
+
+
+def recorded_copies(response: httpx.Response) -> int:
+    """How many recordings of the request a replayed response came from (0 when live)."""
+    found = response.extensions.get(RECORDED)
+    return found if isinstance(found, int) and is_replayed(response) else 0

@@ -37,6 +37,12 @@ class Recall(Protocol):
         """Whether the active recording only replays (nothing chosen now is kept)."""
         ...
 
+    def ranking(self) -> int | None:
+        """The ranking that made the active recording's judge calls where it holds no choice
+        of passages for them: 1 (the top passages) for a recording made before choices were
+        kept, which a replay and an upgrade must choose with; None: today's."""
+        ...
+
     def refuse(self, key: ChoiceKey, why: str) -> RequestRefused:
         """The error for a choice a replay cannot make (``why``), naming the recording and
         the command that adds what it lacks."""

@@ -6,19 +6,22 @@ and a recording that records keeps the choice."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..fetchers import FetchResult
+from ..judges import Judgement
 from ..retrieval.embedders import canonical_name
 from ..retrieval.index import PageIndex
 from ..retrieval.passages import split_spans
 from ..retrieval.retriever import Retriever
-from ..retrieval.selection import Selection
+from ..retrieval.selection import PASSAGES, Selection
+from ..retrieval.validity import choice_problem
 from ..retrieval.worker import INDEX, RANK, EmbeddingWorker
 from .recall import ChoiceKey, Recall
 from .sharing import SharedWork
+from .voting import recorded_votes
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -52,6 +55,11 @@ class Chosen:
     selection: Selection | None
     fresh: bool = False
 
+    @property
+    def votes(self) -> int:
+        """How many times the judge is asked about the passages."""
+        return (self.selection.votes if self.selection is not None else None) or 1
+
 
 class RetrievalStep:
     """Chooses (or recalls) the passages of each claim against each page for one verifier."""
@@ -82,15 +90,24 @@ class RetrievalStep:
         contradicts a setting the run pinned."""
         key = ChoiceKey(claim, url, page.digest)
         recalled = self._recall.recall(key) if self._recall is not None else None
-        if recalled is not None and recalled.fits(page.text):
+        if recalled is not None:
+            assert self._recall is not None
+            problem = choice_problem(page.text, recalled)
+            if problem is not None:
+                raise self._recall.refuse(
+                    key,
+                    f"its recorded choice of passages is not one "
+                    f"retrieval makes from the recorded page: {problem}",
+                )
             self._check_pinned(key, recalled)
             return Chosen(key, recalled)
         missing = self.retriever.missing()
         if missing and self._recall is not None and self._recall.replays():
             raise self._recall.unchosen(key, missing)
         index = await self._index(page)
+        ranking = self._recall.ranking() if self._recall is not None else None
         # Ranking goes before indexing more pages: it sends a judge call out at once.
-        selection = await self._worker.run(RANK, self._chosen, claim, index, page.text)
+        selection = await self._worker.run(RANK, self._chosen, claim, index, page.text, ranking)
         return Chosen(key, selection, fresh=True)
 
     def keep(self, chosen: Chosen) -> None:
@@ -100,7 +117,11 @@ class RetrievalStep:
         if chosen.fresh and chosen.selection is not None and self._recall is not None:
             self._recall.keep(chosen.key, chosen.selection)
 
-    def _chosen(self, claim: str, index: PageIndex, text: str) -> Selection | None:
+    def _chosen(
+        self, claim: str, index: PageIndex, text: str, ranking: int | None
+    ) -> Selection | None:
+        """The choice made now from the page's ``text``, by today's ranking, or by ranking 1
+        (the top passages, 0 evidence words) for a recording made with it."""
         settings = self.settings
         chosen = self.retriever.choose(
             claim,
@@ -109,10 +130,15 @@ class RetrievalStep:
             markdown=text,
             setting=canonical_name(settings.embedding_model),
             passage_words=settings.passage_words,
-            evidence_words=settings.evidence_words,
+            evidence_words=0 if ranking == 1 else settings.evidence_words,
         )
+        if chosen is None:
+            return None
+        if ranking == 1:
+            older = replace(chosen.chooser, ranking=1, evidence_words=0, units=PASSAGES)
+            chosen = replace(chosen, chooser=older)
         # The judge is asked about passages chosen now as often as the run says.
-        return None if chosen is None else replace(chosen, votes=settings.judge_votes)
+        return replace(chosen, votes=settings.judge_votes)
 
     def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
         async def run() -> PageIndex:
@@ -132,11 +158,45 @@ class RetrievalStep:
             asked = getattr(self.settings, field)
             asked = canonical_name(asked) if field == "embedding_model" else asked
             recorded = recorded_value(selection)
-            if asked != recorded:
+            if recorded is not None and asked != recorded:
                 raise self._recall.refuse(key, (
                     f"it {done} {flag} {recorded}, and this run asks for {asked}: drop the "
                     "option to replay the recording, or record it again with the option"
                 ))  # fmt: skip
+
+    def account(self, chosen: Chosen, answers: Sequence[Judgement]) -> Chosen:
+        """The choice with the number of times the judge was asked about it. A replay is the
+        recording, all of it: when the answers came from a recording, they are every call it
+        holds of the pair's request, as many as its retrieval entry states (when it states
+        a number) and the run pinned (``--citations-judge-votes``); anything else raises
+        :class:`~pytest_citations.errors.RequestRefused` naming the recording and the claim."""
+        selection = chosen.selection
+        assert selection is not None
+        recorded = recorded_votes(answers)
+        if recorded is None:  # asked live
+            return replace(chosen, selection=replace(selection, votes=selection.votes or 1))
+        assert self._recall is not None
+        stated = None if chosen.fresh else selection.votes
+        why = None
+        if stated is not None and stated != recorded:
+            why = (
+                f"its retrieval entry says votes: {stated}, and the recording holds "
+                f"{recorded} judge calls for it"
+            )
+        elif "judge_votes" in self.settings.pinned and self.settings.judge_votes != recorded:
+            why = (
+                f"it asked the judge with --citations-judge-votes {recorded}, and this run asks "
+                f"for {self.settings.judge_votes}: drop the option to replay the recording, or "
+                "record it again with the option"
+            )
+        elif len(answers) < recorded:
+            why = (
+                f"the recording holds {recorded} judge calls for it, and {recorded - len(answers)} "
+                f"of them were left unplayed (answer {len(answers)} ended the asking)"
+            )
+        if why is not None:
+            raise self._recall.refuse(chosen.key, why)
+        return replace(chosen, selection=replace(selection, votes=recorded))
 
     async def drain(self) -> None:
         """Cancel the indexing still running."""

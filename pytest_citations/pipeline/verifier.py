@@ -379,14 +379,15 @@ class Verifier:
                 self._retrieval.keep(chosen)
                 return replace(located, reason=Reason.NO_PASSAGES)
             assert selection is not None
-            answers = await self._ask(claim, passages, selection.votes)
+            answers = await self._ask(claim, passages, selection.votes or 1)
+            chosen = self._retrieval.account(chosen, answers)  # the recording's every call
             self._retrieval.keep(chosen)
         except RequestRefused as refused:
             work.note(refused)
             if chosen is not None and not isinstance(refused, OverBudget):
                 self._retrieval.keep(chosen)  # what a replay lacks the call of: upgrade names it
             return replace(located, reason=_refusal(refused))
-        accepted, votes = tally(answers, passages, selection.votes)
+        accepted, votes = tally(answers, passages, chosen.votes, page.text)
         work.evidence[url] = shown_evidence(url, passages, accepted, selection, page.text)
         return replace(located, label=accepted.label, evidence_quote=accepted.evidence_quote,
                        confidence=accepted.confidence, reason=accepted.reason,

@@ -33,6 +33,7 @@ from .header import header_line
 from .items import CASE_MARKER, CaseFile, note_declared_marks
 from .not_run import CaseFilesNotRun
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options, register
+from .preflight import check_recording_secrets, check_signing, refuse_budget_under_xdist
 from .printing import neutralise_failure, neutralised_logs, printed
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
 from .results import attach_problems, attach_result, result_of
@@ -42,15 +43,7 @@ from .scheduling import (
     holds_cases,
     matches_any,
 )
-from .session import (
-    SESSION_KEY,
-    CitationsSession,
-    build_settings,
-    check_recording_secrets,
-    check_signing,
-    refuse_budget_under_xdist,
-    session_of,
-)
+from .session import SESSION_KEY, CitationsSession, build_settings, session_of
 from .sharding import hand_over, left_to_other_shards, shard_items
 
 __all__ = ["citation_verifier"]

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from ..cases import Case
-from ..distribution import install_command
 from ..errors import AccountError, CitationsError, ConfigurationError
 from ..gating.assessment import BaselineRef, FileAssessment, assess_file
 from ..gating.baseline import Baseline
@@ -35,13 +34,12 @@ from ..recording import (
 from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
 from ..recording.plan import plan_recording
-from ..recording.signing import SigningKeyError, refused_writes
-from ..retrieval.embedders import missing_models
 from ..timing import split
 from ..usage import SpendPlan, Usage
 from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
+from .preflight import check_cassette_folder, check_recording_secrets
 from .printing import printed
 
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
@@ -95,47 +93,6 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
     return settings
 
 
-def check_recording_secrets(options: Options, settings: Settings, backends: Backends) -> None:
-    """Recording needs real secrets and the embedding models (a replay needs neither): one
-    usage error names every missing variable, another the extra that brings the models."""
-    live = options.record_mode.records or options.drift
-    if not live:
-        return
-    asked = (
-        f"--citations-record={options.record_mode.value}"
-        if options.record_mode.records
-        else "--citations-drift"
-    )
-    models = missing_models(settings.embedding_model)
-    if models:
-        extra = install_command("record")
-        raise pytest.UsageError(
-            f"{asked} chooses the passages the judge sees with the embedder "
-            f"{settings.embedding_model}, which needs {', '.join(models)}: {extra} "
-            "(a replay needs no model), or choose --citations-embedder lexical"
-        )
-    missing = settings.missing(backends)
-    if missing:
-        raise pytest.UsageError(
-            f"{asked} sends requests and needs "
-            f"{' and '.join(missing)}; set {'it' if len(missing) == 1 else 'them'} in the "
-            "environment (replay with the default --citations-record=none needs no token)"
-        )
-
-
-def check_signing(options: Options) -> str | None:
-    """What a run that writes cassettes (recording, drift's update) must hear about
-    signing: a usage error when ``CITATIONS_SIGNING_KEY`` holds no usable key (before
-    anything is paid for), and a warning (returned) when the trusted keys will refuse what
-    it writes."""
-    if not (options.record_mode.records or options.drift_update):
-        return None
-    try:
-        return refused_writes(options.trusted_keys)
-    except SigningKeyError as error:
-        raise pytest.UsageError(f"citations: {error}") from None
-
-
 def file_requests(cases: Sequence[Case]) -> list[ClaimRequest]:
     """The claims of a case file as the verifier takes them, in file order."""
     return [
@@ -143,19 +100,6 @@ def file_requests(cases: Sequence[Case]) -> list[ClaimRequest]:
         for case in cases
         for claim in case.claims
     ]
-
-
-def refuse_budget_under_xdist(config: pytest.Config, options: Options) -> None:
-    """A usage error when a budget would be counted on several xdist workers, each of
-    which would spend it in full."""
-    if options.spending_limits and (
-        getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")
-    ):
-        flags = " and ".join(f"--citations-{name}" for name in options.spending_limit_names)
-        raise pytest.UsageError(
-            f"{flags} counts what one process spends: run it without xdist (-n 0 or "
-            "-p no:xdist), so that the budget holds for the whole run"
-        )
 
 
 class CitationsSession:
@@ -170,6 +114,7 @@ class CitationsSession:
         self.backends = config.stash[BACKENDS_KEY]
         self.settings = build_settings(options, folder, self.backends)
         check_recording_secrets(options, self.settings, self.backends)
+        check_cassette_folder(options)
         #: The VCR configuration after the ``pytest_citations_vcr`` hooks (drift uses it too).
         self.vcr_config = build_vcr(self.settings.redactor())
         config.hook.pytest_citations_vcr(config=config, vcr=self.vcr_config)

@@ -32,7 +32,7 @@ def choice_document(key: ChoiceKey, selection: Selection) -> dict[str, Any]:
             for shown in selection.shown
         ],
     }
-    if selection.votes != 1:
+    if selection.votes is not None and selection.votes != 1:
         entry["votes"] = selection.votes
     return entry
 
@@ -74,8 +74,8 @@ def _choice(number: int, item: Any) -> tuple[ChoiceKey, Selection]:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise CassetteContentError(f"{what} is not readable ({type(error).__name__})") from None
-    votes = item.get("votes", 1)
-    if isinstance(votes, bool) or not isinstance(votes, int) or votes < 1:
+    votes = item.get("votes")
+    if votes is not None and (isinstance(votes, bool) or not isinstance(votes, int) or votes < 1):
         raise CassetteContentError(f"the votes of {what} are not a whole number of at least 1")
     return key, Selection(shown, chooser, votes)
 
@@ -86,4 +86,14 @@ def parse_choices(raw: Iterable[Any] | None) -> dict[ChoiceKey, Selection]:
         return {}
     if not isinstance(raw, list):
         raise CassetteContentError("its 'retrieval' is not a list")
-    return dict(_choice(number, item) for number, item in enumerate(raw, start=1))
+    found: dict[ChoiceKey, Selection] = {}
+    numbers: dict[ChoiceKey, int] = {}
+    for number, item in enumerate(raw, start=1):
+        key, selection = _choice(number, item)
+        if key in found:
+            raise CassetteContentError(
+                f"retrieval choices {numbers[key]} and {number} are both for the claim "
+                f"{key.claim!r} against {key.url} on one page (a recording makes one)"
+            )
+        found[key], numbers[key] = selection, number
+    return found

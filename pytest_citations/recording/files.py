@@ -8,7 +8,7 @@ import copy
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import yaml
 from vcr.filters import sensitive_data_hooks
@@ -29,7 +29,8 @@ from .sealing import seal
 
 # Readable YAML --------------------------------------------------------------------------
 class _Dumper(_SafeDumper):
-    pass
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # a value met twice is written twice: the loader refuses aliases
 
 
 def _represent_str(dumper: yaml.representer.SafeRepresenter, value: str) -> yaml.ScalarNode:
@@ -49,7 +50,7 @@ class ReadableYamlSerializer:
 
     @staticmethod
     def deserialize(text: str) -> dict[str, Any]:
-        loaded = yaml.load(text, Loader=_Loader)
+        loaded = load_yaml(text)
         return loaded if isinstance(loaded, dict) else {}
 
 
@@ -95,6 +96,84 @@ def _mark(error: yaml.YAMLError) -> str:
     problem = getattr(error, "problem", None) or str(error).splitlines()[0]
     where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
     return f"it is not valid YAML{where} ({problem})"
+
+
+#: Longer numbers are refused before they are built: no cassette holds one, and turning a
+#: few thousand digits into an int is refused by Python (or costs quadratic time).
+MAX_NUMBER_DIGITS = 100
+_INT_TAG = "tag:yaml.org,2002:int"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _line(node: yaml.Node) -> int:
+    return int(node.start_mark.line) + 1
+
+
+def _alias_line(text: str) -> str:
+    """Where the first alias of ``text`` stands, and what it repeats (only called once a
+    shared node was found, so the extra pass costs nothing on a good file)."""
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent) and event.start_mark is not None:
+            return f"*{event.anchor} at line {event.start_mark.line + 1}"
+    return "an alias"  # pragma: no cover - a shared node always comes from an alias
+
+
+def _checked(text: str, root: yaml.Node) -> None:
+    """Refuse, before anything is built, what no cassette holds and a hostile one could use:
+    aliases (a few hundred bytes of them stand for gigabytes once a value is walked, copied or
+    matched), merge keys, a key given twice in one mapping (the second would silently win),
+    and numbers too long to read. One pass over the composed nodes, each visited once."""
+    seen: set[int] = set()
+    stack = [root]
+    mapping, sequence = yaml.MappingNode, yaml.SequenceNode
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # libyaml hands an alias over as its anchor's node again
+            raise CassetteContentError(
+                f"it uses a YAML alias ({_alias_line(text)}), which cassettes never hold"
+            )
+        seen.add(id(node))
+        if isinstance(node, mapping):
+            keys: set[object] = set()
+            for key, value in node.value:
+                name = (key.tag, key.value) if type(key.value) is str else id(key)
+                if name in keys or key.tag == _MERGE_TAG:
+                    _refuse_key(node, key)
+                keys.add(name)
+                stack.append(key)
+                stack.append(value)
+        elif isinstance(node, sequence):
+            stack.extend(node.value)
+        elif node.tag == _INT_TAG and len(node.value) > MAX_NUMBER_DIGITS:
+            raise CassetteContentError(
+                f"it holds a number of {len(node.value)} characters at line {_line(node)}"
+            )
+
+
+def _refuse_key(mapping: yaml.MappingNode, key: yaml.Node) -> NoReturn:
+    """The error of a merge key, or of a key the mapping holds before ``key``."""
+    if key.tag == _MERGE_TAG:
+        raise CassetteContentError(f"it uses a YAML merge key (<<) at line {_line(key)}")
+    first = next(k for k, _ in mapping.value if k.tag == key.tag and k.value == key.value)
+    raise CassetteContentError(
+        f"the key {key.value!r} at line {_line(key)} is given twice in one mapping (first at "
+        f"line {_line(first)})"
+    )
+
+
+def load_yaml(text: str) -> Any:
+    """A cassette's YAML document with libyaml's C parser, checked by :func:`_checked`
+    before it is built. Raises ``yaml.YAMLError``, ``RecursionError`` or
+    :class:`CassetteContentError`."""
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return None
+        _checked(text, root)
+        return loader.construct_document(root)
+    finally:
+        loader.dispose()
 
 
 def _mapping(value: Any, what: str) -> dict[Any, Any]:
@@ -154,11 +233,13 @@ def read_cassette(
             f"it is not valid UTF-8 (byte 0x{bad} at offset {error.start})"
         ) from None
     try:
-        data = yaml.load(text, Loader=_Loader)
+        data = load_yaml(text)
     except yaml.YAMLError as error:
         raise CassetteContentError(_mark(error)) from None
     except RecursionError:
         raise CassetteContentError("it is nested too deeply to be a cassette") from None
+    except (ValueError, TypeError, OverflowError) as error:  # a value its tag cannot build
+        raise CassetteContentError(f"it holds a value that cannot be read ({error})") from None
     if not isinstance(data, dict) or ("interactions" not in data and "version" not in data):
         raise CassetteContentError("it has neither 'interactions' nor 'version' at its top level")
     if "version" not in data:

@@ -31,6 +31,7 @@ from .files import (
     save_hooks,
     write_cassette,
 )
+from .pages import is_judge_call
 from .session import CassetteSession, RecordMode, current_session
 from .signing import SignatureRefused, TrustedKeys
 from .trust import UntrustedCassette
@@ -108,7 +109,7 @@ class CassetteLibrary:
         # a second opening in the same run continues what this run wrote.
         fresh = self.record_mode is RecordMode.REWRITE and path not in self._rewritten
         existed = path.exists()
-        interactions, choices = (None, {}) if fresh else self._read(path)
+        interactions, choices = (None, None) if fresh else self._read(path)
         vcr_mode = {
             RecordMode.NONE: "none",
             RecordMode.ONCE: "once",
@@ -130,12 +131,18 @@ class CassetteLibrary:
             match_on=merged["match_on"],
             save_hooks=save_hooks(merged),
             serial=next(self._serials),
-            choices=choices,
+            choices=choices or {},
+            # A file of judge calls without a retrieval section was made before choices
+            # were kept, by the top passages (ranking 1): what it lacks is chosen so.
+            legacy=choices is None and any(is_judge_call(r) for r, _ in interactions or ()),
         )
 
-    def _read(self, path: Path) -> tuple[list[Interaction] | None, dict[ChoiceKey, Selection]]:
+    def _read(
+        self, path: Path
+    ) -> tuple[list[Interaction] | None, dict[ChoiceKey, Selection] | None]:
         """A cassette file's interactions (None when there is no file) and retrieval's
-        recorded choices; with trusted keys, only from a file one of them signed as it is."""
+        recorded choices (None when it has no retrieval section); with trusted keys, only from
+        a file one of them signed as it is."""
         kind: type[UnreadableCassette] = UnreadableCassette
         try:
             raw = path.read_bytes()
@@ -147,7 +154,7 @@ class CassetteLibrary:
             try:
                 check = self.trust.check if self.trust is not None else None
                 interactions, section = read_cassette(raw, check)
-                return interactions, parse_choices(section)
+                return interactions, None if section is None else parse_choices(section)
             except CassetteContentError as error:
                 problem = str(error)
             except SignatureRefused as refused:
@@ -267,6 +274,12 @@ class CassetteLibrary:
         """Whether the active cassette only replays."""
         session = current_session()
         return session is not None and not session.may_record
+
+    def ranking(self) -> int | None:
+        """The ranking the active cassette's judge calls were made with where it holds no
+        choice (see :meth:`CassetteSession.ranking`)."""
+        session = current_session()
+        return session.ranking() if session is not None else None
 
     def _upgrade_command(self, path: Path) -> str:
         return f"pytest-citations cassettes upgrade {self.shown(path)}"

@@ -19,7 +19,7 @@ from vcr.request import Request as VcrRequest
 from ..pipeline.recall import ChoiceKey
 from ..retrieval.selection import Selection
 from .files import Interaction, accepts_cassette
-from .lookup import InteractionIndex
+from .lookup import InteractionIndex, body_key
 
 if TYPE_CHECKING:
     from .library import CassetteLibrary
@@ -68,6 +68,7 @@ class CassetteSession:
         save_hooks: Sequence[Callable[..., Any]],
         serial: int,
         choices: Mapping[ChoiceKey, Selection] | None = None,
+        legacy: bool = False,
     ) -> None:
         self.library = library
         self.path = path
@@ -89,6 +90,8 @@ class CassetteSession:
         #: Retrieval's choices the file held, and those made while it records.
         self.loaded_choices: dict[ChoiceKey, Selection] = dict(choices or {})
         self.new_choices: dict[ChoiceKey, Selection] = {}
+        #: The file was recorded before choices were kept (judge calls, no section).
+        self.legacy = legacy
 
     @property
     def may_record(self) -> bool:
@@ -132,6 +135,12 @@ class CassetteSession:
                 found = self.loaded_choices.get(key)
             return found
 
+    def ranking(self) -> int | None:
+        """1 where the file was recorded before choices were kept and this run does not
+        record it anew: its judge calls carry the top passages (ranking 1), and a choice it
+        lacks is made so; None (today's ranking) otherwise."""
+        return 1 if self.legacy and not (self.may_record and self._records_anew) else None
+
     def keep(self, key: ChoiceKey, selection: Selection) -> None:
         """Keep a choice made now, when this cassette records."""
         if self.may_record:
@@ -151,10 +160,11 @@ class CassetteSession:
         """Whether two requests are the same recording under the VCR's ``match_on``."""
         return self.index.matches(first, second)
 
-    def play(self, live: VcrRequest) -> dict[str, Any] | None:
-        """The recorded response to ``live`` (marked played, so that it answers once), or
-        None when this cassette cannot answer it: vcrpy's ``can_play_response_for`` and
-        ``play_response`` in one lookup that does not scan the cassette.
+    def play(self, live: VcrRequest) -> tuple[dict[str, Any], int] | None:
+        """The recorded response to ``live`` (marked played, so that it answers once) and how
+        many recordings of that very request the file holds, or None when this cassette
+        cannot answer it: vcrpy's ``can_play_response_for`` and ``play_response`` in one
+        lookup that does not scan the cassette.
 
         Identical requests get the recordings in the order they were made, and only what
         the file held answers: a request this run recorded never answers the next identical
@@ -167,14 +177,19 @@ class CassetteSession:
         if not request:
             return None
         self.index.update(cassette.data)
-        for index in self.index.candidates(request):
-            if index >= len(self.loaded):
-                break  # candidates come in recorded order: the rest were recorded now
-            stored, response = cassette.data[index]
-            if (repeats or cassette.play_counts[index] == 0) and self.matches(request, stored):
+        held = [
+            index
+            for index in self.index.candidates(request)
+            if index < len(self.loaded) and self.matches(request, cassette.data[index][0])
+        ]
+        for index in held:
+            if repeats or cassette.play_counts[index] == 0:
                 cassette.play_counts[index] += 1
-                recorded: dict[str, Any] = response
-                return recorded
+                recorded: dict[str, Any] = cassette.data[index][1]
+                # Copies of this very request (its body too, whatever the matchers compare):
+                # a matching that ignores bodies must not count other claims' calls.
+                body = body_key(cassette.data[index][0])
+                return recorded, sum(1 for i in held if body_key(cassette.data[i][0]) == body)
         return None
 
     def close(self) -> None:

@@ -9,7 +9,7 @@ import httpx
 from vcr.request import Request as VcrRequest
 
 from ..errors import OverBudget, RequestRefused
-from ..network import REPLAYED
+from ..network import RECORDED, REPLAYED
 from ..pipeline.sharing import current_work
 from .library import CassetteLibrary
 from .scrub import _WIRE_HEADERS, _what_failed, describe, unrecordable
@@ -72,13 +72,15 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         live = VcrRequest(request.method, str(request.url), body, dict(request.headers))
         cassette = session.cassette
         work = current_work.get()
-        recorded = session.play(live)
-        if recorded is not None:
+        played = session.play(live)
+        if played is not None:
+            recorded, copies = played
             self.library.played += 1
             if session.may_record:
                 self.library.remember(work, (cassette.filter_request(live), recorded))
             response = _from_vcr_response(recorded, request)
             response.extensions[REPLAYED] = True
+            response.extensions[RECORDED] = copies
             return response
         scrubbed = cassette.filter_request(live) or live
         if not session.may_record:

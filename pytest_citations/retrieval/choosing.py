@@ -112,7 +112,7 @@ def run_span(page: PageLines, run: Sequence[int]) -> Span:
     return starts[first.passage] + first.start, starts[last.passage] + last.end
 
 
-def _page_offset(text: str, piece: Span, offset: int) -> int:
+def page_offset(text: str, piece: Span, offset: int) -> int:
     """Where the character at ``offset`` of a piece's text as ``text_of`` writes it (words
     joined by one space) stands in the page text; ``offset`` falls inside a word."""
     seen = 0
@@ -137,10 +137,10 @@ def run_pieces(
         start, end = pieces[line]
         if line == page.lines[first]:
             at = page.units[first].start - page.line_starts[first]
-            start = _page_offset(text, pieces[line], at)
+            start = page_offset(text, pieces[line], at)
         if line == page.lines[last]:
             at = page.units[last].end - 1 - page.line_starts[last]
-            end = _page_offset(text, pieces[line], at) + 1
+            end = page_offset(text, pieces[line], at) + 1
         found.append((start, end))
     return tuple(found)
 

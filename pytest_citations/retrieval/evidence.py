@@ -197,7 +197,7 @@ def _fixed(texts: Sequence[str], found: Sequence[Unit]) -> np.ndarray:
     )
 
 
-def _lines_of(passages: Sequence[str], found: Sequence[Unit]) -> tuple[list[int], list[int]]:
+def lines_of(passages: Sequence[str], found: Sequence[Unit]) -> tuple[list[int], list[int]]:
     """Each unit's line on the page and that line's start in its passage."""
     starts: list[list[int]] = []
     for passage in passages:
@@ -231,7 +231,7 @@ def prepare(
     for held in unit_terms:
         for term in held:
             frequency[term] = frequency.get(term, 0) + 1
-    lines, line_starts = _lines_of(passages, found)
+    lines, line_starts = lines_of(passages, found)
     return PageLines(
         passages=tuple(passages),
         units=tuple(found),

@@ -106,8 +106,9 @@ class Selection:
     shown: tuple[Shown, ...]
     chooser: Chooser
     #: How many times the judge is asked about these passages (the run's judge votes when
-    #: they were chosen): a replay asks as often, and gets the recorded answers in order.
-    votes: int = 1
+    #: they were chosen; None: a recorded choice that does not say). A replay asks as often
+    #: as the recording holds the judge's call, which a stated number must agree with.
+    votes: int | None = 1
 
     def texts(self, text: str) -> list[str]:
         """The texts, rebuilt from the page's text (:func:`~.passages.page_text` of its

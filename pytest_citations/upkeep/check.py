@@ -1,8 +1,8 @@
-"""``pytest-citations cassettes check``: what a re-record would change in retrieval, before
-paying for it. Each recorded choice is made again with the installed model from what the
-cassette holds (the recorded page, through the same fetch rules, and the entry's claim and
-settings); every citation whose passages would now differ is listed, the recorded pieces
-beside the new ones. Nothing is sent and nothing is written."""
+"""``pytest-citations cassettes check --retrieval``: what a re-record would change in
+retrieval, before paying for it. Each recorded choice is made again with the installed model
+from what the cassette holds (the recorded page, through the same fetch rules, and the
+entry's claim and settings); every citation whose passages would now differ is listed, the
+recorded pieces beside the new ones. Nothing is sent and nothing is written."""
 
 from __future__ import annotations
 

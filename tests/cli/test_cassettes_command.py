@@ -79,8 +79,17 @@ def test_upgrade_adds_the_recorded_choices_keeps_the_interactions_and_replays_wi
     for name in CASSETTES:
         assert head((old / name).read_text("utf-8")) == head(stripped[name]), name
         assert interactions_of(old / name) == interactions_of(REPO / name)
-        # Exactly the choices the recording made, as the shipped cassette holds them.
-        assert read_recording(old / name)[1] == read_recording(REPO / name)[1], name
+        # A cassette without a retrieval section was made by the top passages (ranking 1):
+        # its choices are made so, and are the passages of the recorded judge calls (on
+        # these short pages, the lines the shipped cassette's ranking 2 chose).
+        upgraded, shipped = read_recording(old / name)[1], read_recording(REPO / name)[1]
+        assert upgraded.keys() == shipped.keys(), name
+        for key, selection in upgraded.items():
+            assert selection.chooser.ranking == 1, name
+            assert selection.chooser.units == "passages", name
+            assert [s.pieces for s in selection.shown] == [
+                s.pieces for s in shipped[key].shown
+            ], name
     replayed = light_pytest(light, old, "cases/")
     assert "could not be checked" not in replayed.stdout
     assert replayed.stdout.splitlines()[-1].endswith("=")
@@ -156,9 +165,14 @@ def test_check_lists_exactly_the_citation_whose_ranking_changed(tmp_path: Path) 
     changed["shown"][0]["pieces"] = "11-170"
     path.write_text(with_retrieval(raw, entries), encoding="utf-8")
 
-    code, lines, stderr = check(tmp_path, "cassettes")
+    code, lines, stderr = check(tmp_path, "cassettes", "--retrieval")
 
     assert code == 1, stderr
+    # The integrity check first: the edited entry's passages are no recorded call's.
+    assert lines[2] == f"{RETURNS}: 5 choices, 5 judge calls, 2 problems:"
+    assert lines[3].endswith(": no recorded judge call carries its passages")
+    assert lines[5] == "cassettes check: 2 problems in 3 cassettes"
+    # Then what retrieval here would choose.
     assert f"{BOILING}: 2 choices, none would change" in lines
     assert f"{FETCH_RULES}: 1 choice, none would change" in lines
     assert_printed(code_blocks(readme_section(SECTION))[2].lines, lines)
@@ -167,7 +181,7 @@ def test_check_lists_exactly_the_citation_whose_ranking_changed(tmp_path: Path) 
     assert lines[at + 2].startswith("    recorded: 11-170  (all-MiniLM-L6-v2 (")
     assert lines[at + 3].startswith(f"    now:      {recorded}  (all-MiniLM-L6-v2 (")
     assert len(lines) == at + 4 + 1  # nothing else changed, then the summary
-    assert lines[-1] == "cassettes check: 1 of 8 recorded choices would change"
+    assert lines[-1] == "cassettes check --retrieval: 1 of 8 recorded choices would change"
 
 
 def test_check_of_unchanged_cassettes_passes_and_names_those_not_upgraded(
@@ -175,10 +189,10 @@ def test_check_of_unchanged_cassettes_passes_and_names_those_not_upgraded(
 ) -> None:
     copy_examples(tmp_path)
 
-    code, lines, stderr = check(tmp_path, *CASSETTES[:2])
+    code, lines, stderr = check(tmp_path, *CASSETTES[:2], "--retrieval")
 
     assert code == 0, stderr
-    assert lines[-1] == "cassettes check: none of 3 recorded choices would change"
+    assert lines[-1] == "cassettes check --retrieval: none of 3 recorded choices would change"
     strip_choices(tmp_path / BOILING)
 
     code, lines, _ = check(tmp_path, BOILING)
@@ -197,7 +211,9 @@ def test_without_the_models_both_exit_4_naming_the_extra(
         copy_examples(old)  # cassettes with choices: the check needs the models they name
     before = (old / BOILING).read_bytes()
 
-    run = light_cli(light, old, "cassettes", action, "cassettes")
+    # The integrity check needs no model; re-running retrieval does.
+    extra = ["--retrieval"] if action == "check" else []
+    run = light_cli(light, old, "cassettes", action, "cassettes", *extra)
 
     assert run.returncode == 4, run.stdout + run.stderr
     assert install_command("record") in run.stderr
@@ -214,4 +230,4 @@ def test_the_help_of_each_action_documents_exit_4(tmp_path: Path, action: str) -
     assert run.returncode == 0
     text = " ".join(run.stdout.split())
     assert text.startswith(f"usage: pytest-citations cassettes {action}")
-    assert "serve, cassettes upgrade and check) without the embedding models" in text
+    assert "cassettes upgrade and check --retrieval) without the embedding models" in text

@@ -206,7 +206,7 @@ def test_cassettes_check_names_an_edited_cassette_as_not_checked(project: Path) 
     assert run.stdout.splitlines() == [
         f"{BOILING}: not checked: it was edited after it was recorded: its signature does "
         "not match its content",
-        "cassettes check: none of 0 recorded choices would change; 1 cassette not checked",
+        "cassettes check: 1 problem in 1 cassette",
     ]
 
 

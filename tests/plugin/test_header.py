@@ -95,6 +95,7 @@ def test_provider_model_variable_shows_in_the_header(project: Citations) -> None
 
 def test_concurrency_cassette_dir_and_record_mode_in_the_header(project: Citations) -> None:
     project.pytester.makeini("[pytest]\ncitations_cassette_dir = recordings\n")
+    (project.path / "recordings").mkdir()  # the folder a replay reads
     project.monkeypatch.setenv("BATCH_CONCURRENCY", "3")
     from_env = header(project)
     with project.web():

@@ -5,12 +5,15 @@ naming both."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from light_env import strip_choices
+from ops_support import base_env, run_cli
 from plugin_helpers import (
     BOILING_URL,
     REFUNDS_CLAIM,
@@ -253,3 +256,123 @@ def test_judge_votes_must_be_a_whole_number_of_at_least_one(
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--citations-judge-votes must be*"])
+
+
+# A replay is the recording, all of it (issue 24) ------------------------------------------
+SPLIT = ["supported", "contradicted", "contradicted"]
+
+
+@pytest.fixture
+def split(citations: Citations) -> Citations:
+    """``cases/water.yaml`` recorded with three votes: supported, contradicted, contradicted
+    (the claim is contradicted)."""
+    citations.write("cases/water.yaml", WATER)
+    result, _ = record(citations, SPLIT, "--citations-record=once", "--citations-judge-votes=3")
+    result.assert_outcomes(passed=1, failed=1)
+    return citations
+
+
+def edit_cassette(citations: Citations, old: str, new: str) -> None:
+    cassette = citations.cassette("cases/water.yaml")
+    text = cassette.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    cassette.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_without_its_votes_field_a_replay_still_plays_every_recorded_vote(split: Citations) -> None:
+    edit_cassette(split, "  votes: 3\n", "")
+
+    result = split.run("cases/", "--citations-fail-on=contradicted", "--citations-report=r.json")
+
+    result.assert_outcomes(passed=1, failed=1)  # contradicted, as recorded: never a pass
+    citation = citation_of(split.path / "r.json")
+    assert (citation["label"], citation["votes"]) == ("contradicted", SPLIT)
+
+
+def test_a_votes_field_that_disagrees_with_the_recording_is_an_error(split: Citations) -> None:
+    edit_cassette(split, "  votes: 3\n", "  votes: 1\n")
+
+    result = split.run(
+        "cases/", "-rE", "--citations-fail-on=contradicted", "--citations-report=r.json"
+    )
+
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines([
+        f"*cassettes/cases/water.yaml cannot replay the claim {SUPPORTED_CLAIM!r} against "
+        f"{BOILING_URL}: its retrieval entry says votes: 1, and the recording holds 3 judge "
+        "calls for it*"
+    ])  # fmt: skip
+    citation = citation_of(split.path / "r.json")
+    assert citation["reason"] == "request_refused"
+    assert "votes" not in citation
+
+
+def test_a_duplicate_votes_key_is_an_error_naming_the_file_and_line(split: Citations) -> None:
+    edit_cassette(split, "  votes: 3\n", "  votes: 3\n  votes: 1\n")
+
+    result = split.run("cases/", "--citations-fail-on=contradicted")
+
+    assert result.ret != 0
+    result.stdout.fnmatch_lines([
+        "*cassette cassettes/cases/water.yaml cannot be read: the key 'votes' at line * is "
+        "given twice in one mapping*"
+    ])  # fmt: skip
+    assert "passed" not in result.stdout.lines[-1]
+
+
+def test_a_second_entry_for_the_same_claim_is_an_error(split: Citations) -> None:
+    cassette = split.cassette("cases/water.yaml")
+    data = yaml.safe_load(cassette.read_text(encoding="utf-8"))
+    entry = copy.deepcopy(data["retrieval"][0])
+    entry.pop("votes")
+    data["retrieval"].append(entry)
+    cassette.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+
+    result = split.run("cases/", "--citations-fail-on=contradicted")
+
+    assert result.ret != 0
+    result.stdout.fnmatch_lines([
+        "*cassette cassettes/cases/water.yaml cannot be read: retrieval choices 1 and 2 are "
+        f"both for the claim {SUPPORTED_CLAIM!r} against {BOILING_URL}*"
+    ])  # fmt: skip
+
+
+def test_recorded_votes_left_unplayed_are_an_error(split: Citations) -> None:
+    """The first recorded answer made unusable: the asking stops there, and the two calls
+    after it must not be silently left over."""
+    cassette = split.cassette("cases/water.yaml")
+    data = yaml.safe_load(cassette.read_text(encoding="utf-8"))
+    first = judge_calls(cassette)[0]
+    at = data["interactions"].index(first)
+    data["interactions"][at]["response"]["body"]["string"] = '{"choices": []}'
+    cassette.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+
+    result = split.run("cases/", "-rE", "--citations-fail-on=contradicted")
+
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines([
+        f"*cassettes/cases/water.yaml cannot replay the claim {SUPPORTED_CLAIM!r} against "
+        f"{BOILING_URL}: the recording holds 3 judge calls for it, and 2 of them were left "
+        "unplayed*"
+    ])  # fmt: skip
+
+
+def test_an_upgrade_of_a_voted_cassette_without_its_section_keeps_every_vote(
+    citations: Citations,
+) -> None:
+    citations.write("cases/water.yaml", WATER)
+    record(citations, SPLIT, "--citations-record=once", "--citations-judge-votes=3")
+    cassette = citations.cassette("cases/water.yaml")
+    strip_choices(cassette)
+
+    run = run_cli("cassettes", "upgrade", "cassettes/", env=base_env(citations.path),
+                  cwd=citations.path)  # fmt: skip
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    section = yaml.safe_load(cassette.read_text(encoding="utf-8"))["retrieval"]
+    assert [entry.get("votes") for entry in section] == [3]
+    result = citations.run(
+        "cases/", "--citations-fail-on=contradicted", "--citations-report=r.json"
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    assert citation_of(citations.path / "r.json")["votes"] == SPLIT

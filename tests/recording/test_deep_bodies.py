@@ -5,6 +5,8 @@ cassette replays."""
 
 from __future__ import annotations
 
+import copy
+
 import yaml
 from plugin_helpers import BOILING_URL, SUPPORTED_CLAIM, Citations, single_claim_case
 from vcr.request import Request as VcrRequest
@@ -29,7 +31,10 @@ def test_a_cassette_holding_a_body_nested_too_deeply_still_replays(citations: Ci
     path = citations.cassette("cases/water.yaml")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     judged = data["interactions"][-1]
-    deep = {"request": {**judged["request"], "body": DEEP}, "response": judged["response"]}
+    # A copy: values shared with the original would be written as YAML aliases, which a
+    # cassette may not hold.
+    deep = copy.deepcopy(judged)
+    deep["request"]["body"] = DEEP
     data["interactions"].insert(0, deep)
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
 

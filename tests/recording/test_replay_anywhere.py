@@ -318,8 +318,23 @@ def test_the_recorded_settings_given_explicitly_replay(recorded: Path, tmp_path:
 
 
 def test_a_cassette_recorded_before_choices_were_kept_replays_with_the_model(
-    recorded: Path, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
+    # Before choices were kept, the judge was shown the top passages (ranking 1): recorded
+    # so (a budget of 0), then stripped of its section, as such a cassette was written. A
+    # cassette without the section is replayed by that ranking (issue 24; the cassettes an
+    # older version recorded are in tests/data/legacy_cassettes).
+    recorded = tmp_path / "recorded"
+    (recorded / "cases").mkdir(parents=True)
+    (recorded / "cases" / "harbours.yaml").write_text(CASE, encoding="utf-8")
+    with emulators(recorded) as web:
+        web.crawlbase.pages[ENGLISH_URL] = FakePage(markdown=ENGLISH_PAGE)
+        web.crawlbase.pages[GERMAN_URL] = FakePage(markdown=GERMAN_PAGE)
+        env = web.without("CITATIONS_EMBEDDING_MODEL")
+        done = run_pytest(recorded, "cases/", "--citations-record=once",
+                          "--citations-evidence-words=0",
+                          env=env, lexical=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
     project = copy_project(recorded, tmp_path / "p")
     edit_cassette(project, lambda document: document.pop("retrieval"))
 

@@ -364,6 +364,7 @@ def test_filter_buttons_carry_the_label_counts(replay: Replay) -> None:
 
 def test_hostile_text_is_escaped(tmp_path: Path) -> None:
     (tmp_path / "cases").mkdir()
+    (tmp_path / "cassettes").mkdir()  # the folder a replay reads, empty
     (tmp_path / "cases" / "hostile.yaml").write_text(
         "id: hostile\n"
         "question: \"<script>document.title='question'</script>?\"\n"
