@@ -116,8 +116,8 @@ class CitationsReporter:
         self.ci_notes: list[str] = []
         self.info = RunInfo(
             plugin_version=__version__,
-            judge=options.judge,
-            model=options.shown_model,
+            judge=options.judge.provider,
+            model=options.judge.model,
             embedder=options.embedding_model,
             record_mode=options.record_mode.value,
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -139,7 +139,7 @@ class CitationsReporter:
         prefix = shown(self.config.rootpath, self.options.root)
         self.report.spending = Spending(
             budget=settings.budgets,
-            record_variables=tuple(backends.required(settings)),
+            record_variables=tuple(settings.required(backends)),
             file_prefix="" if prefix == "." else f"{prefix}/",
             holders=1,
         )
