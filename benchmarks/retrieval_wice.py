@@ -109,7 +109,7 @@ def main() -> None:
         if claim["id"] in ways_of:  # what the judge is shown, as the engine records it
             for name, k, budget in WAYS:
                 chosen = retriever.choose(
-                    claim["claim"], index, k, markdown=markdown, budget=budget
+                    claim["claim"], index, k, markdown=markdown, evidence_words=budget
                 )
                 sent[name][claim["id"]] = evaluate.selection_sent(markdown, chosen)
         dense = retrieval.dense_scores(vector, index)

@@ -12,7 +12,7 @@ from .assertions import assert_answer, assert_not_contradicted, assert_precision
 from .distribution import __version__ as __version__
 from .errors import AuthenticationError, CitationsError, ConfigurationError, MissingTokenError
 from .fetchers import Crawler, PageResponse
-from .judges import Judge, Judgement
+from .judges import Judge, JudgeConfig, Judgement
 from .labels import Label, Reason
 from .pipeline.settings import Settings
 from .pipeline.sync import SyncVerifier
@@ -30,6 +30,7 @@ __all__ = [
     "ConfigurationError",
     "Crawler",
     "Judge",
+    "JudgeConfig",
     "Judgement",
     "Label",
     "MissingTokenError",

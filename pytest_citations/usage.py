@@ -1,5 +1,9 @@
 """What a run spends: Crawlbase requests and credits (F6, F8), judge calls and tokens, and
-what a replay saved."""
+what a replay saved.
+
+Each answer is priced once, as a :class:`Charge`, and counted once into the run's ledger, a
+:class:`Usage`: the usage report reads it, and so does the run's budget
+(:mod:`pytest_citations.network.budget`), which adds only what requests in flight hold."""
 
 from __future__ import annotations
 
@@ -15,9 +19,34 @@ from .precision import count_of
 CREDITS = {"normal": 1.0, "javascript": 2.0, "storage": 0.5}
 
 
+@dataclass(frozen=True)
+class Charge:
+    """What one answer cost, priced once from it: judge calls billed and their tokens, and
+    Crawlbase credits; for the usage report, what it was (a crawl of a ``kind``, ``normal``
+    or ``javascript``, that ``stored`` the page or not; a read of a stored page; a call to
+    the judge ``provider``); ``replayed`` when a recording answered it (nothing was spent:
+    what it would have cost live was saved)."""
+
+    judge_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    credits: float = 0.0
+    provider: str = ""
+    crawl: str = ""
+    stored: bool = False
+    storage_read: bool = False
+    replayed: bool = False
+
+    @property
+    def judge_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+
 @dataclass
 class Usage:
-    """What a run spent: Crawlbase requests and credits, judge calls and tokens."""
+    """What a run spent: Crawlbase requests and credits, judge calls and tokens. The run's
+    ledger: every answer is counted into it once (:meth:`record`)."""
 
     crawl_requests: int = 0
     normal_crawls: int = 0
@@ -53,18 +82,31 @@ class Usage:
         """Prompt plus completion tokens the judge reported."""
         return self.prompt_tokens + self.completion_tokens
 
-    def count_judge_call(
-        self, provider: str, prompt_tokens: int, completion_tokens: int, replayed: bool
-    ) -> None:
-        """Add one judge call: spent when live, saved when a recording answered it."""
-        if replayed:
-            self.replayed_judge_calls += 1
-            self.replayed_judge_tokens += prompt_tokens + completion_tokens
+    def record(self, charge: Charge) -> None:
+        """Count one answer: spent when live, saved when a recording answered it. A crawl
+        is a request whatever it cost (a failed one when nothing was billed)."""
+        if charge.replayed:
+            self.replayed_crawls += 1 if charge.crawl else 0
+            self.replayed_credits += charge.credits
+            self.replayed_judge_calls += charge.judge_calls
+            self.replayed_judge_tokens += charge.judge_tokens if charge.judge_calls else 0
             return
-        self.judge_calls += 1
-        self.judge_calls_by_provider[provider] = self.judge_calls_by_provider.get(provider, 0) + 1
-        self.prompt_tokens += prompt_tokens
-        self.completion_tokens += completion_tokens
+        self.storage_reads += 1 if charge.storage_read else 0
+        if charge.crawl:
+            self.crawl_requests += 1
+            if not charge.credits:
+                self.failed_crawls += 1
+            elif charge.crawl == "javascript":
+                self.javascript_crawls += 1
+            else:
+                self.normal_crawls += 1
+            self.stored_pages += 1 if charge.stored and charge.credits else 0
+        if charge.judge_calls:
+            self.judge_calls += charge.judge_calls
+            by_provider = self.judge_calls_by_provider
+            by_provider[charge.provider] = by_provider.get(charge.provider, 0) + charge.judge_calls
+            self.prompt_tokens += charge.prompt_tokens
+            self.completion_tokens += charge.completion_tokens
 
     def add(self, other: Usage) -> None:
         """Accumulate another run's usage into this one."""

@@ -90,12 +90,16 @@ class CitationVerdict:
 class Evidence:
     """What the judge was shown for one cited URL: the passages, best first, which of them
     holds the quote the guard accepted (None: none was), and the embedder that chose them
-    (empty when the page was not ranked)."""
+    (empty when the page was not ranked); where the guard found the quote, as the (start,
+    end) of its characters in that passage (``quote_span``: what a report highlights) and
+    in the page's text (``page_span``), found once, by the guard."""
 
     url: str
     passages: tuple[str, ...]
     quote_passage: int | None = None
     chosen_by: str = ""
+    quote_span: tuple[int, int] | None = None
+    page_span: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (the JSON report's ``evidence`` items)."""
@@ -104,18 +108,32 @@ class Evidence:
             "passages": list(self.passages),
             "quote_passage": self.quote_passage,
             "chosen_by": self.chosen_by,
+            "quote_span": list(self.quote_span) if self.quote_span is not None else None,
+            "page_span": list(self.page_span) if self.page_span is not None else None,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Evidence:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict` (a report written before the spans has none)."""
         passage = data.get("quote_passage")
         return cls(
             str(data["url"]),
             tuple(str(text) for text in data.get("passages") or ()),
             int(passage) if passage is not None else None,
             str(data.get("chosen_by") or ""),
+            _span(data.get("quote_span")),
+            _span(data.get("page_span")),
         )
+
+
+def _span(value: Any) -> tuple[int, int] | None:
+    """A (start, end) read back from JSON; None for anything else."""
+    if isinstance(value, list | tuple) and len(value) == 2:
+        start, end = value
+        whole = all(isinstance(n, int) and not isinstance(n, bool) for n in (start, end))
+        if whole and 0 <= start <= end:
+            return start, end
+    return None
 
 
 @dataclass(frozen=True)

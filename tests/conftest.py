@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -81,46 +81,48 @@ def judge() -> Iterator[JudgeEmulator]:
         yield emulator
 
 
+#: The network of the engine's tests: short timeouts, quick retries.
+TEST_NETWORK = {
+    "connect_timeout": 2.0,
+    "read_timeout": 10.0,
+    "retries": 2,
+    "backoff": 0.01,
+    "max_backoff": 0.2,
+}
+
+
+def emulator_environment(crawlbase: CrawlbaseEmulator, judge: JudgeEmulator) -> dict[str, str]:
+    """The environment a user would set to reach the emulators: every token and key they
+    accept, and every registered judge's base URL pointing at them."""
+    return {
+        "CRAWLBASE_TOKEN": crawlbase.token,
+        "CRAWLBASE_JS_TOKEN": crawlbase.js_token,
+        "CRAWLBASE_API_URL": crawlbase.url,
+        **judge.environment(),
+    }
+
+
 @pytest.fixture
 def settings(crawlbase: CrawlbaseEmulator, judge: JudgeEmulator) -> SettingsFactory:
-    """A factory of :class:`Settings` pointing at the emulators, with short backoff and
-    timeouts, the lexical embedder and no disk cache; keyword arguments override fields."""
+    """A factory of :class:`Settings` composed, as a user's are, from an environment that
+    points at the emulators (see :func:`settings_from`), with short backoff and timeouts,
+    the lexical embedder and no disk cache; keyword arguments override fields."""
+    environment = emulator_environment(crawlbase, judge)
 
     def factory(**overrides: Any) -> Settings:
-        base = Settings(
-            secrets={
-                "CRAWLBASE_TOKEN": Secret(crawlbase.token, "CRAWLBASE_TOKEN"),
-                "CRAWLBASE_JS_TOKEN": Secret(crawlbase.js_token, "CRAWLBASE_JS_TOKEN"),
-                "OPENAI_API_KEY": Secret(judge.openai_key, "OPENAI_API_KEY"),
-                "ANTHROPIC_API_KEY": Secret(judge.anthropic_key, "ANTHROPIC_API_KEY"),
-            },
-            endpoints={
-                "CRAWLBASE_API_URL": crawlbase.url,
-                "OPENAI_BASE_URL": judge.openai_base_url,
-                "ANTHROPIC_BASE_URL": judge.anthropic_base_url,
-                "OLLAMA_HOST": judge.ollama_host,
-            },
-            connect_timeout=2.0,
-            read_timeout=10.0,
-            retries=2,
-            backoff=0.01,
-            max_backoff=0.2,
-            embedding_model=LexicalEmbedder.name,
-        )
-        return with_overrides(base, **overrides)
+        return settings_from(environment, **overrides)
 
     return factory
 
 
-#: Short keyword names the tests use for one secret or one base URL of the settings, e.g.
-#: ``verify(claim, urls, crawlbase_token=None)`` (None unsets it).
-SECRET_NAMES = {
+#: Short keyword names the tests use for one variable of the environment, e.g.
+#: ``verify(claim, urls, crawlbase_token=None)`` (None unsets it; a secret may be given as
+#: a :class:`Secret`).
+VARIABLE_NAMES = {
     "crawlbase_token": "CRAWLBASE_TOKEN",
     "crawlbase_js_token": "CRAWLBASE_JS_TOKEN",
     "openai_api_key": "OPENAI_API_KEY",
     "anthropic_api_key": "ANTHROPIC_API_KEY",
-}
-ENDPOINT_NAMES = {
     "crawlbase_api_url": "CRAWLBASE_API_URL",
     "openai_base_url": "OPENAI_BASE_URL",
     "anthropic_base_url": "ANTHROPIC_BASE_URL",
@@ -128,22 +130,21 @@ ENDPOINT_NAMES = {
 }
 
 
-def with_overrides(config: Settings, **overrides: Any) -> Settings:
-    """``config`` with fields replaced, where a short secret or endpoint name (see
-    :data:`SECRET_NAMES`) sets or, with None, unsets that one variable."""
-    secrets = dict(config.secrets)
-    endpoints = dict(config.endpoints)
-    for name, variable in SECRET_NAMES.items():
+def settings_from(environment: Mapping[str, str], **overrides: Any) -> Settings:
+    """:meth:`Settings.from_env` of ``environment``, where a short variable name (see
+    :data:`VARIABLE_NAMES`) sets or, with None, unsets that one variable, with the tests'
+    network (:data:`TEST_NETWORK`) and the lexical embedder unless overridden."""
+    env = dict(environment)
+    for name, variable in VARIABLE_NAMES.items():
         if name in overrides:
             value = overrides.pop(name)
             if value is None:
-                secrets.pop(variable, None)
+                env.pop(variable, None)
             else:
-                secrets[variable] = value
-    for name, variable in ENDPOINT_NAMES.items():
-        if name in overrides:
-            endpoints[variable] = overrides.pop(name)
-    return config.replace(secrets=secrets, endpoints=endpoints, **overrides)
+                env[variable] = value.reveal() if isinstance(value, Secret) else value
+    return Settings.from_env(
+        env, **{**TEST_NETWORK, "embedding_model": LexicalEmbedder.name, **overrides}
+    )
 
 
 @pytest.fixture
@@ -158,7 +159,7 @@ def make_verifier(settings: SettingsFactory) -> VerifierFactory:
         if config is None:
             config = settings(**overrides)
         elif overrides:
-            config = with_overrides(config, **overrides)
+            config = config.replace(**overrides)
         return Verifier(config, embedder=embedder or LexicalEmbedder())
 
     return factory

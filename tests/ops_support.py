@@ -147,9 +147,7 @@ def emulators(home: Path, *, crawlbase_token: str = CRAWLBASE_TOKEN) -> Iterator
             **base_env(home),
             **SECRETS,
             "CRAWLBASE_API_URL": crawlbase.url,
-            "OPENAI_BASE_URL": judge.openai_base_url,
-            "ANTHROPIC_BASE_URL": judge.anthropic_base_url,
-            "OLLAMA_HOST": judge.ollama_host,
+            **judge.base_urls(),
         }
         yield Web(crawlbase, judge, env)
 

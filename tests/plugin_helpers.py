@@ -37,6 +37,7 @@ from fakes import site as example_site
 # module they import when they end, and numpy (which the plugin imports) cannot be imported
 # twice in one process. Imported once out here, the plugin is shared by every inner run.
 import pytest_citations.plugin  # noqa: F401
+from pytest_citations.pipeline.settings import environment_variables
 
 #: Credentials the emulators accept in these tests. Distinctive, so a leak is easy to grep.
 CRAWLBASE_TOKEN = "plugin-cb-normal-6d1f0e"
@@ -51,26 +52,10 @@ TOKENS = {
 }
 
 #: Every environment variable that steers the plugin or the engine: cleared for each test so
-#: that the developer's shell never leaks into a result.
+#: that the developer's shell never leaks into a result. The package's own and those of
+#: every registered judge and fetcher come from the registry (tests/test_registry.py).
 STEERING_VARIABLES = (
-    *TOKENS,
-    "CRAWLBASE_API_URL",
-    "OPENAI_BASE_URL",
-    "OPENAI_MODEL",
-    "ANTHROPIC_BASE_URL",
-    "ANTHROPIC_MODEL",
-    "OLLAMA_HOST",
-    "OLLAMA_MODEL",
-    "JUDGE_PROVIDER",
-    "JUDGE_MODEL",
-    "BATCH_CONCURRENCY",
-    "CITATIONS_EMBEDDING_MODEL",
-    "CITATIONS_CONNECT_TIMEOUT",
-    "CITATIONS_TIMEOUT",
-    "CITATIONS_DEADLINE",
-    "CITATIONS_RETRIES",
-    "CITATIONS_MAX_PAGE_CHARS",
-    "CITATIONS_SIGNING_KEY",
+    *environment_variables(),
     "PYTEST_ADDOPTS",
     "PYTEST_XDIST_AUTO_NUM_WORKERS",
     # Under GitHub Actions (this project's own CI), inner runs must neither annotate the
@@ -280,9 +265,8 @@ class Citations:
             if site:
                 example_site.install(crawlbase, judge)
             self.monkeypatch.setenv("CRAWLBASE_API_URL", crawlbase.url)
-            self.monkeypatch.setenv("OPENAI_BASE_URL", judge.openai_base_url)
-            self.monkeypatch.setenv("ANTHROPIC_BASE_URL", judge.anthropic_base_url)
-            self.monkeypatch.setenv("OLLAMA_HOST", judge.ollama_host)
+            for variable, url in judge.base_urls().items():
+                self.monkeypatch.setenv(variable, url)
             for variable in TOKENS:
                 if values.get(variable):
                     self.monkeypatch.setenv(variable, values[variable])

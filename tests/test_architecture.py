@@ -15,8 +15,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "pytest_citations"
 
 #: The layers, lowest first; a module may import from its own layer and the ones below. The
-#: stages of the pipeline may name the pipeline's ``Settings`` in annotations (under
-#: ``TYPE_CHECKING``), never at run time.
+#: network and the stages take their own configuration: they never name the pipeline, not
+#: even in annotations.
 LAYERS = {
     "core": {
         "labels", "verdicts", "usage", "precision", "errors", "redact", "sanitize", "paths",
@@ -150,6 +150,20 @@ def test_there_is_no_import_cycle() -> None:
     for name in sorted(GRAPH):
         walk(name)
     assert cycles == []
+
+
+def test_the_network_and_the_stages_never_name_the_pipeline() -> None:
+    """Issue 25: each stage owns its configuration (a NetworkConfig, a CrawlbaseConfig, a
+    JudgeConfig), so no import of the pipeline is left in them, under ``TYPE_CHECKING``
+    included, where it used to close a cycle settings -> backends -> judges -> settings."""
+    named = []
+    for name, path in MODULES.items():
+        if RANK[layer(name)] > RANK["judges"]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and "pipeline" in (node.module or "").split("."):
+                named.append(f"{name} imports {node.module}")
+    assert named == []
 
 
 def test_every_layer_is_known() -> None:

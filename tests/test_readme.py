@@ -172,6 +172,7 @@ def run_readme_command(line: str, *, env: dict[str, str], cwd: Path) -> Run:
 def test_every_option_and_ini_key_a_document_names_exists(document: Path) -> None:
     text = document.read_text(encoding="utf-8")
     flags = {"--citations", *(option.flag_name for option in OPTIONS if option.flag)}
+    flags |= {option.old_flag for option in OPTIONS if option.old_flag}
     keys = {option.key for option in OPTIONS if option.ini}
     keys |= {option.old_ini for option in OPTIONS if option.old_ini}
 

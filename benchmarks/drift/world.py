@@ -16,8 +16,6 @@ from fakes import parse_user_message
 
 from pytest_citations import Settings, Verifier
 from pytest_citations.drift import DriftSource
-from pytest_citations.network.client import make_http_client
-from pytest_citations.network.transport import network_transport
 from pytest_citations.recording import CassetteLibrary, CassetteTransport, RecordMode, build_vcr
 
 from ..engine.scenario import Scenario
@@ -51,7 +49,7 @@ def write_case_files(scenario: Scenario, project: Path, files: int) -> list[Drif
 
 async def _record(sources: Sequence[DriftSource], settings: Settings, mode: RecordMode) -> None:
     library = CassetteLibrary(build_vcr(settings.redactor()), mode, lambda path: "record")
-    http = make_http_client(settings, CassetteTransport(library, network_transport(settings)))
+    http = settings.http_client(CassetteTransport(library, settings.transport()))
     try:
         async with Verifier(settings, http=http, observer=library) as verifier:
             for source in sources:  # one case file after the other, as the plugin does

@@ -15,7 +15,6 @@ from typing import Any
 from fakes import CrawlbaseEmulator, FakePage, JudgeEmulator
 
 from pytest_citations import Settings
-from pytest_citations.redact import Secret
 
 CRAWL_TOKEN = "normal-token"  # the emulator's defaults
 JS_TOKEN = "js-token"
@@ -112,16 +111,15 @@ class Emulators:
 def settings_for(emulators: Emulators, concurrency: int, embedding_model: str) -> Settings:
     """The engine's settings for one run: the emulators' tokens and addresses, the OpenAI
     judge, ``concurrency``, and no disk cache for embeddings."""
-    return Settings(
-        secrets={
-            "CRAWLBASE_TOKEN": Secret(CRAWL_TOKEN, "CRAWLBASE_TOKEN"),
-            "CRAWLBASE_JS_TOKEN": Secret(JS_TOKEN, "CRAWLBASE_JS_TOKEN"),
-            "OPENAI_API_KEY": Secret(OPENAI_KEY, "OPENAI_API_KEY"),
-        },
-        endpoints={
-            "CRAWLBASE_API_URL": emulators.crawl_url,
-            "OPENAI_BASE_URL": emulators.openai_base_url,
-        },
+    environment = {
+        "CRAWLBASE_TOKEN": CRAWL_TOKEN,
+        "CRAWLBASE_JS_TOKEN": JS_TOKEN,
+        "OPENAI_API_KEY": OPENAI_KEY,
+        "CRAWLBASE_API_URL": emulators.crawl_url,
+        "OPENAI_BASE_URL": emulators.openai_base_url,
+    }
+    return Settings.from_env(
+        environment,
         judge_provider="openai",
         concurrency=concurrency,
         embedding_model=embedding_model,

@@ -20,7 +20,6 @@ from typing import Any
 import httpx
 
 from pytest_citations import ClaimRequest, ClaimVerdict, Settings, Verifier
-from pytest_citations.network.client import make_http_client
 from pytest_citations.retrieval.embedders import make_embedder
 from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL, Embedder, Vectors
 from pytest_citations.usage import Usage
@@ -114,7 +113,7 @@ async def _verify(
     embedder: TimedEmbedder,
     events: list[HttpEvent],
 ) -> tuple[list[ClaimVerdict], Usage, float]:
-    http = make_http_client(settings)  # the client the Verifier would make, plus timing hooks
+    http = settings.http_client()  # the client the Verifier would make, plus timing hooks
     # The engine's HttpClient (network.py) sends through its transport chain, not through an
     # httpx.AsyncClient, so these hooks are never called: the crawl and judge timeline figures
     # stay empty ("-") until the timing moves into a transport wrapper.

@@ -129,7 +129,8 @@ def selection_sent(markdown: str, selection: Selection | None) -> Sent:
         [(bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)) for a, b in shown.pieces]
         for shown in selection.shown
     ]
-    return Sent(selection.texts(markdown), [r for held in ranges for r in held], ranges[0])
+    texts = selection.texts(page_text(markdown))
+    return Sent(texts, [r for held in ranges for r in held], ranges[0])
 
 
 def sent_score(name: str, sent: dict[str, Sent], claims: Sequence[Claim]) -> Figures:

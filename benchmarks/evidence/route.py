@@ -30,7 +30,8 @@ from pathlib import Path
 
 from pytest_citations.retrieval import choosing
 from pytest_citations.retrieval.bm25 import BM25
-from pytest_citations.retrieval.choosing import BUDGET, JOIN, RADIUS, evidence_runs, run_span
+from pytest_citations.retrieval.choosing import EVIDENCE_WORDS as BUDGET
+from pytest_citations.retrieval.choosing import JOIN, RADIUS, evidence_runs, run_span
 from pytest_citations.retrieval.choosing import choose_units as choose
 from pytest_citations.retrieval.evidence import (
     DATE_LINE,

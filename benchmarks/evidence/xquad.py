@@ -33,9 +33,9 @@ from typing import Any
 from benchmarks.evidence import route
 from benchmarks.evidence.data import XQUAD_DIR
 from pytest_citations import retrieval
-from pytest_citations.retrieval.choosing import BUDGET
+from pytest_citations.retrieval.choosing import EVIDENCE_WORDS as BUDGET
 from pytest_citations.retrieval.languages import claim_is_english, is_english
-from pytest_citations.retrieval.passages import split_passages, split_spans
+from pytest_citations.retrieval.passages import page_text, split_passages, split_spans
 from pytest_citations.retrieval.writing import units
 
 LANGUAGES = "en,de,es,ru,zh,ar,tr,el,hi,vi,th,ro"
@@ -171,11 +171,13 @@ def shown(cache_dir: Path, limit: int = 0) -> dict[str, dict[str, Any]]:
             answer = start + int(local["answer_start"])
             span = (answer, answer + len(local["answer"]))
             for name, k, budget in WAYS:
-                chosen = retriever.choose(asked, indexes[key], k, markdown=markdown, budget=budget)
+                chosen = retriever.choose(
+                    asked, indexes[key], k, markdown=markdown, evidence_words=budget
+                )
                 held = [_merged(markdown, s.pieces) for s in chosen.shown] if chosen else []
                 tally[f"{name} answer@judge"].append(any(inside(span, h) for h in held))
                 tally[f"{name} first"].append(bool(held) and inside(span, held[0]))
-                texts = chosen.texts(markdown) if chosen else []
+                texts = chosen.texts(page_text(markdown)) if chosen else []
                 tally[f"{name} units"].append(sum(units(text) for text in texts))
         results[f"{pair[0]}:{pair[1]}"] = _figures(tally)
         print(f"  {pair}: {json.dumps(results[f'{pair[0]}:{pair[1]}'])}", file=sys.stderr)

@@ -16,19 +16,16 @@ from pathlib import Path
 
 import yaml
 
+from pytest_citations.pipeline.settings import environment_variables
+
 from ..engine.emulators import Emulators
 from ..engine.scenario import Scenario, build_scenario
 from ..plugin.__main__ import live_environment, world_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Variables of the caller's environment that could steer a run elsewhere (tokens, base URLs,
-#: the judge or the embedder): dropped from every run the benchmark starts.
-STEERING = (
-    "CRAWLBASE_TOKEN", "CRAWLBASE_JS_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
-    "CRAWLBASE_API_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OLLAMA_HOST",
-    "OPENAI_MODEL", "ANTHROPIC_MODEL", "OLLAMA_MODEL", "JUDGE_PROVIDER", "JUDGE_MODEL",
-    "BATCH_CONCURRENCY", "CITATIONS_EMBEDDING_MODEL",
-)  # fmt: skip
+#: the judge or the embedder, limits): dropped from every run the benchmark starts.
+STEERING = environment_variables()
 #: Where a replay's requests would go if a recording lacked one: nothing listens there.
 DEAD = {"CRAWLBASE_API_URL": "http://127.0.0.1:9/", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
 MODES = ("choices", "legacy")
@@ -80,14 +77,14 @@ def embedder_arguments(embedder: str | None) -> list[str]:
 def record(library: Path, scenarios: Sequence[Scenario], embedder: str | None) -> float:
     """Records every world at once into ``library/cassettes``, as a user records: ``pytest
     --citations --citations-record=all`` in a subprocess, against fresh emulators that answer
-    at once. Returns the recording's wall time. The judge is shown the top passages (a budget
-    of 0), as it was before choices were kept: a cassette without its ``retrieval:`` section
+    at once. Returns the recording's wall time. The judge is shown the top passages (0 evidence
+    words), as it was before choices were kept: a cassette without its ``retrieval:`` section
     is replayed by that ranking, so the legacy form replays the same judge calls."""
     pages = {url: page for scenario in scenarios for url, page in scenario.fake_pages.items()}
     command = [
         sys.executable, "-m", "pytest", "--citations", "cases/", "-q", "-p", "no:cacheprovider",
         "--citations-record=all", "--citations-concurrency=16", "--citations-judge=openai",
-        "--citations-budget=0", *embedder_arguments(embedder),
+        "--citations-evidence-words=0", *embedder_arguments(embedder),
     ]  # fmt: skip
     with Emulators(pages, 0.0, "process") as emulators:
         env = clean_environment() | live_environment(emulators)

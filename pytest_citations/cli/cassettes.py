@@ -88,19 +88,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         default="cassettes",
         help="the cassette folder, relative to --root (default: cassettes)",
     )
-    upgrade.add_argument(
-        "--embedder", help="the embedding setting the cassettes were recorded with "
-        "(default: CITATIONS_EMBEDDING_MODEL or all-MiniLM-L6-v2)",
-    )  # fmt: skip
-    upgrade.add_argument(
-        "--budget", type=int, help="words of the page the judge was shown, for a cassette "
-        "that holds a retrieval section but lacks some choices (default 560; a cassette "
-        "without the section was made by the top-k passages, and is upgraded so)",
-    )  # fmt: skip
-    upgrade.add_argument("--top-k", type=int, help="passages the judge was shown (default 3)")
-    upgrade.add_argument(
-        "--passage-words", type=int, help="words a passage held at most (default 200)"
-    )
+    _retrieval_options(upgrade)
     upgrade.set_defaults(run=run_upgrade)
     check = actions.add_parser(
         "check",
@@ -120,6 +108,28 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     check.set_defaults(run=run_check)
     add_signing_actions(actions, parent)
+
+
+def _retrieval_options(upgrade: argparse.ArgumentParser) -> None:
+    """The settings ``upgrade`` chooses passages with, as the cassettes were recorded."""
+    upgrade.add_argument(
+        "--embedder", help="the embedding setting the cassettes were recorded with "
+        "(default: CITATIONS_EMBEDDING_MODEL or all-MiniLM-L6-v2)",
+    )  # fmt: skip
+    upgrade.add_argument(
+        "--evidence-words", type=int, metavar="N", help="words of the page the judge was "
+        "shown, for a cassette that holds a retrieval section but lacks some choices "
+        "(default 560; a cassette without the section was made by the top-k passages, and "
+        "is upgraded so)",
+    )  # fmt: skip
+    upgrade.add_argument(
+        "--budget", type=int, metavar="N", dest="old_budget",
+        help="deprecated: use --evidence-words",
+    )  # fmt: skip
+    upgrade.add_argument("--top-k", type=int, help="passages the judge was shown (default 3)")
+    upgrade.add_argument(
+        "--passage-words", type=int, help="words a passage held at most (default 200)"
+    )
 
 
 def _paths(parser: argparse.ArgumentParser) -> None:
@@ -152,8 +162,11 @@ def _retrieval(args: argparse.Namespace, settings: Settings) -> Settings:
     changes: dict[str, object] = {}
     if args.embedder:
         changes["embedding_model"] = args.embedder
-    if args.budget is not None:
-        changes["budget"] = args.budget
+    if args.old_budget is not None:
+        say("--budget is deprecated; use --evidence-words")
+    words = args.evidence_words if args.evidence_words is not None else args.old_budget
+    if words is not None:
+        changes["evidence_words"] = words
     if args.top_k is not None:
         changes["top_k"] = args.top_k
     if args.passage_words is not None:

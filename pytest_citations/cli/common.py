@@ -12,6 +12,7 @@ from typing import Any, TypeAlias
 
 from ..distribution import install_command
 from ..errors import AccountError, CitationsError, ConfigurationError, MissingTokenError
+from ..judges import JUDGES
 from ..network.requester import TransientError
 from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS, Settings
@@ -46,7 +47,9 @@ def global_options() -> argparse.ArgumentParser:
     overwritten by the subcommand's default, and one given after it wins."""
     parent = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
     group = parent.add_argument_group("global options (before or after the command)")
-    group.add_argument("--judge", help="judge provider (default: JUDGE_PROVIDER or openai)")
+    group.add_argument(
+        "--judge", help=f"judge provider: {', '.join(JUDGES)} (default: JUDGE_PROVIDER or openai)"
+    )
     group.add_argument("--model", help="judge model (default: JUDGE_MODEL or the provider's)")
     group.add_argument(
         "--judge-votes",
@@ -68,11 +71,10 @@ def global_options() -> argparse.ArgumentParser:
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """Settings from the environment, with the global options over them."""
-    overrides: dict[str, Any] = {}
-    if getattr(args, "judge", None):
-        overrides["judge_provider"] = args.judge
-    if getattr(args, "model", None):
-        overrides["judge_model"] = args.model
+    overrides: dict[str, Any] = {
+        "judge_provider": getattr(args, "judge", None) or None,
+        "judge_model": getattr(args, "model", None) or None,
+    }
     if getattr(args, "judge_votes", None) is not None:
         overrides["judge_votes"] = args.judge_votes
         overrides["pinned"] = frozenset({"judge_votes"})
@@ -111,7 +113,7 @@ def missing_variables(
 ) -> MissingTokenError | None:
     """Every variable the chosen fetcher and judge need and lack, in one error (or None):
     a run must not stop at the first one and leave the next for another run."""
-    missing = Backends().missing(settings)
+    missing = settings.missing(Backends())
     return MissingTokenError(missing, purpose) if missing else None
 
 

@@ -16,7 +16,7 @@ here; the plugin and the command call :func:`run_drift`.
 
 from __future__ import annotations
 
-from .compare import Evidence, classify, compare_pages, evidence_of
+from .compare import Grounds, classify, compare_pages, evidence_of
 from .report import DriftCosts, DriftPlan, DriftReport
 from .runner import check_drift, run_drift
 from .sources import DriftClaim, DriftSource
@@ -42,7 +42,7 @@ __all__ = [
     "DriftReport",
     "DriftSource",
     "DriftStatus",
-    "Evidence",
+    "Grounds",
     "Skipped",
     "check_drift",
     "classify",

@@ -8,17 +8,17 @@ inert, exactly as the quote guard compares text (:func:`~pytest_citations.judges
 Paragraphs, not whole passages: a paragraph added near the top repacks every passage after
 it, but leaves the paragraphs as they were.
 
-- **Evidence** is what the recorded verdict rests on: the paragraphs of the texts shown to
-  the judge that hold the recorded quote (all of them when the quote spans several), or,
-  for a verdict without a quote (``not_found``, a quote the guard rejected), every paragraph
-  the judge was shown, since each one of them failed to settle the claim; where the judge
-  was shown only some lines of a paragraph, the whole paragraph. Evidence is
-  compared **exactly**: every evidence paragraph must stand, verbatim, somewhere in the live
-  page, and the quote must still stand in its text. Otherwise the citation is
-  ``evidence_changed`` and is judged again. A changed number is a changed verdict. One
-  exception keeps footers out of it: a shown paragraph that shares no word with the claim
-  (a "last updated" line next to a ``not_found``) must stand with its digits masked; a
-  change of its words still counts.
+- **The grounds** (:class:`Grounds`) are what the recorded verdict rests on: the
+  paragraphs of the texts shown to the judge that hold the recorded quote (all of them when
+  the quote spans several), or, for a verdict without a quote (``not_found``, a quote the
+  guard rejected), every paragraph the judge was shown, since each one of them failed to
+  settle the claim; where the judge was shown only some lines of a paragraph, the whole
+  paragraph. They are compared **exactly**: every evidence paragraph must stand, verbatim,
+  somewhere in the live page, and the quote must still stand in its text. Otherwise the
+  citation is ``evidence_changed`` and is judged again. A changed number is a changed
+  verdict. One exception keeps footers out of it: a shown paragraph that shares no word
+  with the claim (a "last updated" line next to a ``not_found``) must stand with its digits
+  masked; a change of its words still counts.
 - **Everything else** is page furniture as far as the verdict goes, and is compared with each
   run of digits masked (``2025-01-03``, ``1,234``, ``12:30`` all read ``0``): a new date in
   the footer, a view counter or a "3 comments" line is not drift; a changed sentence is
@@ -99,7 +99,7 @@ def _words(text: str) -> frozenset[str]:
 
 
 @dataclass(frozen=True)
-class Evidence:
+class Grounds:
     """What a verdict rests on: paragraphs that must stand verbatim, and shown paragraphs
     that share no word with the claim, which must stand with their digits masked."""
 
@@ -107,7 +107,7 @@ class Evidence:
     loose: tuple[str, ...] = ()
 
 
-def evidence_of(shown: Sequence[str], quote: str | None, claim: str = "") -> Evidence:
+def evidence_of(shown: Sequence[str], quote: str | None, claim: str = "") -> Grounds:
     """The evidence of a verdict: the paragraphs of the shown passages that its quote runs
     through; for a verdict without a quote (or whose quote is not in them), every shown
     paragraph, those sharing no word with ``claim`` loosely (see the module docstring)."""
@@ -123,10 +123,10 @@ def evidence_of(shown: Sequence[str], quote: str | None, claim: str = "") -> Evi
                 if offset < end and start < offset + len(paragraph):
                     touched.append(paragraph)
                 offset += len(paragraph) + 1
-            return Evidence(tuple(touched))
+            return Grounds(tuple(touched))
     every = list(dict.fromkeys(paragraphs(shown)))
     words = _words(claim)
-    return Evidence(
+    return Grounds(
         tuple(p for p in every if words & _words(p)),
         tuple(p for p in every if not words & _words(p)),
     )
@@ -163,7 +163,7 @@ def paragraph_diff(
 
 
 def compare_pages(
-    old_markdown: str, new_markdown: str, evidence: Evidence, quote: str | None
+    old_markdown: str, new_markdown: str, evidence: Grounds, quote: str | None
 ) -> PageChange:
     """Compare two pages on passages for a verdict resting on ``evidence`` (see
     :func:`evidence_of`) and ``quote`` (see the module docstring)."""
@@ -186,7 +186,7 @@ def compare_pages(
 
 
 @dataclass(frozen=True)
-class Comparison:
+class PageComparison:
     """One citation's drift status, and whether it needs a new verdict."""
 
     status: DriftStatus
@@ -228,13 +228,13 @@ def _text_change(
     evidence = (
         whole_paragraphs(evidence_of(shown, verdict.evidence_quote, claim), recorded_paragraphs)
         if shown
-        else Evidence(recorded_paragraphs)
+        else Grounds(recorded_paragraphs)
     )
     return compare_pages(recorded.markdown, live.markdown, evidence, verdict.evidence_quote)
 
 
-def whole_paragraphs(evidence: Evidence, page: Sequence[str]) -> Evidence:
-    """Evidence as paragraphs of the recorded ``page``: the judge may be shown lines cut out
+def whole_paragraphs(evidence: Grounds, page: Sequence[str]) -> Grounds:
+    """Grounds as paragraphs of the recorded ``page``: the judge may be shown lines cut out
     of a long paragraph, and a part of a paragraph stands for the paragraph that holds it
     (every one that does), so that the comparison stays paragraph by paragraph."""
     held = set(page)
@@ -246,7 +246,7 @@ def whole_paragraphs(evidence: Evidence, page: Sequence[str]) -> Evidence:
         return list(dict.fromkeys(found))
 
     exact = whole(evidence.exact)
-    return Evidence(tuple(exact), tuple(p for p in whole(evidence.loose) if p not in exact))
+    return Grounds(tuple(exact), tuple(p for p in whole(evidence.loose) if p not in exact))
 
 
 def _finding(result: FetchResult) -> str:
@@ -305,7 +305,7 @@ def classify(
     verdict: CitationVerdict,
     shown: Sequence[str],
     claim: str = "",
-) -> Comparison:
+) -> PageComparison:
     """The drift status of one citation: its recorded page and verdict (with the passages
     the judge was shown, and the claim) against the live page, both through the same fetch
     rules. A rule finding on a page that is still judged (``moved``, ``now_needs_js``,
@@ -327,7 +327,7 @@ def classify(
         recheck = False
     else:
         recheck = not live.judgeable or evidence
-    return Comparison(
+    return PageComparison(
         status,
         recheck,
         evidence_changed=evidence,

@@ -20,7 +20,6 @@ from ..errors import AccountError, ConfigurationError, MissingTokenError, Reques
 from ..fetchers import CrawlerFactory, FetchResult, fetch_citation
 from ..fetchers.urls import request_url
 from ..network.requester import Requester, TransientError
-from ..network.transport import network_transport
 from ..pipeline.backends import Backends
 from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
@@ -74,7 +73,7 @@ async def _fetch_one(
     factory: CrawlerFactory, settings: Settings, requester: Requester, url: str
 ) -> LivePage:
     usage = Usage()
-    crawler = factory(settings, requester, usage)
+    crawler = factory(settings.fetcher_config, requester, usage)
     try:
         result = await fetch_citation(crawler, url, max_chars=settings.max_page_chars)
     except FATAL:
@@ -151,7 +150,7 @@ async def verify_recorded(
     write_cassette(path, interactions, choices_document(choices or {}))
     library = CassetteLibrary(config, RecordMode.NEW_EPISODES, _no_command)
     session = library.open(path)
-    http = recorded_client(settings, library, JudgeOnly(network_transport(settings)))
+    http = recorded_client(settings, library, JudgeOnly(settings.transport()))
     try:
         async with Verifier(
             settings, http=http, backends=backends, observer=library, recall=library

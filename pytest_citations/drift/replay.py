@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-import httpx
-
 from ..errors import CitationsError, RequestRefused
 from ..fetchers import FetchResult, fetch_citation
 from ..labels import Label, Reason
@@ -31,6 +29,7 @@ from ..recording import (
     VcrConfig,
     recorded_client,
 )
+from ..recording.client import Offline
 from ..recording.files import CassetteContentError, Interaction
 from ..recording.pages import read_recording
 from ..recording.signing import SignatureRefused, TrustedKeys
@@ -40,13 +39,6 @@ from ..usage import Usage
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .sources import DriftCheck, DriftSource
 from .statuses import CitationDrift, DriftStatus, Skipped
-
-
-class _Offline(httpx.AsyncBaseTransport):
-    """Below a replay-only cassette: nothing is ever sent."""
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        raise RequestRefused("a drift replay sends no request")
 
 
 @dataclass(frozen=True)
@@ -138,11 +130,11 @@ class Replayer:
         #: The keys one of which must have signed each recording replayed (None: any).
         self.trust = trust
         # No waiting on a recorded Retry-After.
-        self.settings = settings.replace(backoff=0.0, max_backoff=0.0)
+        self.settings = settings.without_backoff()
         self.backends = backends
         self._commands = commands
         self.library = CassetteLibrary(config, RecordMode.NONE, self.command, root=root)
-        self._http = recorded_client(self.settings, self.library, _Offline())
+        self._http = recorded_client(self.settings, self.library, Offline("a drift replay"))
         #: Retrieval's choices made while replaying (with ``keep_choices``).
         self.made: dict[ChoiceKey, Selection] = {}
         self.verifier = Verifier(
@@ -205,7 +197,7 @@ class Replayer:
             with session.active():
                 for url in urls:
                     usage = Usage()
-                    crawler = factory(self.settings, self.verifier.requester, usage)
+                    crawler = factory(self.settings.fetcher_config, self.verifier.requester, usage)
                     try:
                         page = await fetch_citation(
                             crawler, url, max_chars=self.settings.max_page_chars

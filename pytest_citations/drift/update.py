@@ -36,7 +36,7 @@ from ..recording import VcrConfig, write_cassette
 from ..recording.choices import choices_document
 from ..recording.files import Interaction
 from ..recording.pages import crawl_target
-from ..retrieval.selection import Selection, page_digest
+from ..retrieval.selection import Selection
 from ..usage import Usage
 from .live import LivePage, Rechecked, verify_recorded
 from .replay import RecordedSource, Replayer
@@ -112,9 +112,7 @@ def kept_choices(
     (the later win), for the claims and URLs of its case file, of pages it still holds: a
     re-fetched page's old choices go with its old crawls."""
     fresh = {
-        drift.url: page_digest(page.markdown)
-        for drift in changed
-        if (page := pages[drift.url].result) is not None
+        drift.url: page.digest for drift in changed if (page := pages[drift.url].result) is not None
     }
     pairs = {
         (check.request.claim, url)

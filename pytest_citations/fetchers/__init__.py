@@ -1,15 +1,23 @@
 """Fetchers: a crawler per name, the fetch rules they share.
 
 A new fetcher is one module with a class that satisfies
-:class:`~pytest_citations.fetchers.base.Crawler` (constructed with ``(settings, requester,
-usage)``) plus one line in :data:`FETCHERS`.
+:class:`~pytest_citations.fetchers.base.Crawler` (constructed with ``(config, requester,
+usage)``, its config read from the environment by its ``configure``) plus one line in
+:data:`FETCHERS`.
 """
 
 from __future__ import annotations
 
-from .base import Crawler, CrawlerFactory, FetchResult, PageResponse, StoredPageReader
-from .crawlbase import CrawlbaseClient, StoredPageNotFound
-from .rules import fetch_citation
+from .base import (
+    Crawler,
+    CrawlerFactory,
+    FetchResult,
+    PageResponse,
+    StoredPageReader,
+    fetcher_config,
+)
+from .crawlbase import CrawlbaseClient, CrawlbaseConfig, StoredPageNotFound
+from .rules import PAGE_LIMIT, fetch_citation
 
 #: Fetchers by name (``Settings.fetcher``, ini ``citations_fetcher``).
 FETCHERS: dict[str, CrawlerFactory] = {
@@ -18,7 +26,9 @@ FETCHERS: dict[str, CrawlerFactory] = {
 
 __all__ = [
     "FETCHERS",
+    "PAGE_LIMIT",
     "CrawlbaseClient",
+    "CrawlbaseConfig",
     "Crawler",
     "CrawlerFactory",
     "FetchResult",
@@ -26,4 +36,5 @@ __all__ = [
     "StoredPageNotFound",
     "StoredPageReader",
     "fetch_citation",
+    "fetcher_config",
 ]

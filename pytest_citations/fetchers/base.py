@@ -8,14 +8,17 @@ the JavaScript path, giving a :class:`PageResponse`) plus the rules of
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..labels import Label
+from ..retrieval.passages import page_text
+from ..retrieval.selection import text_digest
 
 if TYPE_CHECKING:
     from ..network.requester import Requester
-    from ..pipeline.settings import Settings
     from ..usage import Usage
 
 
@@ -58,11 +61,21 @@ class StoredPageReader(Protocol):
 
 
 class CrawlerFactory(Protocol):
-    """Builds a crawler from the settings, the shared HTTP sender and the run's usage."""
+    """Builds a crawler from its own config, the shared HTTP sender and the run's usage. A
+    fetcher whose factory has ``configure(environ)`` gets what that reads from the
+    environment (:class:`~pytest_citations.fetchers.crawlbase.CrawlbaseConfig`); one
+    without gets None."""
 
-    def __call__(self, settings: Settings, requester: Requester, usage: Usage) -> Crawler:
+    def __call__(self, config: Any, requester: Requester, usage: Usage) -> Crawler:
         """A crawler for this run."""
         ...
+
+
+def fetcher_config(factory: object, environ: Mapping[str, str]) -> object:
+    """The config a fetcher reads from ``environ`` with its ``configure``; None when it has
+    none (a fetcher a plugin registered that needs nothing)."""
+    configure = getattr(factory, "configure", None)
+    return configure(environ) if callable(configure) else None
 
 
 @dataclass(frozen=True)
@@ -83,3 +96,16 @@ class FetchResult:
     def judgeable(self) -> bool:
         """True when the page goes on to retrieval and the judge."""
         return self.label is None
+
+    # A fetched page is shared by every claim that cites it: its text and digest are
+    # computed once, on first use, for all of them.
+    @cached_property
+    def text(self) -> str:
+        """The page as passages are cut from it (:func:`~..retrieval.passages.page_text`):
+        what a recorded choice's pieces index and the judge's texts are rebuilt from."""
+        return page_text(self.markdown)
+
+    @cached_property
+    def digest(self) -> str:
+        """The SHA-256 of :attr:`text`: the page's part of a recorded choice's key."""
+        return text_digest(self.text)

@@ -6,22 +6,19 @@ Not through the ``crawlbase`` SDK: it disables certificate verification, drops t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
 from ..errors import AuthenticationError, CitationsError, CreditsExhaustedError
-from ..network import is_replayed
-from ..network.budget import Price, Spend, priced
+from ..network.budget import Price, Spend, account, priced
 from ..network.limits import FETCH
 from ..network.requester import RETRYABLE_STATUSES, Requester
 from ..network.transport import placeholder
-from ..usage import CREDITS, Usage
+from ..usage import CREDITS, Charge, Usage
 from .base import PageResponse
-
-if TYPE_CHECKING:
-    from ..pipeline.settings import Settings
 
 #: The environment variables of the Crawling API: the normal and the JavaScript token, and
 #: the API's base URL (point it at an emulator or a proxy).
@@ -48,6 +45,27 @@ def billed(status: int, response: PageResponse) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class CrawlbaseConfig:
+    """What the Crawlbase client takes: where the API is, and which of the account's tokens
+    are set. Their values only the network transport holds; a request names them by
+    placeholder."""
+
+    api_url: str = DEFAULT_API_URL
+    #: Whether ``CRAWLBASE_TOKEN`` and ``CRAWLBASE_JS_TOKEN`` are set.
+    token: bool = False
+    js_token: bool = False
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> CrawlbaseConfig:
+        """The config the documented variables give (``CRAWLBASE_API_URL``, the tokens)."""
+        return cls(
+            api_url=environ.get(API_URL, "").strip() or DEFAULT_API_URL,
+            token=bool(environ.get(TOKEN, "").strip()),
+            js_token=bool(environ.get(JS_TOKEN, "").strip()),
+        )
+
+
 class StoredPageNotFound(CitationsError):
     """The Storage API has no page for this rid (expired after 30 days, or never stored)."""
 
@@ -72,24 +90,27 @@ def _int_header(response: httpx.Response, *names: str) -> int | None:
 
 
 class CrawlbaseClient:
-    """Crawls pages as markdown (F1) and reads stored pages back by rid (S1)."""
+    """Crawls pages as markdown (F1) and reads stored pages back by rid (S1), counting each
+    answer into ``usage``, the run's ledger."""
 
     #: The environment variables it reads (see :mod:`pytest_citations.pipeline.backends`).
     secret_variables = (TOKEN, JS_TOKEN)
     required_variables = (TOKEN,)
     endpoint_variables = (API_URL,)
+    #: Reads its config from the environment (the pipeline calls it for the chosen fetcher).
+    configure = staticmethod(CrawlbaseConfig.from_env)
 
-    def __init__(self, settings: Settings, requester: Requester, usage: Usage) -> None:
-        self.settings = settings
+    def __init__(self, config: CrawlbaseConfig, requester: Requester, usage: Usage) -> None:
+        self.config = config
         self.requester = requester
         self.usage = usage
-        self._base = settings.endpoint(API_URL, DEFAULT_API_URL).rstrip("/") + "/"
+        self._base = config.api_url.rstrip("/") + "/"
 
     def _token(self, javascript: bool) -> tuple[str, dict[str, str]]:
         """The variable whose token an attempt uses, plus ``javascript=true`` when no
         JavaScript token is set (F6). The request carries only its placeholder; the network
         transport puts the value in."""
-        if javascript and self.settings.secret(JS_TOKEN) is not None:
+        if javascript and self.config.js_token:
             return JS_TOKEN, {}
         return TOKEN, ({"javascript": "true"} if javascript else {})
 
@@ -119,39 +140,15 @@ class CrawlbaseClient:
             "Crawlbase crawl", build, retry_statuses=_CRAWL_RETRY_STATUSES, priority=FETCH
         )
         self._check_account(response, variable)
-        result = page_response(response, javascript)
-        self._bill(result, billed(response.status_code, result), replayed=is_replayed(response))
-        return result
-
-    def _bill(self, result: PageResponse, billed: bool, *, replayed: bool) -> None:
-        """Count a crawl: spent when live, saved when a recording answered it."""
-        usage = self.usage
-        cost = credits_of(result)
-        if replayed:
-            usage.replayed_crawls += 1
-            usage.replayed_credits += cost if billed else 0.0
-            return
-        usage.crawl_requests += 1
-        if not billed:
-            usage.failed_crawls += 1
-            return
-        if result.javascript:
-            usage.javascript_crawls += 1
-        else:
-            usage.normal_crawls += 1
-        if result.rid:
-            usage.stored_pages += 1
+        account(self.usage, response)  # spent when live, saved when a recording answered
+        return page_response(response, javascript)
 
     async def stored_page(self, rid: str) -> str:
         """The stored markdown of ``rid`` from the Storage API (free; any token of the account)."""
         if not rid:
             raise ValueError("a rid is required")
         # Any token of the account reads stored pages back.
-        variable = (
-            JS_TOKEN
-            if self.settings.secret(TOKEN) is None and self.settings.secret(JS_TOKEN)
-            else TOKEN
-        )
+        variable = JS_TOKEN if not self.config.token and self.config.js_token else TOKEN
         url = urljoin(self._base, "storage")
 
         def build() -> httpx.Request:
@@ -161,7 +158,7 @@ class CrawlbaseClient:
 
         response = await self.requester.send("Crawlbase storage", build, priority=FETCH)
         self._check_account(response, variable)
-        self.usage.storage_reads += 1
+        self.usage.record(Charge(storage_read=True))
         if response.status_code == 404:
             raise StoredPageNotFound(f"no stored page for rid {rid!r}")
         if response.status_code != 200:
@@ -169,11 +166,12 @@ class CrawlbaseClient:
         return response.text
 
 
-def page_response(response: httpx.Response, javascript: bool) -> PageResponse:
-    """What one Crawling API answer says about the page."""
+def page_response(response: httpx.Response, javascript: bool, *, body: bool = True) -> PageResponse:
+    """What one Crawling API answer says about the page (without ``body``, what its status
+    and headers say: all a price reads)."""
     ok = response.status_code == 200
     return PageResponse(
-        markdown=response.text if ok else "",
+        markdown=response.text if ok and body else "",
         javascript=javascript,
         failed=not ok and response.status_code != REJECTED_STATUS,
         rejected=response.status_code == REJECTED_STATUS,
@@ -192,12 +190,14 @@ def credits_of(result: PageResponse) -> float:
 
 def crawl_price(javascript: bool) -> Price:
     """A crawl's price for the run's budget: at most its kind plus storing the page (F6,
-    F8); what Crawlbase bills for the answer (nothing for a failed crawl)."""
+    F8); what Crawlbase bills for the answer (nothing for a failed crawl), read from its
+    status and headers once for the budget and the usage report."""
     kind = "javascript" if javascript else "normal"
 
-    def actual(response: httpx.Response) -> Spend:
-        result = page_response(response, javascript)
-        return Spend(credits=credits_of(result) if billed(response.status_code, result) else 0)
+    def actual(response: httpx.Response) -> Charge:
+        result = page_response(response, javascript, body=False)
+        cost = credits_of(result) if billed(response.status_code, result) else 0.0
+        return Charge(credits=cost, crawl=kind, stored=result.rid is not None)
 
     return Price(Spend(credits=CREDITS[kind] + CREDITS["storage"]), actual)
 

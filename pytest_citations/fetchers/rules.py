@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from ..labels import Label, Reason
+from ..network.config import Limit
 from .base import Crawler, FetchResult, PageResponse
 from .urls import is_pdf, is_redirector, request_url
 
@@ -27,6 +28,16 @@ SOFT_404_MAX_CHARS = 800
 EMPTY_PAGE_STATUS = 207
 #: Characters of a page kept for retrieval unless the settings say otherwise.
 DEFAULT_MAX_PAGE_CHARS = 500_000
+#: The size cap as a setting (``--citations-max-page-chars``, ``CITATIONS_MAX_PAGE_CHARS``).
+PAGE_LIMIT = Limit(
+    "max-page-chars",
+    "max_page_chars",
+    "CITATIONS_MAX_PAGE_CHARS",
+    True,
+    1000,
+    False,
+    "characters of a page kept for retrieval; the rest is cut (default 500000)",
+)
 #: Origin statuses that are a page to read (2xx) or a finding of their own (404, 410).
 _PAGE_STATUSES = frozenset({*range(200, 300), 404, 410})
 

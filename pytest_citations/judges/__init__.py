@@ -4,18 +4,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..network.requester import Requester
 from .anthropic import AnthropicJudge
 from .base import HttpJudge, Judge, Judgement, parse_verdict
+from .config import JudgeConfig
 from .ollama import OllamaJudge
 from .openai import OpenAIJudge
 
-if TYPE_CHECKING:
-    from ..pipeline.settings import Settings
-
-JudgeFactory = Callable[["Settings", Requester], Judge]
+#: Builds a judge from its config (:meth:`JudgeConfig.from_env` reads it for the class) and
+#: the shared HTTP sender.
+JudgeFactory = Callable[[JudgeConfig, Requester], Judge]
 
 #: Judge providers by name (``JUDGE_PROVIDER``, ``--citations-judge``).
 JUDGES: dict[str, JudgeFactory] = {
@@ -29,6 +28,7 @@ __all__ = [
     "AnthropicJudge",
     "HttpJudge",
     "Judge",
+    "JudgeConfig",
     "JudgeFactory",
     "Judgement",
     "OllamaJudge",

@@ -6,16 +6,18 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import httpx
 
 from ..errors import AuthenticationError
 from ..labels import Label, Reason
 from ..network import is_replayed, recorded_copies
-from ..network.budget import Price, Spend, priced
+from ..network.budget import Price, Spend, account, priced
 from ..network.requester import Requester, TransientError
 from ..network.transport import placeholder
+from ..usage import Charge
+from .config import JudgeConfig
 from .prompt import (
     JOINT_SCHEMA,
     JOINT_SYSTEM_PROMPT,
@@ -25,9 +27,6 @@ from .prompt import (
     joint_user_message,
     user_message,
 )
-
-if TYPE_CHECKING:
-    from ..pipeline.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -147,7 +146,7 @@ class HttpJudge:
     base_url_variable: str | None = None
     default_base_url = ""
     default_model = ""
-    # Derived from the above for Settings.from_env and the recording checks (backends.py).
+    # Derived from the above for the settings and the recording checks (pipeline/backends.py).
     secret_variables: tuple[str, ...] = ()
     required_variables: tuple[str, ...] = ()
     endpoint_variables: tuple[str, ...] = ()
@@ -158,14 +157,11 @@ class HttpJudge:
         cls.required_variables = cls.secret_variables
         cls.endpoint_variables = (cls.base_url_variable,) if cls.base_url_variable else ()
 
-    def __init__(self, settings: Settings, requester: Requester) -> None:
-        self.settings = settings
+    def __init__(self, config: JudgeConfig, requester: Requester) -> None:
+        self.config = config
         self.requester = requester
-        self.model = settings.judge_model or self.default_model
-        base = self.default_base_url
-        if self.base_url_variable:
-            base = settings.endpoint(self.base_url_variable, base)
-        self.base_url = base.rstrip("/")
+        self.model = config.model
+        self.base_url = config.base_url.rstrip("/")
 
     def key_header(self) -> str:
         """The API key as requests carry it: a placeholder that only the network transport
@@ -199,16 +195,21 @@ class HttpJudge:
         raise NotImplementedError
 
     # Shared flow --------------------------------------------------------------------
-    def _spent(self, response: httpx.Response) -> Spend | None:
-        """What an answer cost the run's budget: a call and its tokens, when it answered
-        (an error answer is not billed); None when it does not say (the budget counts the
-        call's most then)."""
-        if response.status_code != 200:
-            return Spend()
-        tokens = self.usage(response.json())
-        if tokens is None:
-            return None
-        return Spend(judge_calls=1, judge_tokens=sum(tokens))
+    def _charge(self, response: httpx.Response, body: bytes) -> Charge:
+        """What an answer to request ``body`` cost: a call and its tokens, when it answered
+        (an error answer is not billed), priced once for the run's budget and its usage
+        report."""
+        data = _json(response) if response.status_code == 200 else None
+        return self._charged(response.status_code, data, body)
+
+    def _charged(self, status: int, data: Any, body: bytes) -> Charge:
+        """:meth:`_charge` of an answer whose body was already read (``data``). One that
+        does not say what it took counts what the budget held for it (:func:`most_spent`:
+        the request's bytes, the reply's allowance)."""
+        if status != 200:
+            return Charge(provider=self.name)
+        prompt_tokens, completion_tokens = self.usage(data) or (len(body), REPLY_TOKENS)
+        return Charge(1, prompt_tokens, completion_tokens, provider=self.name)
 
     async def _exchange(
         self, system: str, user: str, schema: dict[str, Any], name: str
@@ -218,8 +219,7 @@ class HttpJudge:
         body = canonical_json(self.payload(system, user, schema, name))
         url = self.endpoint()
 
-        most = most_spent(body)
-        price = Price(most, self._spent)
+        price = Price(most_spent(body), lambda response: self._charge(response, body))
 
         def build() -> httpx.Request:
             request = self.requester.http.build_request(
@@ -236,17 +236,16 @@ class HttpJudge:
                 self.key_variable, f"The {self.name} judge", response.status_code
             )
         replayed, recorded = is_replayed(response), recorded_copies(response)
-        if response.status_code != 200:
+        status = response.status_code
+        data = _json(response) if status == 200 else None
+        # Counted first, into the run's ledger: a reply that cannot be used was still paid.
+        # Priced from the body read here, unless the budget's transport priced it already.
+        charged = price.priced(response) or self._charged(status, data, body)
+        account(self.requester.ledger, response, charged)
+        if status != 200:
             failed = Judgement.failed(Reason.JUDGE_ERROR)
             return None, replace(failed, replayed=replayed, recorded=recorded)
-        try:
-            data = response.json()
-        except ValueError:
-            data = None
-        # Usage first: a reply that cannot be used was still paid for. One that does not say
-        # what it took counts what the budget held for it (the request's bytes, the reply's
-        # allowance), as the budget does.
-        prompt_tokens, completion_tokens = self.usage(data) or (len(body), REPLY_TOKENS)
+        prompt_tokens, completion_tokens = charged.prompt_tokens, charged.completion_tokens
         try:
             content, problem = self.read(data)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
@@ -281,6 +280,14 @@ class HttpJudge:
             return outcome
         label, quotes, confidence = parsed
         return replace(outcome, label=label, quotes=quotes, confidence=confidence, reason=None)
+
+
+def _json(response: httpx.Response) -> Any:
+    """The answer's body as JSON; None when it is not JSON."""
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 def token_counts(prompt: Any, completion: Any) -> tuple[int, int] | None:

@@ -18,6 +18,10 @@ Three pieces, from the wire up, one module each:
 - :class:`Requester` sends under the run's concurrency limit, retries transient failures
   with backoff that honours ``Retry-After``, and bounds each request, retries included, by
   an overall deadline.
+
+Each takes only the values it needs: :class:`NetworkConfig` (timeouts, retries, deadline,
+requests in flight) and :class:`SpendingLimits` (the budget), read from their environment
+variables in :mod:`.config`.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from .client import (
     make_http_client,
     recorded_copies,
 )
+from .config import NetworkConfig, SpendingLimits
 from .limits import FETCH, JUDGE, RequestLimit
 from .requester import RETRYABLE_STATUSES, Requester, TransientError, retry_after_seconds
 from .transport import NetworkTransport, network_transport, placeholder
@@ -41,9 +46,11 @@ __all__ = [
     "REPLAYED",
     "RETRYABLE_STATUSES",
     "HttpClient",
+    "NetworkConfig",
     "NetworkTransport",
     "RequestLimit",
     "Requester",
+    "SpendingLimits",
     "TransientError",
     "is_replayed",
     "make_http_client",

@@ -6,14 +6,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import httpx
 
-from .transport import network_transport
-
-if TYPE_CHECKING:
-    from ..pipeline.settings import Settings
+from .config import NetworkConfig
 
 USER_AGENT = "pytest-citations"
 
@@ -27,11 +23,9 @@ class HttpClient:
     """Builds requests (explicit timeouts, no redirects, a fixed user agent) and sends them
     through a transport chain. The engine's only HTTP client."""
 
-    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None):
-        self.transport = transport or network_transport(settings)
-        self._timeout = httpx.Timeout(
-            settings.read_timeout, connect=settings.connect_timeout
-        ).as_dict()
+    def __init__(self, config: NetworkConfig, transport: httpx.AsyncBaseTransport) -> None:
+        self.transport = transport
+        self._timeout = httpx.Timeout(config.read_timeout, connect=config.connect_timeout).as_dict()
 
     def build_request(
         self,
@@ -70,12 +64,11 @@ class HttpClient:
         await self.transport.aclose()
 
 
-def make_http_client(
-    settings: Settings, transport: httpx.AsyncBaseTransport | None = None
-) -> HttpClient:
-    """One client for the run. ``transport`` wraps or replaces :func:`network_transport`
-    (the plugin's cassettes do)."""
-    return HttpClient(settings, transport)
+def make_http_client(config: NetworkConfig, transport: httpx.AsyncBaseTransport) -> HttpClient:
+    """One client for the run, sending through ``transport``: the network
+    (:func:`~pytest_citations.network.transport.network_transport`), or a chain in front of
+    it (the plugin's cassettes)."""
+    return HttpClient(config, transport)
 
 
 #: Response extension set by a transport that answered from a recording (nothing was spent).

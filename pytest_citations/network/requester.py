@@ -9,16 +9,15 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Collection
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
 from ..timing import charge
+from ..usage import Usage
 from .client import HttpClient
+from .config import NetworkConfig
 from .limits import JUDGE, RequestLimit
-
-if TYPE_CHECKING:
-    from ..pipeline.settings import Settings
 
 #: Retried with backoff: timeouts, throttling and every 5xx (Anthropic's 529 "overloaded",
 #: Cloudflare's 522/524 included).
@@ -54,20 +53,23 @@ def retry_after_seconds(response: httpx.Response) -> float | None:
 
 class Requester:
     """Sends requests under a shared concurrency limit, retries transient failures, and
-    gives up when a request's overall deadline (``settings.deadline``) has passed. With a
+    gives up when a request's overall deadline (``config.deadline``) has passed. With a
     :class:`~pytest_citations.network.limits.RequestLimit`, a request waits by its priority
-    (fetches before judge calls)."""
+    (fetches before judge calls). Its ``ledger`` is the run's usage, which a judge counts its
+    answers into (see :func:`~pytest_citations.network.budget.account`)."""
 
     def __init__(
         self,
         http: HttpClient,
-        settings: Settings,
+        config: NetworkConfig,
         limit: RequestLimit | asyncio.Semaphore,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        ledger: Usage | None = None,
     ) -> None:
         self.http = http
-        self.settings = settings
+        self.config = config
         self.limit = limit
+        self.ledger = ledger if ledger is not None else Usage()
         self._sleep = sleep
 
     def _slot(self, priority: int) -> AbstractAsyncContextManager[Any]:
@@ -78,9 +80,9 @@ class Requester:
     def _delay(self, attempt: int, response: httpx.Response | None) -> float:
         hinted = retry_after_seconds(response) if response is not None else None
         if hinted is not None:
-            return min(hinted, self.settings.max_backoff)
-        jittered: float = self.settings.backoff * (2**attempt) * (0.5 + random.random() / 2)
-        return min(jittered, self.settings.max_backoff)
+            return min(hinted, self.config.max_backoff)
+        jittered: float = self.config.backoff * (2**attempt) * (0.5 + random.random() / 2)
+        return min(jittered, self.config.max_backoff)
 
     async def send(
         self,
@@ -96,9 +98,9 @@ class Requester:
         A slot of the limit is held only while a request is in flight, never while backing
         off; the deadline counts from the first time the request went out.
         """
-        attempts = self.settings.retries + 1
+        attempts = self.config.retries + 1
         loop = asyncio.get_running_loop()
-        deadline = self.settings.deadline
+        deadline = self.config.deadline
         started: float | None = None  # the clock starts when the request first goes out
         for attempt in range(attempts):
             last = attempt == attempts - 1

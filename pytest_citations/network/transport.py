@@ -4,19 +4,18 @@ place it is taken back out of what comes back."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
 import httpcore
 import httpx
 
 from ..errors import MissingTokenError
+from ..redact import Secret
+from ..usage import Usage
 from .budget import Budget, BudgetTransport
-
-if TYPE_CHECKING:
-    from ..pipeline.settings import Settings
+from .config import SpendingLimits
 
 _PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*_(?:TOKEN|KEY))>")
 
@@ -27,7 +26,7 @@ def placeholder(variable: str) -> str:
 
 
 @dataclass(frozen=True)
-class _Failure:
+class _SendFailure:
     """A send that failed, described without the request (which held real secrets)."""
 
     kind: type[httpx.TransportError]
@@ -45,16 +44,16 @@ _TIMEOUTS: Mapping[type[Exception], type[httpx.TransportError]] = {
 }
 
 
-def _failure(error: Exception) -> _Failure:
+def _failure(error: Exception) -> _SendFailure:
     """A secret-free description of what went wrong below the transport."""
     for source, target in _TIMEOUTS.items():
         if isinstance(error, source):
-            return _Failure(target, "timed out")
+            return _SendFailure(target, "timed out")
     if isinstance(error, httpcore.ConnectError):
-        return _Failure(httpx.ConnectError, "connection failed (ConnectError)")
+        return _SendFailure(httpx.ConnectError, "connection failed (ConnectError)")
     if isinstance(error, httpcore.NetworkError | httpcore.ProtocolError):
-        return _Failure(httpx.NetworkError, f"connection failed ({type(error).__name__})")
-    return _Failure(httpx.TransportError, f"request failed ({type(error).__name__})")
+        return _SendFailure(httpx.NetworkError, f"connection failed ({type(error).__name__})")
+    return _SendFailure(httpx.TransportError, f"request failed ({type(error).__name__})")
 
 
 class NetworkTransport(httpx.AsyncBaseTransport):
@@ -66,14 +65,14 @@ class NetworkTransport(httpx.AsyncBaseTransport):
     neither the request nor a cause, so no traceback can show a URL with a token in it.
     """
 
-    def __init__(self, settings: Settings) -> None:
-        self._limit = max(settings.concurrency, 1)
+    def __init__(self, secrets: Iterable[Secret], concurrency: int) -> None:
+        self._limit = max(concurrency, 1)
         self._ssl = httpx.create_ssl_context()
         #: One pool per origin (Crawlbase, the judge): httpcore checks every idle
         #: connection of a pool on each request, and the crawl connections idle once the
         #: pages are in while the judge is busiest.
         self._pools: dict[tuple[bytes, bytes, int | None], httpcore.AsyncConnectionPool] = {}
-        self._secrets = {placeholder(s.variable): s for s in settings.secrets.values()}
+        self._secrets = {placeholder(s.variable): s for s in secrets}
 
     def _reveal(self, text: bytes, *, encode: Callable[[str], str]) -> bytes:
         for name, secret in self._secrets.items():
@@ -103,7 +102,7 @@ class NetworkTransport(httpx.AsyncBaseTransport):
                     return str(variable)
         return None
 
-    async def _exchange(self, request: httpx.Request) -> httpx.Response | _Failure:
+    async def _exchange(self, request: httpx.Request) -> httpx.Response | _SendFailure:
         """Send with the real secrets; never raise (the frames here hold the secrets)."""
         try:
             target = self._reveal(request.url.raw_path, encode=lambda s: quote(s, safe=""))
@@ -146,7 +145,7 @@ class NetworkTransport(httpx.AsyncBaseTransport):
             raise MissingTokenError(missing, "The request needs it.")
         await request.aread()
         outcome = await self._exchange(request)
-        if isinstance(outcome, _Failure):
+        if isinstance(outcome, _SendFailure):
             raise outcome.error()  # raised here, outside any handler: no secret-bearing cause
         return outcome
 
@@ -167,9 +166,16 @@ class NetworkTransport(httpx.AsyncBaseTransport):
             await pool.aclose()
 
 
-def network_transport(settings: Settings) -> httpx.AsyncBaseTransport:
-    """The real network for ``settings`` (the innermost transport of every chain), behind
-    the run's budget when the settings set one: each chain built from it holds its own."""
-    network = NetworkTransport(settings)
-    budget = Budget.of(settings)
+def network_transport(
+    secrets: Iterable[Secret],
+    concurrency: int,
+    spending: SpendingLimits | None = None,
+    ledger: Usage | None = None,
+) -> httpx.AsyncBaseTransport:
+    """The real network with ``secrets`` (the innermost transport of every chain), pooling
+    ``concurrency`` connections per origin, behind a budget when ``spending`` sets one:
+    each chain built from it holds its own, and reads what was spent from ``ledger`` (the
+    run's :class:`~pytest_citations.usage.Usage`, which its answers are counted into)."""
+    network = NetworkTransport(secrets, concurrency)
+    budget = Budget.of(spending, ledger) if spending is not None else None
     return network if budget is None else BudgetTransport(network, budget)

@@ -7,22 +7,22 @@ A backend declares, as class attributes, the environment variables it reads, so 
 - ``secret_variables``: tokens and keys it sends (masked everywhere, never recorded);
 - ``required_variables``: those of them it cannot send a request without;
 - ``endpoint_variables``: base URLs it can be pointed at (emulators, proxies);
-- judges also ``model_variable`` and ``default_model``.
+- judges also ``model_variable`` and ``default_model`` (read by
+  :meth:`~pytest_citations.judges.config.JudgeConfig.from_env`), fetchers ``configure``
+  (their own config from the environment).
 
 Plugins add their own backends in the ``pytest_citations_backends`` hook.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ConfigurationError
-from ..fetchers import FETCHERS, CrawlerFactory
-from ..judges import JUDGES, JudgeFactory
-
-if TYPE_CHECKING:
-    from .settings import Settings
+from ..fetchers import FETCHERS, CrawlerFactory, fetcher_config
+from ..judges import JUDGES, JudgeConfig, JudgeFactory
 
 
 @dataclass
@@ -43,32 +43,34 @@ class Backends:
         return factory
 
     def variables(self, kind: str) -> tuple[str, ...]:
-        """Every variable of one kind (``secret_variables``, ``endpoint_variables``) that
-        any backend declares, in a stable order."""
+        """Every variable of one kind (``secret_variables``, ``endpoint_variables``,
+        ``model_variable``) that any backend declares, in a stable order."""
         found: dict[str, None] = {}
         backends: list[object] = [*self.fetchers.values(), *self.judges.values()]
         for backend in backends:
-            found.update(dict.fromkeys(getattr(backend, kind, ())))
+            declared = getattr(backend, kind, ())
+            declared = (declared,) if isinstance(declared, str) else declared or ()
+            found.update(dict.fromkeys(declared))
         return tuple(found)
 
-    def judge_variable(self, provider: str, attribute: str) -> Any:
-        """One declared attribute of a judge (``model_variable``, ``default_model``), or
-        None for an unknown provider or one that declares nothing."""
-        return getattr(self.judges.get(provider), attribute, None)
+    def judge_config(
+        self, environ: Mapping[str, str], *, provider: str | None = None, model: str | None = None
+    ) -> JudgeConfig:
+        """The config of the judge ``provider`` (else ``JUDGE_PROVIDER``) names, resolved once
+        from ``environ`` (see :meth:`JudgeConfig.from_env`); an unknown provider gets what
+        the variables say, and fails where its judge is built."""
+        name = JudgeConfig.chosen(environ, provider)
+        return JudgeConfig.from_env(environ, self.judges.get(name), provider=name, model=model)
 
-    def required(self, settings: Settings) -> list[str]:
-        """The variables the selected fetcher and judge cannot send requests without."""
-        chosen = (self.fetchers.get(settings.fetcher), self.judges.get(settings.judge_provider))
+    def fetcher_config(self, name: str, environ: Mapping[str, str]) -> object:
+        """The config of the fetcher called ``name``, read from ``environ`` (see
+        :func:`~pytest_citations.fetchers.base.fetcher_config`)."""
+        return fetcher_config(self.fetchers.get(name), environ)
+
+    def required(self, fetcher: str, provider: str) -> list[str]:
+        """The variables the fetcher and the judge provider cannot send requests without."""
+        chosen = (self.fetchers.get(fetcher), self.judges.get(provider))
         return [name for backend in chosen for name in getattr(backend, "required_variables", ())]
-
-    def missing(self, settings: Settings) -> list[str]:
-        """Of :meth:`required`, the variables that are not set, every one of them."""
-        return [name for name in self.required(settings) if settings.secret(name) is None]
-
-    def model(self, settings: Settings) -> str:
-        """The judge model in use: the configured one or the provider's default."""
-        default = self.judge_variable(settings.judge_provider, "default_model")
-        return settings.judge_model or str(default or "")
 
 
 def _named(registry: dict[str, Any], name: str, what: str) -> Any:

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..errors import OverBudget, RequestRefused
+from ..judges.guard import Guarded
 from ..labels import Label, Reason
 from ..network.requester import TransientError
+from ..retrieval.selection import Selection
 from ..verdicts import CitationVerdict, Evidence
 
 
@@ -74,6 +76,17 @@ class ClaimWork:
                 self.note(OverBudget(problem))
             else:
                 self.note(RequestRefused(problem) if problem in other.unrecorded else problem)
+
+
+def shown_evidence(
+    url: str, passages: Sequence[str], accepted: Guarded, selection: Selection, text: str
+) -> Evidence:
+    """What the judge was shown for ``url`` (chosen by ``selection`` from the page's
+    ``text``), with where the guard found the accepted quote: in its passage, and in the
+    page's text."""
+    number, span = accepted.passage, accepted.span
+    found = None if number is None or span is None else selection.page_span(text, number, span)
+    return Evidence(url, tuple(passages), number, selection.chooser.embedder, span, found)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from ..retrieval.embedders import canonical_name
 from ..retrieval.index import PageIndex
 from ..retrieval.passages import split_spans
 from ..retrieval.retriever import Retriever
-from ..retrieval.selection import PASSAGES, Selection, page_digest
+from ..retrieval.selection import PASSAGES, Selection
 from ..retrieval.validity import choice_problem
 from ..retrieval.worker import INDEX, RANK, EmbeddingWorker
 from .recall import ChoiceKey, Recall
@@ -31,7 +31,11 @@ _CHOSE = "chose the passages with"
 #: recorded value, and what the recording did with it.
 _PINNED: dict[str, tuple[str, Callable[[Selection], object], str]] = {
     "embedding_model": ("--citations-embedder", lambda chosen: chosen.chooser.setting, _CHOSE),
-    "budget": ("--citations-budget", lambda chosen: chosen.chooser.budget, _CHOSE),
+    "evidence_words": (
+        "--citations-evidence-words",
+        lambda chosen: chosen.chooser.evidence_words,
+        _CHOSE,
+    ),
     "top_k": ("--citations-top-k", lambda chosen: chosen.chooser.top_k, _CHOSE),
     "passage_words": (
         "--citations-passage-words",
@@ -84,11 +88,11 @@ class RetrievalStep:
         :meth:`keep`). Raises :class:`~pytest_citations.errors.RequestRefused` where a
         replay holds no choice and retrieval cannot run here, or a recorded choice
         contradicts a setting the run pinned."""
-        key = ChoiceKey(claim, url, page_digest(page.markdown))
+        key = ChoiceKey(claim, url, page.digest)
         recalled = self._recall.recall(key) if self._recall is not None else None
         if recalled is not None:
             assert self._recall is not None
-            problem = choice_problem(page.markdown, recalled)
+            problem = choice_problem(page.text, recalled)
             if problem is not None:
                 raise self._recall.refuse(
                     key,
@@ -103,7 +107,7 @@ class RetrievalStep:
         index = await self._index(page)
         ranking = self._recall.ranking() if self._recall is not None else None
         # Ranking goes before indexing more pages: it sends a judge call out at once.
-        selection = await self._worker.run(RANK, self._chosen, claim, index, page.markdown, ranking)
+        selection = await self._worker.run(RANK, self._chosen, claim, index, page.text, ranking)
         return Chosen(key, selection, fresh=True)
 
     def keep(self, chosen: Chosen) -> None:
@@ -114,34 +118,34 @@ class RetrievalStep:
             self._recall.keep(chosen.key, chosen.selection)
 
     def _chosen(
-        self, claim: str, index: PageIndex, markdown: str, ranking: int | None
+        self, claim: str, index: PageIndex, text: str, ranking: int | None
     ) -> Selection | None:
-        """The choice made now, by today's ranking, or by ranking 1 (the top passages, no
-        budget) for a recording made with it."""
+        """The choice made now from the page's ``text``, by today's ranking, or by ranking 1
+        (the top passages, 0 evidence words) for a recording made with it."""
         settings = self.settings
         chosen = self.retriever.choose(
             claim,
             index,
             settings.top_k,
-            markdown=markdown,
+            markdown=text,
             setting=canonical_name(settings.embedding_model),
             passage_words=settings.passage_words,
-            budget=0 if ranking == 1 else settings.budget,
+            evidence_words=0 if ranking == 1 else settings.evidence_words,
         )
         if chosen is None:
             return None
         if ranking == 1:
-            older = replace(chosen.chooser, ranking=1, budget=0, units=PASSAGES)
+            older = replace(chosen.chooser, ranking=1, evidence_words=0, units=PASSAGES)
             chosen = replace(chosen, chooser=older)
         # The judge is asked about passages chosen now as often as the run says.
         return replace(chosen, votes=settings.judge_votes)
 
     def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
         async def run() -> PageIndex:
-            passages = split_spans(page.markdown, self.settings.passage_words)
+            passages = split_spans(page.text, self.settings.passage_words)
             return await self._worker.run(INDEX, self.retriever.index, passages)
 
-        return self._indexes.get((page.markdown, self.settings.passage_words), run)
+        return self._indexes.get((page.digest, self.settings.passage_words), run)
 
     def _check_pinned(self, key: ChoiceKey, selection: Selection) -> None:
         """A setting the run was given explicitly must be the one the recording used:

@@ -1,26 +1,48 @@
-"""Settings of the engine, read from environment variables and overridable in code.
+"""The settings of a run: the stages' own configs composed, read from the environment and
+overridable in code.
 
-Settings stay generic: a fetcher or a judge declares the environment variables it reads
-(see :mod:`pytest_citations.pipeline.backends`), and settings keep their values by variable name,
-secrets in :attr:`Settings.secrets` (masked in every ``repr``) and base URLs in
-:attr:`Settings.endpoints`. A new backend adds no field here.
+Each stage reads its own variables where its code is: the network's timeouts, retries,
+deadline and requests in flight, and the run's budget (:mod:`pytest_citations.network.config`),
+the fetcher's config (its ``configure``, :class:`~pytest_citations.fetchers.CrawlbaseConfig`
+for Crawlbase), the judge's provider, model and base URL
+(:class:`~pytest_citations.judges.config.JudgeConfig`). Settings put them together with what
+retrieval is asked for, and keep every backend's secrets by variable name (masked in every
+``repr``) for the network transport, the only place a secret enters a request. A new
+backend adds no field here (see :mod:`pytest_citations.pipeline.backends`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from ..errors import ConfigurationError
+from ..fetchers import PAGE_LIMIT
+from ..fetchers.crawlbase import CrawlbaseConfig
+from ..fetchers.rules import DEFAULT_MAX_PAGE_CHARS
+from ..judges import JudgeConfig
+from ..judges.config import MODEL_VARIABLE, PROVIDER_VARIABLE
+from ..network.client import HttpClient, make_http_client
+from ..network.config import (
+    BUDGETS,
+    NETWORK_LIMITS,
+    Limit,
+    NetworkConfig,
+    SpendingLimits,
+    read_limits,
+)
+from ..network.transport import network_transport
 from ..redact import Redactor, Secret
-from ..retrieval.choosing import BUDGET, MIN_BUDGET
+from ..retrieval.choosing import EVIDENCE_WORDS, MIN_EVIDENCE_WORDS
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from ..retrieval.passages import DEFAULT_MAX_WORDS
+from ..usage import Usage
 from .backends import Backends
 
 #: The private key that signs cassettes (:mod:`pytest_citations.recording.signing`). No
@@ -40,130 +62,67 @@ def hidden_secrets(env: Mapping[str, str]) -> tuple[Secret, ...]:
     return tuple(Secret(part, SIGNING_KEY_VARIABLE) for part in dict.fromkeys([value, *parts]))
 
 
-@dataclass(frozen=True)
-class Limit:
-    """A request limit: a :class:`Settings` field, its environment variable, and what a
-    valid value is. The plugin (``--citations-<name>``, ini ``citations_<name>``) and the
-    command (``--<name>``) offer the same limits from this one table."""
-
-    name: str
-    field: str
-    env: str
-    integer: bool
-    minimum: float
-    #: True when the minimum itself is not allowed (timeouts must be more than 0).
-    exclusive: bool
-    help: str
-    #: What a value counts when it need not be whole (a budget of credits).
-    unit: str = "seconds"
-    #: The most that still means something (None: no bound): a wait of years is a hang.
-    maximum: float | None = None
-
-    @property
-    def metavar(self) -> str:
-        """How a flag's help names the value: ``N``, or ``SECONDS`` for a time."""
-        return "SECONDS" if self.unit == "seconds" and not self.integer else "N"
-
-    def parse(self, raw: object, what: str) -> float:
-        """The value of ``raw`` (named ``what`` in the error), or a configuration error."""
-        try:
-            number = float(str(raw).strip())
-            # nan passes every comparison (a budget of nan credits limits nothing) and inf
-            # says "no limit", which leaving the option out says already.
-            if not math.isfinite(number) or (self.integer and number != int(number)):
-                raise ValueError
-        except ValueError:
-            kind = "a whole number" if self.integer else f"a number of {self.unit}"
-            raise ConfigurationError(f"{what} must be {kind}, got {raw!r}") from None
-        if number < self.minimum or (self.exclusive and number == self.minimum):
-            bound = "more than" if self.exclusive else "at least"
-            raise ConfigurationError(f"{what} must be {bound} {self.minimum:g}, got {raw!r}")
-        if self.maximum is not None and number > self.maximum:
-            raise ConfigurationError(f"{what} must be at most {self.maximum:g}, got {raw!r}")
-        return int(number) if self.integer else number
-
-    def unusable(self, value: float | None) -> str | None:
-        """Why a value set in code (or parsed by argparse) is no limit: not finite, or past
-        :attr:`maximum`; None when it is usable as far as these go."""
-        if value is None:
-            return None
-        if not math.isfinite(value):
-            return f"{self.field} must be a finite number, got {value!r}"
-        if self.maximum is not None and value > self.maximum:
-            return f"{self.field} must be at most {self.maximum:g}, got {value!r}"
-        return None
-
-
-#: What a run may spend, live (a recording answers for free): past a budget the remaining
-#: requests are not sent, and their claims are unchecked (``over_budget``).
-BUDGETS = (
-    Limit("max-judge-calls", "max_judge_calls", "CITATIONS_MAX_JUDGE_CALLS", True, 0, False,
-          "judge calls the run may send (default: no limit)"),
-    Limit("max-judge-tokens", "max_judge_tokens", "CITATIONS_MAX_JUDGE_TOKENS", True, 0, False,
-          "judge tokens the run may spend: no call is sent once they are reached, and the "
-          "calls in flight then may pass them (default: no limit)"),
-    Limit("max-credits", "max_credits", "CITATIONS_MAX_CREDITS", False, 0, False,
-          "Crawlbase credits the run may spend: a crawl that could pass them is not sent "
-          "(default: no limit)", unit="credits"),
-)  # fmt: skip
-
-#: The longest wait that still means something: a day.
-DAY = 86_400
-
-LIMITS = (
-    Limit("timeout", "read_timeout", "CITATIONS_TIMEOUT", False, 0, True,
-          "seconds any one read or write may wait (default 90)", maximum=DAY),
-    Limit("connect-timeout", "connect_timeout", "CITATIONS_CONNECT_TIMEOUT", False, 0, True,
-          "seconds to open a connection (default 10)", maximum=DAY),
-    Limit("deadline", "deadline", "CITATIONS_DEADLINE", False, 0, True,
-          "seconds one request may take in all, retries included (default 180)", maximum=DAY),
-    Limit("retries", "retries", "CITATIONS_RETRIES", True, 0, False,
-          "retries of a failed request after the first attempt (default 3)"),
-    Limit("max-page-chars", "max_page_chars", "CITATIONS_MAX_PAGE_CHARS", True, 1000, False,
-          "characters of a page kept for retrieval; the rest is cut (default 500000)"),
-    Limit("concurrency", "concurrency", "BATCH_CONCURRENCY", True, 1, False,
-          "requests in flight at once, for the whole run (default 4)"),
+_NETWORK = {row.name: row for row in NETWORK_LIMITS}
+#: Every limit a run takes, in the order the header and the help list them: the network's,
+#: the fetch rules' size cap, and the budgets. The plugin (``--citations-<name>``, ini
+#: ``citations_<name>``) and the command (``--<name>``) offer the same limits from it.
+LIMITS: tuple[Limit, ...] = (
+    *(_NETWORK[name] for name in ("timeout", "connect-timeout", "deadline", "retries")),
+    PAGE_LIMIT,
+    _NETWORK["concurrency"],
     *BUDGETS,
-)  # fmt: skip
+)
+#: The variable of the embedding setting (``--citations-embedder``).
+EMBEDDER_VARIABLE = "CITATIONS_EMBEDDING_MODEL"
+
+
+def environment_variables(backends: Backends | None = None) -> tuple[str, ...]:
+    """Every environment variable a run reads: the judge's choice, every limit's, the
+    embedder's, the signing key, and every variable the ``backends`` declare (tokens, keys,
+    base URLs, models). What a test run clears from a developer's shell."""
+    backends = backends or Backends()
+    kinds = ("secret_variables", "endpoint_variables", "model_variable")
+    declared = [name for kind in kinds for name in backends.variables(kind)]
+    own = [PROVIDER_VARIABLE, MODEL_VARIABLE, EMBEDDER_VARIABLE, SIGNING_KEY_VARIABLE]
+    own += [row.env for row in LIMITS]
+    return tuple(dict.fromkeys([*own, *declared]))
+
+
+_NETWORK_FIELDS = frozenset(f.name for f in dataclasses.fields(NetworkConfig))
+_SPENDING_FIELDS = frozenset(f.name for f in dataclasses.fields(SpendingLimits))
+
+
+def _default_judge() -> JudgeConfig:
+    return Backends().judge_config({})
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything the engine needs to know, secrets included (masked in every ``repr``)."""
+    """Everything a run needs to know, secrets included (masked in every ``repr``)."""
 
-    #: The fetcher by name (``crawlbase``), and the judge provider (``openai``, …).
+    #: The fetcher by name (``crawlbase``), and its own config as its ``configure`` read it.
     fetcher: str = "crawlbase"
-    judge_provider: str = "openai"
-    #: The judge model; None for the provider's default.
-    judge_model: str | None = None
+    fetcher_config: object = field(default_factory=CrawlbaseConfig)
+    #: The judge: its provider, the model it asks and where (resolved once, see
+    #: :class:`~pytest_citations.judges.config.JudgeConfig`).
+    judge: JudgeConfig = field(default_factory=_default_judge)
     #: Tokens and keys by environment variable: ``{"CRAWLBASE_TOKEN": Secret(...)}``.
     secrets: Mapping[str, Secret] = field(default_factory=dict)
     #: Secrets hidden from output that no request carries (:func:`hidden_secrets`).
     hidden: tuple[Secret, ...] = ()
-    #: Base URLs by environment variable: ``{"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}``.
-    endpoints: Mapping[str, str] = field(default_factory=dict)
-    #: Requests in flight at once, for the whole run (``BATCH_CONCURRENCY``, A3).
-    concurrency: int = 4
-    #: Seconds to open a connection (``CITATIONS_CONNECT_TIMEOUT``).
-    connect_timeout: float = 10.0
-    #: Seconds any one read or write may wait (``CITATIONS_TIMEOUT``); Crawlbase advises 90.
-    read_timeout: float = 90.0
-    #: Wall-clock seconds one request may take in all, retries and backoff included
-    #: (``CITATIONS_DEADLINE``): a peer that trickles bytes cannot hold a run forever.
-    deadline: float = 180.0
-    #: Retries after the first attempt (``CITATIONS_RETRIES``).
-    retries: int = 3
-    backoff: float = 1.0
-    max_backoff: float = 30.0
+    #: How the network sends (timeouts, retries, deadline, requests in flight).
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    #: What the run may spend live (:data:`BUDGETS`; see :mod:`pytest_citations.network.budget`).
+    spending: SpendingLimits = field(default_factory=SpendingLimits)
     #: Characters of a fetched page kept for retrieval (``CITATIONS_MAX_PAGE_CHARS``); the
     #: rest is cut and the verdict says so in its ``warnings``.
-    max_page_chars: int = 500_000
+    max_page_chars: int = DEFAULT_MAX_PAGE_CHARS
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
     embedding_cache_dir: Path | None = None
     #: Words of the page the judge sees per citation, chosen line by line (0: the top
     #: ``top_k`` passages, which are also what a claim in another language than its page
     #: gets), and the words a passage holds at most (R1).
-    budget: int = BUDGET
+    evidence_words: int = EVIDENCE_WORDS
     top_k: int = 3
     passage_words: int = DEFAULT_MAX_WORDS
     #: How many times the judge is asked about each claim–URL pair: the verdict is the
@@ -171,57 +130,49 @@ class Settings:
     #: A recording keeps the number with the passages it chose, and a replay asks as often
     #: as the recording did.
     judge_votes: int = 1
-    #: The settings the caller chose explicitly (``embedding_model``, ``budget``,
+    #: The settings the caller chose explicitly (``embedding_model``, ``evidence_words``,
     #: ``top_k``, ``passage_words``, ``judge_votes``): a recorded choice made with other
     #: values is an error on replay, never silently used.
     pinned: frozenset[str] = frozenset()
-    #: What the run may spend live, None for no limit (:data:`BUDGETS`): judge calls, judge
-    #: tokens and Crawlbase credits (see :mod:`pytest_citations.network.budget`).
-    max_judge_calls: int | None = None
-    max_judge_tokens: int | None = None
-    max_credits: float | None = None
 
     def __post_init__(self) -> None:
-        for limit in LIMITS:
-            unusable = limit.unusable(getattr(self, limit.field))
-            if unusable is not None:
-                raise ConfigurationError(unusable)
-        if self.concurrency < 1:
-            raise ConfigurationError("the concurrency limit must be at least 1")
+        unusable = PAGE_LIMIT.unusable(self.max_page_chars)
+        if unusable is not None:
+            raise ConfigurationError(unusable)
         if self.top_k < 1:
             raise ConfigurationError("top_k must be at least 1")
         if self.passage_words < 1:
             raise ConfigurationError("passage_words must be at least 1")
         if self.judge_votes < 1:
             raise ConfigurationError("judge_votes must be at least 1")
-        if self.budget != 0 and self.budget < MIN_BUDGET:
+        if self.evidence_words != 0 and self.evidence_words < MIN_EVIDENCE_WORDS:
             raise ConfigurationError(
-                f"budget must be 0 (the top-k passages) or at least {MIN_BUDGET} words"
+                "evidence_words must be 0 (the top-k passages) or at least "
+                f"{MIN_EVIDENCE_WORDS} words"
             )
-        if self.retries < 0:
-            raise ConfigurationError("retries must be 0 or more")
-        for name in ("connect_timeout", "read_timeout", "deadline"):
-            if getattr(self, name) <= 0:
-                raise ConfigurationError(f"{name} must be more than 0 seconds")
-        if self.max_page_chars < 1000:
-            raise ConfigurationError("max_page_chars must be at least 1000")
-        for limit in BUDGETS:
-            value = getattr(self, limit.field)
-            if value is not None and value < 0:
-                raise ConfigurationError(f"{limit.field} must be 0 or more")
+        if self.max_page_chars < PAGE_LIMIT.minimum:
+            raise ConfigurationError(f"max_page_chars must be at least {PAGE_LIMIT.minimum:g}")
 
     @property
     def budgets(self) -> dict[str, float]:
         """The budgets that were set, by field (``{"max_judge_calls": 3}``)."""
-        return {
-            limit.field: getattr(self, limit.field)
-            for limit in BUDGETS
-            if getattr(self, limit.field) is not None
-        }
+        return self.spending.given
+
+    def limit(self, field: str) -> Any:
+        """The value of a limit by its field (``read_timeout``, ``max_credits``), from the
+        config that holds it."""
+        for holder in (self.network, self.spending, self):
+            if field in {f.name for f in dataclasses.fields(holder)}:
+                return getattr(holder, field)
+        raise KeyError(field)
 
     def without_budgets(self) -> Settings:
         """These settings with no budget (a check that counts its own spending)."""
-        return self.replace(**{limit.field: None for limit in BUDGETS})
+        return self.replace(spending=SpendingLimits())
+
+    def without_backoff(self) -> Settings:
+        """These settings with no waiting between attempts (nor on a ``Retry-After``)."""
+        return self.replace(network=self.network.without_backoff())
 
     @classmethod
     def from_env(
@@ -229,38 +180,39 @@ class Settings:
         env: Mapping[str, str] | None = None,
         *,
         backends: Backends | None = None,
+        judge_provider: str | None = None,
+        judge_model: str | None = None,
         **overrides: Any,
     ) -> Settings:
-        """Read the documented environment variables, and every variable the ``backends``
-        declare (default: the built-in ones; pass the registry a plugin added to, so that
-        its judge's key is read); keyword arguments win over them."""
+        """Compose each stage's config from the documented environment variables and
+        every variable the ``backends`` declare (default: the built-in ones; pass the
+        registry a plugin added to, so that its judge's key is read). The judge is the one
+        ``judge_provider`` and ``judge_model`` ask for (else ``JUDGE_PROVIDER`` and
+        ``JUDGE_MODEL``), unless ``judge`` gives it resolved. Keyword arguments win over
+        the variables: a field of the settings, or of the network's config or the budget
+        by its own name (``read_timeout``, ``max_credits``)."""
         env = os.environ if env is None else env
         backends = backends or Backends()
-        provider = env.get("JUDGE_PROVIDER", "").strip().lower() or "openai"
-        model_variable = backends.judge_variable(provider, "model_variable")
+        network = {name: overrides.pop(name) for name in _NETWORK_FIELDS & set(overrides)}
+        spending = {name: overrides.pop(name) for name in _SPENDING_FIELDS & set(overrides)}
+        fetcher = overrides.pop("fetcher", None) or "crawlbase"
+        judge = overrides.pop("judge", None) or backends.judge_config(
+            env, provider=judge_provider, model=judge_model
+        )
         values: dict[str, Any] = {
-            "judge_provider": provider,
-            "judge_model": env.get("JUDGE_MODEL", "").strip()
-            or (env.get(model_variable, "").strip() if model_variable else "")
-            or None,
+            "fetcher": fetcher,
+            "fetcher_config": backends.fetcher_config(fetcher, env),
+            "judge": judge,
             "secrets": {
                 name: Secret(env[name].strip(), name)
                 for name in backends.variables("secret_variables")
                 if env.get(name, "").strip()
             },
             "hidden": hidden_secrets(env),
-            "endpoints": {
-                name: env[name].strip()
-                for name in backends.variables("endpoint_variables")
-                if env.get(name, "").strip()
-            },
-            **{
-                limit.field: limit.parse(env[limit.env], limit.env)
-                for limit in LIMITS
-                if env.get(limit.env, "").strip()
-            },
-            "embedding_model": env.get("CITATIONS_EMBEDDING_MODEL", "").strip()
-            or DEFAULT_EMBEDDING_MODEL,
+            "network": NetworkConfig.from_env(env, **network),
+            "spending": SpendingLimits.from_env(env, **spending),
+            **read_limits((PAGE_LIMIT,), env),
+            "embedding_model": env.get(EMBEDDER_VARIABLE, "").strip() or DEFAULT_EMBEDDING_MODEL,
         }
         values.update(overrides)
         return cls(**values)
@@ -273,10 +225,36 @@ class Settings:
         """The secret held by ``variable``, if it is set."""
         return self.secrets.get(variable)
 
-    def endpoint(self, variable: str, default: str) -> str:
-        """The base URL held by ``variable``, or ``default``."""
-        return self.endpoints.get(variable) or default
-
     def redactor(self) -> Redactor:
         """A redactor that knows every configured secret."""
         return Redactor([*self.secrets.values(), *self.hidden])
+
+    def required(self, backends: Backends) -> list[str]:
+        """The variables the chosen fetcher and judge cannot send requests without."""
+        return backends.required(self.fetcher, self.judge.provider)
+
+    def missing(self, backends: Backends) -> list[str]:
+        """Of :meth:`required`, the variables that are not set, every one of them."""
+        return [name for name in self.required(backends) if self.secret(name) is None]
+
+    def transport(self, ledger: Usage | None = None) -> httpx.AsyncBaseTransport:
+        """The real network with these secrets, behind the budget when one is set: each
+        call builds its own, which reads what was spent from ``ledger`` (the run's usage,
+        which the answers are counted into)."""
+        secrets, concurrency = self.secrets.values(), self.network.concurrency
+        return network_transport(secrets, concurrency, self.spending, ledger)
+
+    def http_client(self, transport: httpx.AsyncBaseTransport | None = None) -> HttpClient:
+        """One client for the run, over ``transport`` (default: :meth:`transport`)."""
+        return make_http_client(self.network, transport or self.transport())
+
+
+__all__ = [
+    "BUDGETS",
+    "LIMITS",
+    "SIGNING_KEY_VARIABLE",
+    "Limit",
+    "Settings",
+    "environment_variables",
+    "hidden_secrets",
+]

@@ -13,7 +13,7 @@ from ..fetchers import Crawler, FetchResult, StoredPageReader, fetch_citation
 from ..judges import Judge, Judgement
 from ..judges.guard import quote_in_passages
 from ..labels import Label, Reason, is_unchecked
-from ..network.client import HttpClient, make_http_client
+from ..network.client import HttpClient
 from ..network.limits import RequestLimit
 from ..network.requester import Requester
 from ..redact import LogRedaction
@@ -22,11 +22,11 @@ from ..retrieval.retriever import Retriever
 from ..retrieval.worker import RANK, EmbeddingWorker
 from ..timing import clocked
 from ..usage import Usage
-from ..verdicts import CitationVerdict, ClaimVerdict, Evidence
+from ..verdicts import CitationVerdict, ClaimVerdict
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
 from .backends import Backends
-from .claimwork import ClaimRequest, ClaimWork, Stage, document_verdict
+from .claimwork import ClaimRequest, ClaimWork, Stage, document_verdict, shown_evidence
 from .recall import Recall
 from .retrieving import RetrievalStep
 from .settings import Settings
@@ -56,10 +56,12 @@ class Verifier:
     Backends can be swapped: ``crawler`` (anything with the fetch rules' ``crawl``) and
     ``judge`` (a :class:`~pytest_citations.judges.Judge`) directly, or by name from
     ``backends`` (the built-in ones plus any a plugin registered), chosen by
-    ``settings.fetcher`` and ``settings.judge_provider``; ``embedder`` too. ``observer``
+    ``settings.fetcher`` and ``settings.judge.provider``, each built from its own config in
+    the settings; ``embedder`` too. ``observer``
     hears which shared work each caller needs (see :mod:`pytest_citations.pipeline.sharing`).
     ``http`` and ``semaphore`` let several verifiers share one client and one limit on
-    requests in flight (the service does).
+    requests in flight (the service does); ``usage``, the run's ledger, which the budget of
+    ``http`` reads when it was built for it (``settings.transport(usage)``).
 
     Whatever goes wrong while checking one citation becomes that citation's verdict, with a
     reason that says the citation could not be checked; only account, secret and setting
@@ -79,16 +81,18 @@ class Verifier:
         backends: Backends | None = None,
         observer: WorkObserver | None = None,
         recall: Recall | None = None,
+        usage: Usage | None = None,
     ) -> None:
         self.settings = settings or Settings.from_env()
-        self.usage = Usage()
+        #: The run's ledger: every answer its fetcher and judge receive is counted into it.
+        self.usage = usage if usage is not None else Usage()
         self.audit = audit
         self._crawler = crawler
         self._judge = judge
         backends = backends or Backends()
         # Looked up now, so that an unknown name is an error before anything is sent.
         self._fetcher_factory = None if crawler else backends.fetcher(self.settings.fetcher)
-        self._judge_factory = None if judge else backends.judge(self.settings.judge_provider)
+        self._judge_factory = None if judge else backends.judge(self.settings.judge.provider)
         # Hybrid retrieval, the embedder chosen by the page's language unless one is given.
         retriever = (
             Retriever(embedder, cache_dir=self.settings.embedding_cache_dir)
@@ -112,16 +116,17 @@ class Verifier:
         if self._log_redaction is None:
             self._log_redaction = LogRedaction(self.settings.redactor()).install()
         if self._http is None:
-            self._http = make_http_client(self.settings)
+            self._http = self.settings.http_client(self.settings.transport(self.usage))
         self._requester = Requester(
             self._http,
-            self.settings,
-            self._semaphore or RequestLimit(self.settings.concurrency),
+            self.settings.network,
+            self._semaphore or RequestLimit(self.settings.network.concurrency),
+            ledger=self.usage,
         )
         if self._crawler is None:
             factory = self._fetcher_factory
             assert factory is not None
-            self._crawler = factory(self.settings, self._requester, self.usage)
+            self._crawler = factory(self.settings.fetcher_config, self._requester, self.usage)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -154,7 +159,7 @@ class Verifier:
         if self._judge is None:
             factory = self._judge_factory
             assert factory is not None
-            self._judge = factory(self.settings, self.requester)
+            self._judge = factory(self.settings.judge, self.requester)
         return self._judge
 
     # Public API ---------------------------------------------------------------------
@@ -269,7 +274,6 @@ class Verifier:
 
         async def run() -> Judgement:
             judgement: Judgement = await joint(claim, sources)
-            self._count(judge.name, judgement)
             return judgement
 
         try:
@@ -298,12 +302,6 @@ class Verifier:
         work.absorb(scratch)
         return tuple(v.url for v in verdicts if v.label is Label.SUPPORTED)
 
-    def _count(self, provider: str, judgement: Judgement) -> None:
-        """Add a judge call's usage: spent when live, saved when replayed."""
-        self.usage.count_judge_call(
-            provider, judgement.prompt_tokens, judgement.completion_tokens, judgement.replayed
-        )
-
     def _fetch(self, url: str) -> asyncio.Task[FetchResult]:
         async def run() -> FetchResult:
             assert self._crawler is not None
@@ -318,9 +316,7 @@ class Verifier:
         judge = self.judge
 
         async def call() -> Judgement:
-            judgement = await judge.judge(claim, passages)
-            self._count(judge.name, judgement)
-            return judgement
+            return await judge.judge(claim, passages)
 
         async def run() -> tuple[Judgement, ...]:
             return await ask_votes(call, votes)
@@ -378,7 +374,7 @@ class Verifier:
         try:
             chosen = await self._retrieval.choose(claim, url, page)
             selection = chosen.selection
-            passages = selection.texts(page.markdown) if selection is not None else []
+            passages = selection.texts(page.text) if selection is not None else []
             if not passages:
                 self._retrieval.keep(chosen)
                 return replace(located, reason=Reason.NO_PASSAGES)
@@ -391,10 +387,8 @@ class Verifier:
             if chosen is not None and not isinstance(refused, OverBudget):
                 self._retrieval.keep(chosen)  # what a replay lacks the call of: upgrade names it
             return replace(located, reason=_refusal(refused))
-        accepted, votes = tally(answers, passages, chosen.votes, page.markdown)
-        work.evidence[url] = Evidence(
-            url, tuple(passages), accepted.passage, selection.chooser.embedder
-        )
+        accepted, votes = tally(answers, passages, chosen.votes, page.text)
+        work.evidence[url] = shown_evidence(url, passages, accepted, selection, page.text)
         return replace(located, label=accepted.label, evidence_quote=accepted.evidence_quote,
                        confidence=accepted.confidence, reason=accepted.reason,
                        votes=votes)  # fmt: skip

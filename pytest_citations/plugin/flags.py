@@ -31,8 +31,9 @@ class Option:
     parse: Callable[[Any, str], Any] | None = None
     choices: tuple[str, ...] = ()
     metavar: str | None = None
-    #: An older ini name that still works, with a deprecation warning.
+    #: An older ini name and an older flag that still work, with a deprecation warning.
     old_ini: str | None = None
+    old_flag: str | None = None
     #: The ini value's type when it differs from what ``kind`` implies (a list of labels).
     ini_type: Literal["string", "args", "bool", "linelist"] | None = None
 
@@ -68,6 +69,11 @@ def add_options(parser: pytest.Parser, options: Sequence[Option]) -> None:
             group.addoption(
                 option.flag_name, dest=option.key, default=None, help=option.help + envs, **extra
             )
+        if option.old_flag:
+            group.addoption(
+                option.old_flag, dest=_old_dest(option), default=None,
+                help=f"deprecated: use {option.flag_name}", metavar=option.metavar,
+            )  # fmt: skip
         ini_type: Literal["string", "args", "bool", "linelist"] = option.ini_type or (
             "bool" if option.kind == "bool" else "args" if option.kind == "args" else "string"
         )
@@ -84,12 +90,33 @@ def add_options(parser: pytest.Parser, options: Sequence[Option]) -> None:
             parser.addini(option.old_ini, f"deprecated: use {option.key}", type=ini_type)
 
 
+def _old_dest(option: Option) -> str:
+    """Where the older flag's value is kept (``citations_budget`` for ``--citations-budget``)."""
+    assert option.old_flag is not None
+    return option.old_flag.removeprefix("--").replace("-", "_")
+
+
+def _deprecated(config: pytest.Config, old: str, new: str) -> None:
+    """A deprecation warning in the run's warnings summary: ``old`` still works this
+    release, ``new`` is its name."""
+    config.issue_config_time_warning(
+        pytest.PytestDeprecationWarning(f"{old} is deprecated; use {new}"), stacklevel=3
+    )
+
+
 def given(config: pytest.Config, option: Option) -> Any:
-    """The raw value by precedence: command line > environment > ini > older ini name."""
+    """The raw value by precedence: command line (the flag, then its older name) >
+    environment > ini > older ini name."""
+    old = config.getoption(_old_dest(option), None) if option.old_flag else None
+    if old not in (None, ""):
+        assert option.old_flag is not None
+        _deprecated(config, option.old_flag, option.flag_name)
     if option.flag:
         value = config.getoption(option.key, None)
         if value not in (None, ""):
             return value
+    if old not in (None, ""):
+        return old
     for variable in option.env:
         if os.environ.get(variable, "").strip():
             return os.environ[variable].strip()
@@ -100,13 +127,8 @@ def given(config: pytest.Config, option: Option) -> Any:
     if option.old_ini:
         value = config.getini(option.old_ini)
         if value not in (None, "", []):
-            config.issue_config_time_warning(
-                pytest.PytestDeprecationWarning(
-                    f"the ini key {option.old_ini} is deprecated; use {option.key} (the same "
-                    f"name as {option.flag_name})"
-                ),
-                stacklevel=2,
-            )
+            new = f"{option.key} (the same name as {option.flag_name})"
+            _deprecated(config, f"the ini key {option.old_ini}", new)
             return value
     return None
 

@@ -14,18 +14,20 @@ from .scheduling import CASE_FILE_SCHEDULING
 
 def header_line(config: pytest.Config, options: Options) -> str:
     """``citations: record=none judge=openai …`` for a run with ``--citations``."""
-    model = options.shown_model or "?"
+    judge, model = options.judge.provider, options.judge.model or "?"
     # Resolved: where recordings are read and written, whatever moved pytest's rootdir.
     cassettes = str(options.cassette_dir.resolve()) + os.sep
     line = (
-        f"citations: record={options.record_mode.value} judge={options.judge} model={model} "
+        f"citations: record={options.record_mode.value} judge={judge} model={model} "
         f"cassettes={cassettes} embedder={options.embedding_model} "
         f"concurrency={options.concurrency} fail_on={','.join(options.fail_on)}"
     )
     if options.min_precision is not None:
         line += f" min_precision={options.min_precision:g}"
     # Given explicitly, they are pinned: a recorded choice made otherwise fails the replay.
-    line += f" budget={options.budget}" if "budget" in options.pinned else ""
+    line += (
+        f" evidence_words={options.evidence_words}" if "evidence_words" in options.pinned else ""
+    )
     line += f" top_k={options.top_k}" if "top_k" in options.pinned else ""
     line += f" passage_words={options.passage_words}" if "passage_words" in options.pinned else ""
     line += f" judge_votes={options.judge_votes}" if "judge_votes" in options.pinned else ""

@@ -23,9 +23,12 @@ def pytest_citations_vcr(config: pytest.Config, vcr: Any) -> None:
 def pytest_citations_backends(config: pytest.Config, backends: Backends) -> None:
     """Register fetchers and judges by name: ``backends.judges["mine"] = factory``.
 
-    A judge factory takes ``(settings, requester)`` and returns an object with ``name``,
+    A judge factory takes ``(config, requester)``, ``config`` a
+    :class:`~pytest_citations.judges.JudgeConfig` (the model it asks and its base URL, read
+    from the variables the factory declares), and returns an object with ``name``,
     ``model`` and ``async judge(claim, passages)``; a fetcher factory takes
-    ``(settings, requester, usage)`` and returns an object with
-    ``async crawl(url, *, readability, javascript)``. Select them with
-    ``--citations-judge NAME`` / ini ``citations_fetcher = NAME``.
+    ``(config, requester, usage)``, ``config`` what its ``configure(environ)`` returns (None
+    without one), and returns an object with ``async crawl(url, *, readability,
+    javascript)``. Select them with ``--citations-judge NAME`` / ini
+    ``citations_fetcher = NAME``.
     """

@@ -9,7 +9,7 @@ gates and baseline the report names anyway, it is
   files' cassettes as they go, and shards run one after the other in one folder each start
   from what the ones before recorded;
 - the settings that change what a claim's checks find or may spend: the judge's votes, the
-  evidence budget, ``top_k``, the passage size and the spending budgets.
+  evidence words, ``top_k``, the passage size and the spending budgets.
 
 Case files are read on the process that collects them (an xdist worker hands their digests
 over, as it hands over the shard plan)."""
@@ -79,7 +79,7 @@ def run_identity(
         "case_files": content_digest(case_files),
         "cassettes": cassettes,
         "judge_votes": options.judge_votes,
-        "budget": options.budget,
+        "evidence_words": options.evidence_words,
         "top_k": options.top_k,
         "passage_words": options.passage_words,
         **{limit.field: options.limits.get(limit.field) for limit in BUDGETS},

@@ -8,7 +8,7 @@ become underscores); a renamed ini key keeps working with a deprecation warning.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,9 +16,12 @@ from typing import Any
 import pytest
 
 from ..drift import DEFAULT_FAIL_ON
+from ..fetchers import FETCHERS
 from ..gating.criteria import Criteria
 from ..gating.run_result import RunGates
 from ..gating.shards import Shard
+from ..judges import JUDGES, JudgeConfig
+from ..judges.config import DEFAULT_PROVIDER, MODEL_VARIABLE, PROVIDER_VARIABLE
 from ..labels import DEFAULT_FAILING_LABELS
 from ..paths import shown
 from ..pipeline.backends import Backends
@@ -27,13 +30,13 @@ from ..recording import RecordMode
 from ..recording.signing import TrustedKeys
 from ..reports import RENDERERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
-from ..retrieval.choosing import BUDGET
+from ..retrieval.choosing import EVIDENCE_WORDS
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from .flags import GIVEN, Option, add_options, read_options
 from .values import (
     agreement,
-    budget,
     drift_fail_on,
+    evidence_words,
     fraction,
     labels,
     limit_parser,
@@ -54,6 +57,11 @@ RUN_ID_INPUT = "citations_run_id"
 DEFAULT_CASE_GLOBS = ("*.yaml", "*.yml")
 
 
+def _named(registry: Mapping[str, object], default: str) -> str:
+    """A registry's names for a help text, the default marked: ``openai (default), …``."""
+    return ", ".join(f"{name} (default)" if name == default else name for name in registry)
+
+
 def _limit_option(limit: Limit) -> Option:
     return Option(
         limit.name,
@@ -69,10 +77,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("record", "cassette record mode (default: none = replay only, offline)",
            kind="parse", default=RecordMode.NONE, parse=record_mode,
            choices=tuple(mode.value for mode in RecordMode), old_ini="citations_record_mode"),
-    Option("judge", "judge provider: openai (default), anthropic, ollama",
-           default="openai", env=("JUDGE_PROVIDER",)),
+    Option("judge", f"judge provider: {_named(JUDGES, DEFAULT_PROVIDER)}",
+           default=DEFAULT_PROVIDER, env=(PROVIDER_VARIABLE,)),
     Option("model", "judge model of the provider (default: the provider's own)",
-           env=("JUDGE_MODEL",)),
+           env=(MODEL_VARIABLE,)),
     Option("judge-votes", "ask the judge N times per citation and keep the majority label, a "
            "tie to the stricter (default 1)", kind="parse", default=1, parse=whole_number,
            metavar="N"),
@@ -99,11 +107,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("embedder", "embedding model name or path (default all-MiniLM-L6-v2)",
            default=DEFAULT_EMBEDDING_MODEL, env=("CITATIONS_EMBEDDING_MODEL",),
            old_ini="citations_embedding_model"),
-    Option("budget", "words of the page the judge is shown per citation, chosen line by "
-           "line (default 560); 0 shows the top-k passages instead",
-           kind="parse", default=BUDGET, parse=budget, metavar="N"),
-    Option("top-k", "passages the judge is shown per citation where the budget is 0 or the "
-           "claim and the page are in different languages (default 3)",
+    Option("evidence-words", "words of the page the judge is shown per citation, chosen line "
+           "by line (default 560); 0 shows the top-k passages instead",
+           kind="parse", default=EVIDENCE_WORDS, parse=evidence_words, metavar="N",
+           old_flag="--citations-budget", old_ini="citations_budget"),
+    Option("top-k", "passages the judge is shown per citation where the evidence words are 0 "
+           "or the claim and the page are in different languages (default 3)",
            kind="parse", default=DEFAULT_TOP_K, parse=whole_number, metavar="N"),
     Option("passage-words", "words a passage holds at most (default 200)",
            kind="parse", default=DEFAULT_MAX_WORDS, parse=whole_number, metavar="N"),
@@ -132,7 +141,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("allow-unchecked", "count citations that could not be checked (fetch or judge "
            "errors, missing recordings) as their labels instead of making their claims errors",
            kind="bool", default=False),
-    Option("fetcher", "fetcher backend name (default crawlbase)", default="crawlbase"),
+    Option("fetcher", f"fetcher backend: {_named(FETCHERS, 'crawlbase')}, or one a plugin "
+           "registered", default="crawlbase"),
     Option("drift", "after the tests, fetch every page the case files' cassettes hold, live, "
            "and report which recorded verdicts the web no longer backs", kind="bool",
            default=False, ini=False),
@@ -169,21 +179,11 @@ def register(parser: pytest.Parser) -> None:
 #: with other values is an error on replay (Settings.pinned).
 PINNING = {
     "embedder": "embedding_model",
-    "budget": "budget",
+    "evidence_words": "evidence_words",
     "top_k": "top_k",
     "passage_words": "passage_words",
     "judge_votes": "judge_votes",
 }
-
-
-def _judge_model(values: dict[str, Any], backends: Backends) -> str | None:
-    """The model option (or ``JUDGE_MODEL``), else the chosen provider's own variable
-    (``OPENAI_MODEL``)."""
-    model: str | None = values["model"]
-    model_variable = backends.judge_variable(values["judge"], "model_variable")
-    if model is None and model_variable and os.environ.get(model_variable, "").strip():
-        model = os.environ[model_variable].strip()
-    return model
 
 
 def read(config: pytest.Config) -> dict[str, Any]:
@@ -225,16 +225,16 @@ class Options:
     root: Path
     record_mode: RecordMode
     cassette_dir: Path
-    judge: str
-    #: The model the run asked for (None: the provider's own default, see ``shown_model``).
-    model: str | None
+    #: The judge: its provider, the model it asks (the header and the reports name it) and
+    #: where, resolved once from the options and the environment.
+    judge: JudgeConfig
     concurrency: int
     criteria: Criteria
     embedding_model: str
     fetcher: str
     #: Words of the page the judge is shown per citation (0: the top-k passages), passages
-    #: shown where the budget does not apply, and the words a passage holds at most.
-    budget: int = BUDGET
+    #: shown where those do not apply, and the words a passage holds at most.
+    evidence_words: int = EVIDENCE_WORDS
     top_k: int = 3
     passage_words: int = 200
     #: How many times the judge is asked about each citation (``--citations-judge-votes``).
@@ -258,8 +258,6 @@ class Options:
     drift: bool = False
     drift_update: bool = False
     drift_fail_on: tuple[str, ...] = DEFAULT_FAIL_ON
-    #: The model the judge uses, as the header and the reports name it.
-    shown_model: str = ""
     #: ``--citations-shard K/N``: the shard of the run this process runs.
     shard: Shard | None = None
     #: ``--citations-compare``: the base this run is compared with, and its gates.
@@ -296,7 +294,7 @@ class Options:
     @property
     def spending_limits(self) -> dict[str, float]:
         """The spending budgets given, by settings field (``{"max_judge_calls": 3}``); not
-        the words the judge is shown (:attr:`budget`)."""
+        the words the judge is shown (:attr:`evidence_words`)."""
         return {limit.field: self.limits[limit.field] for limit in BUDGETS
                 if limit.field in self.limits}  # fmt: skip
 
@@ -312,13 +310,13 @@ class Options:
 
     @classmethod
     def from_config(cls, config: pytest.Config, backends: Backends) -> Options:
-        """Read the table. The model the header shows is the one the judge uses: the option,
-        ``JUDGE_MODEL``, then the chosen provider's own variable (``OPENAI_MODEL``), then the
-        provider's default (of ``backends``: a judge a plugin registered included)."""
+        """Read the table. The judge is resolved here, once: the model is the option (or
+        ``JUDGE_MODEL``), then the chosen provider's own variable (``OPENAI_MODEL``), then
+        the provider's default (of ``backends``: a judge a plugin registered included)."""
         values = read(config)
         root = project_root(config)
         _check_combinations(values, enabled=bool(config.getoption("citations", False)))
-        model = _judge_model(values, backends)
+        judge = backends.judge_config(os.environ, provider=values["judge"], model=values["model"])
         cassettes = Path(values["cassette_dir"])
         # Each report format's option has the format's name (the JSON report's is "report").
         formats = {name: values.get("report" if name == "json" else name) for name in RENDERERS}
@@ -327,8 +325,7 @@ class Options:
             root=root,
             record_mode=values["record"],
             cassette_dir=cassettes if cassettes.is_absolute() else root / cassettes,
-            judge=values["judge"],
-            model=model,
+            judge=judge,
             concurrency=int(values["concurrency"] or 4),
             criteria=Criteria(
                 fail_on=values["fail_on"],
@@ -340,7 +337,7 @@ class Options:
                 allow_unchecked=values["allow_unchecked"],
             ),
             embedding_model=values["embedder"],
-            budget=values["budget"],
+            evidence_words=values["evidence_words"],
             top_k=values["top_k"],
             passage_words=values["passage_words"],
             judge_votes=values["judge_votes"],
@@ -364,7 +361,6 @@ class Options:
             drift=values["drift"],
             drift_update=values["drift_update"],
             drift_fail_on=values["drift_fail_on"],
-            shown_model=model or backends.judge_variable(values["judge"], "default_model") or "",
             shard=values["shard"],
             compare=root / values["compare"] if values["compare"] else None,
             fail_on_regression=values["fail_on_regression"],

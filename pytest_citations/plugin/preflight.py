@@ -63,7 +63,7 @@ def check_recording_secrets(options: Options, settings: Settings, backends: Back
             f"{settings.embedding_model}, which needs {', '.join(models)}: {extra} "
             "(a replay needs no model), or choose --citations-embedder lexical"
         )
-    missing = backends.missing(settings)
+    missing = settings.missing(backends)
     if missing:
         raise pytest.UsageError(
             f"{asked} sends requests and needs "

@@ -4,7 +4,6 @@ so that the page and the options cannot drift apart. Nothing a run does imports 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -27,8 +26,9 @@ class OptionRow:
     env: tuple[str, ...]
     default: str
     help: str
-    #: An older ini name that still works, with a deprecation warning.
+    #: An older ini name and an older flag that still work, with a deprecation warning.
     old_ini: str = ""
+    old_flag: str = ""
 
 
 def _settings_default(option: Option) -> Any:
@@ -37,8 +37,7 @@ def _settings_default(option: Option) -> Any:
     limit = next((limit for limit in LIMITS if limit.name == option.name), None)
     if limit is None:
         return None
-    field = next(field for field in dataclasses.fields(Settings) if field.name == limit.field)
-    return field.default
+    return Settings().limit(limit.field)
 
 
 def _shown(value: Any) -> str:
@@ -57,7 +56,7 @@ def _shown(value: Any) -> str:
 
 
 def _flag(option: Option) -> str:
-    """The flag with the value it takes (``--citations-budget N``), or empty."""
+    """The flag with the value it takes (``--citations-evidence-words N``), or empty."""
     if not option.flag:
         return ""
     if option.kind == "bool":
@@ -80,6 +79,7 @@ def option_rows(options: Sequence[Option] = OPTIONS) -> list[OptionRow]:
                 default=_shown(default),
                 help=option.help,
                 old_ini=option.old_ini or "",
+                old_flag=option.old_flag or "",
             )
         )
     return rows
@@ -113,11 +113,13 @@ def options_page(options: Sequence[Option] = OPTIONS) -> str:
         "|---|---|---|---|---|",
     ]
     for row in option_rows(options):
-        ini = _code(row.ini)
+        ini, flag = _code(row.ini), _code(row.flag)
         if row.old_ini:
             ini += f" (formerly `{row.old_ini}`, which still works and warns)"
+        if row.old_flag:
+            flag += f" (formerly `{row.old_flag}`, which still works and warns)"
         cells = [
-            _code(row.flag),
+            flag,
             ini,
             ", ".join(_code(variable) for variable in row.env),
             row.default,

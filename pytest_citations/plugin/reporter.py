@@ -93,8 +93,8 @@ class CitationsReporter:
         self.ci_notes: list[str] = []
         self.info = RunInfo(
             plugin_version=__version__,
-            judge=options.judge,
-            model=options.shown_model,
+            judge=options.judge.provider,
+            model=options.judge.model,
             embedder=options.embedding_model,
             record_mode=options.record_mode.value,
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -115,7 +115,7 @@ class CitationsReporter:
         prefix = shown(self.config.rootpath, self.options.root)
         self.found.spending = Spending(
             budget=settings.budgets,
-            record_variables=tuple(backends.required(settings)),
+            record_variables=tuple(settings.required(backends)),
             file_prefix="" if prefix == "." else f"{prefix}/",
             holders=1,
         )

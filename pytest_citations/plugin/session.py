@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,26 +85,24 @@ def build_settings(options: Options, embedding_cache: Path | None, backends: Bac
         settings = Settings.from_env(
             None,
             backends=backends,
-            judge_provider=options.judge,
-            # Always the plugin's choice (None: the provider's default), never a model that
-            # from_env read for the provider JUDGE_PROVIDER names when another was chosen.
-            judge_model=options.model,
+            # The judge the options resolved (and the header names), not read again.
+            judge=options.judge,
             concurrency=options.concurrency,
             embedding_model=options.embedding_model,
-            budget=options.budget,
+            evidence_words=options.evidence_words,
             top_k=options.top_k,
             passage_words=options.passage_words,
             judge_votes=options.judge_votes,
             pinned=options.pinned,
             embedding_cache_dir=embedding_cache,
             fetcher=options.fetcher,
-            **options.limits,
+            **dict[str, Any](options.limits),
         )
     except ConfigurationError as error:  # CITATIONS_TIMEOUT=abc, say, read here
         raise pytest.UsageError(printed(f"citations: {error}")) from None
     if not (options.record_mode.records or options.drift):
         # No waiting on a recorded Retry-After.
-        settings = settings.replace(backoff=0.0, max_backoff=0.0)
+        settings = settings.without_backoff()
     return settings
 
 
@@ -145,7 +144,7 @@ class CitationsSession:
             self.library,
             options.cassette_dir,
             self.root,
-            required=self.backends.required(self.settings),
+            required=self.settings.required(self.backends),
             records=options.record_mode.records,
         )
         self.audit = (
@@ -185,13 +184,15 @@ class CitationsSession:
     def verifier(self) -> SyncVerifier:
         """The session's verifier, started on first use."""
         if self._verifier is None:
+            ledger = Usage()  # one ledger: the budget reads what the usage report counts
             verifier = Verifier(
                 self.settings,
-                http=recorded_client(self.settings, self.library),
+                http=recorded_client(self.settings, self.library, ledger=ledger),
                 audit=self.audit,
                 backends=self.backends,
                 observer=self.library,
                 recall=self.library,
+                usage=ledger,
             )
             self._verifier = SyncVerifier(verifier)
         return self._verifier
@@ -277,7 +278,7 @@ class CitationsSession:
         if self._ahead is None:
             self._ahead = VerifyAhead(
                 self.verifier.loop,
-                self.settings.concurrency,
+                self.settings.network.concurrency,
                 proven=self._accounts_answered,
                 fatal=(AccountError,),
             )

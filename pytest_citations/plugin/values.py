@@ -13,7 +13,7 @@ from ..labels import Label
 from ..pipeline.settings import Limit
 from ..recording import RecordMode
 from ..recording.signing import TrustedKeys
-from ..retrieval.choosing import MIN_BUDGET
+from ..retrieval.choosing import MIN_EVIDENCE_WORDS
 
 #: Metrics the calibration gate (``citations_min_agreement``) may name.
 AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
@@ -102,16 +102,16 @@ def whole_number(raw: Any, what: str) -> int:
     return number
 
 
-def budget(raw: Any, what: str) -> int:
+def evidence_words(raw: Any, what: str) -> int:
     """Words of the page the judge is shown: 0 (the top-k passages) or at least
-    :data:`~pytest_citations.retrieval.choosing.MIN_BUDGET`."""
+    :data:`~pytest_citations.retrieval.choosing.MIN_EVIDENCE_WORDS`."""
     try:
         number = int(str(raw).strip())
     except ValueError:
         raise ConfigurationError(f"{what} must be a whole number, got {raw!r}") from None
-    if number != 0 and number < MIN_BUDGET:
+    if number != 0 and number < MIN_EVIDENCE_WORDS:
         raise ConfigurationError(
-            f"{what} must be 0 (the top-k passages) or at least {MIN_BUDGET}, got {raw!r}"
+            f"{what} must be 0 (the top-k passages) or at least {MIN_EVIDENCE_WORDS}, got {raw!r}"
         )
     return number
 

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from ..network.client import HttpClient, make_http_client
-from ..network.transport import network_transport
+from ..errors import RequestRefused
+from ..network.client import HttpClient
+from ..usage import Usage
 from .library import CassetteLibrary
 from .transport import CassetteTransport
 
@@ -16,12 +17,26 @@ if TYPE_CHECKING:
     from ..pipeline.settings import Settings
 
 
+class Offline(httpx.AsyncBaseTransport):
+    """Below a replay-only cassette: nothing is ever sent; ``who`` says what refuses (a
+    plan, a drift replay)."""
+
+    def __init__(self, who: str) -> None:
+        self.who = who
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        raise RequestRefused(f"{self.who} sends no request")
+
+
 def recorded_client(
-    settings: Settings, library: CassetteLibrary, network: httpx.AsyncBaseTransport | None = None
+    settings: Settings,
+    library: CassetteLibrary,
+    network: httpx.AsyncBaseTransport | None = None,
+    ledger: Usage | None = None,
 ) -> HttpClient:
     """A client that replays from the active cassette of ``library``, records what its mode
     allows and refuses the rest; a request it may send goes to ``network`` (the real network
-    by default: drift's offline replay passes a transport that refuses everything)."""
-    return make_http_client(
-        settings, CassetteTransport(library, network or network_transport(settings))
-    )
+    by default, whose budget reads the run's ``ledger``: drift's offline replay passes a
+    transport that refuses everything)."""
+    network = network or settings.transport(ledger)
+    return settings.http_client(CassetteTransport(library, network))

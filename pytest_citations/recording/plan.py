@@ -22,10 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import vcr
 
-from ..errors import CitationsError, RequestRefused
+from ..errors import CitationsError
 from ..fetchers import FetchResult, fetch_citation
 from ..fetchers.urls import is_pdf, request_url
 from ..network.limits import RequestLimit
@@ -33,9 +32,8 @@ from ..network.requester import Requester
 from ..pipeline.backends import Backends
 from ..pipeline.claimwork import ClaimRequest
 from ..pipeline.settings import Settings
-from ..retrieval.selection import page_digest
 from ..usage import CREDITS, SpendPlan, Usage
-from .client import recorded_client
+from .client import Offline, recorded_client
 from .files import UnreadableCassette
 from .library import CassetteLibrary
 from .session import CassetteSession, RecordMode
@@ -44,13 +42,6 @@ from .session import CassetteSession, RecordMode
 #: that, the readability retry, and both again on the JavaScript path (F2, F6, F8).
 FIRST_CRAWL = CREDITS["normal"] + CREDITS["storage"]
 MOST_CRAWLS = 2 * FIRST_CRAWL + 2 * (CREDITS["javascript"] + CREDITS["storage"])
-
-
-class _Offline(httpx.AsyncBaseTransport):
-    """Below a replay-only cassette: the plan sends nothing."""
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        raise RequestRefused("a plan sends no request")
 
 
 @dataclass(frozen=True)
@@ -71,9 +62,7 @@ class Held:
             page = self.pages.get(url)
             if page is not None and not page.judgeable:
                 continue  # a rule decides the recorded page
-            if page is not None and (request.claim, url, page_digest(page.markdown)) in (
-                self.choices
-            ):
+            if page is not None and (request.claim, url, page.digest) in (self.choices):
                 continue  # its judge call is in the recording
             calls += 1
         return calls + (1 if calls and len(request.urls) >= 2 else 0)
@@ -94,10 +83,10 @@ class Planner:
     fetcher and fetch rules). Use as ``async with Planner(...) as planner``."""
 
     def __init__(self, settings: Settings, config: vcr.VCR, backends: Backends) -> None:
-        self.settings = settings.without_budgets().replace(backoff=0.0, max_backoff=0.0)
+        self.settings = settings.without_budgets().without_backoff()
         self.library = CassetteLibrary(config, RecordMode.NONE, lambda path: "")
-        self._http = recorded_client(self.settings, self.library, _Offline())
-        self._requester = Requester(self._http, self.settings, RequestLimit(1))
+        self._http = recorded_client(self.settings, self.library, Offline("a plan"))
+        self._requester = Requester(self._http, self.settings.network, RequestLimit(1))
         self._factory = backends.fetcher(self.settings.fetcher)
 
     async def __aenter__(self) -> Planner:
@@ -121,7 +110,7 @@ class Planner:
         return Held(pages, _choices(session))
 
     async def _page(self, url: str) -> FetchResult | None:
-        crawler = self._factory(self.settings, self._requester, Usage())
+        crawler = self._factory(self.settings.fetcher_config, self._requester, Usage())
         try:
             return await fetch_citation(crawler, url, max_chars=self.settings.max_page_chars)
         except Exception:  # a crawl the recording lacks: the page is not recorded

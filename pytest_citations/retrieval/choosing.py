@@ -33,13 +33,14 @@ from .index import LEXICAL_FLOOR
 from .passages import Span
 from .ranking import order
 
-#: Words (units, in scripts written without spaces) the judge is shown at most per citation.
-#: On WiCE dev the engine's top 3 passages send a median of 562 and a mean of 535 words; this
-#: budget sends 560 and 534.
-BUDGET = 560
-#: The smallest budget other than 0: a few units of :data:`~.evidence.UNIT_WORDS` words, so
-#: that a chosen line always comes with some of its context.
-MIN_BUDGET = 100
+#: Words (units, in scripts written without spaces) the judge is shown at most per citation
+#: (``--citations-evidence-words``): the word budget the lines are chosen under. On WiCE dev
+#: the engine's top 3 passages send a median of 562 and a mean of 535 words; this budget sends
+#: 560 and 534.
+EVIDENCE_WORDS = 560
+#: The fewest evidence words other than 0: a few units of :data:`~.evidence.UNIT_WORDS`
+#: words, so that a chosen line always comes with some of its context.
+MIN_EVIDENCE_WORDS = 100
 #: Units either side of a chosen unit that come with it.
 RADIUS = 1
 #: What passages are joined by on the page, as neighbouring passages are for the judge.
@@ -89,7 +90,7 @@ def evidence_runs(
     coverage: float,
     ranked: Sequence[int],
     *,
-    budget: float = BUDGET,
+    budget: float = EVIDENCE_WORDS,
     radius: int = RADIUS,
     ceiling: float = 1.0 - LEXICAL_FLOOR,
     head: Head | None = None,

@@ -44,7 +44,10 @@ class Passage:
 
 
 def page_text(markdown: str) -> str:
-    """The page as passages are cut from it: line ends made ``\\n``."""
+    """The page as passages are cut from it: line ends made ``\\n``. A page's text is its
+    own page text (a fetched page's, already made, passes through as it is)."""
+    if "\r" not in markdown:
+        return markdown
     return markdown.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -52,6 +55,26 @@ def text_of(page: str, pieces: Sequence[Span]) -> str:
     """A passage's text from its pieces of the page text: each piece's words (whitespace
     collapsed), pieces joined by a blank line."""
     return "\n\n".join(" ".join(page[start:end].split()) for start, end in pieces)
+
+
+def page_span(page: str, pieces: Sequence[Span], start: int, end: int) -> Span | None:
+    """Where the characters ``start:end`` of ``text_of(page, pieces)`` stand in the page
+    text: from its first character's place to just after its last one's. None when either
+    end falls on whitespace that :func:`text_of` made (between words or pieces), or outside
+    the text."""
+    first = last = None
+    shown = 0
+    for number, (low, high) in enumerate(pieces):
+        shown += 2 if number else 0  # the blank line that joins pieces
+        for index, word in enumerate(_WORD.finditer(page, low, high)):
+            shown += 1 if index else 0  # the space that joins words
+            size = word.end() - word.start()
+            if shown <= start < shown + size:
+                first = word.start() + start - shown
+            if shown <= end - 1 < shown + size:
+                last = word.start() + end - 1 - shown
+            shown += size
+    return None if first is None or last is None else (first, last + 1)
 
 
 def _paragraphs(text: str) -> Iterator[tuple[int, str]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .choosing import BUDGET, best_unit, evidence_runs, line_count, run_pieces
+from .choosing import EVIDENCE_WORDS, best_unit, evidence_runs, line_count, run_pieces
 from .embedders import embedder_names, make_embedder
 from .embedders.base import Embedder, Vectors
 from .embedders.cache import EmbeddingCache
@@ -138,11 +138,11 @@ class Retriever:
         markdown: str,
         setting: str = "",
         passage_words: int = DEFAULT_MAX_WORDS,
-        budget: int = BUDGET,
+        evidence_words: int = EVIDENCE_WORDS,
     ) -> Selection | None:
         """What the judge is shown for the claim, as a :class:`~.selection.Selection` a
-        recording keeps: lines of the page chosen under ``budget`` words
-        (:mod:`.choosing`), or, where ``budget`` is 0 or the claim and the page are in
+        recording keeps: lines of the page chosen under ``evidence_words`` words
+        (:mod:`.choosing`), or, where ``evidence_words`` is 0 or the claim and the page are in
         different languages (the lines' features are mostly lexical), what :meth:`select`
         chooses. Each text is shown as its pieces of ``markdown``'s text, with its score and
         the settings that chose it (``setting``: the run's embedding setting). None for a
@@ -157,10 +157,17 @@ class Retriever:
         lexical, dense, coverage = passage_signals(claim, vector, index)
         fused = fuse(lexical, dense, coverage, index.ceiling)
         ranked = order(fused)
-        lines = self.lines(index) if budget else None
+        lines = self.lines(index) if evidence_words else None
         if lines is not None and claim_is_english(claim) == lines.english:
             runs, scores = evidence_runs(
-                claim, lines, lexical, dense, coverage, ranked, budget=budget, ceiling=index.ceiling
+                claim,
+                lines,
+                lexical,
+                dense,
+                coverage,
+                ranked,
+                budget=evidence_words,
+                ceiling=index.ceiling,
             )
             shown = self._lines_shown(lines, runs, scores, index, page_text(markdown))
             units = LINES
@@ -174,7 +181,7 @@ class Retriever:
             cache.traits.version,
             k,
             passage_words,
-            budget=budget,
+            evidence_words=evidence_words,
             units=units,
         )
         return Selection(shown, chooser)

@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from .passages import Span, page_text, text_of
+from .passages import Span, page_span, page_text, text_of
 
 #: The version of the ranking: raised whenever a change of the ranking or the passage rule
 #: can change what is chosen, so that a recording says which one chose its passages. 1: the
@@ -23,9 +23,15 @@ LINES = "lines"
 PASSAGES = "passages"
 
 
+def text_digest(text: str) -> str:
+    """The SHA-256 of a page's text (:func:`~.passages.page_text`)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def page_digest(markdown: str) -> str:
-    """The SHA-256 of a page's text as passages are cut from it."""
-    return hashlib.sha256(page_text(markdown).encode("utf-8")).hexdigest()
+    """The SHA-256 of a page's text as passages are cut from it (a fetched page carries its
+    own: :attr:`~pytest_citations.fetchers.base.FetchResult.digest`)."""
+    return text_digest(page_text(markdown))
 
 
 @dataclass(frozen=True)
@@ -41,14 +47,18 @@ class Chooser:
     top_k: int
     passage_words: int
     ranking: int = RANKING
-    #: The word budget (``--citations-budget``; 0: the top ``top_k`` passages), and what it
-    #: chose: :data:`LINES`, or :data:`PASSAGES` (a budget of 0, a claim in another
-    #: language than its page, or a choice of ranking 1, which had no budget).
-    budget: int = 0
+    #: The words of the page the judge is shown (``--citations-evidence-words``; 0: the top
+    #: ``top_k`` passages), and what it chose: :data:`LINES`, or :data:`PASSAGES` (0
+    #: evidence words, a claim in another language than its page, or a choice of ranking 1,
+    #: which had no such limit).
+    evidence_words: int = 0
     units: str = PASSAGES
 
     def to_dict(self) -> dict[str, Any]:
-        """The recorded form (a choice of ranking 1 as it was recorded: without a budget)."""
+        """The recorded form (a choice of ranking 1 as it was recorded: without evidence
+        words). The evidence words are recorded under the key ``budget``, the option's name
+        when cassettes first kept them: every cassette holds that key, and a replay of one
+        must find what it recorded."""
         found: dict[str, Any] = {
             "setting": self.setting,
             "embedder": self.embedder,
@@ -58,7 +68,7 @@ class Chooser:
             "ranking": self.ranking,
         }
         if self.ranking >= 2:
-            found.update(budget=self.budget, units=self.units)
+            found.update(budget=self.evidence_words, units=self.units)
         return found
 
     @classmethod
@@ -100,12 +110,17 @@ class Selection:
     #: as the recording holds the judge's call, which a stated number must agree with.
     votes: int | None = 1
 
-    def texts(self, markdown: str) -> list[str]:
-        """The texts, rebuilt from the page (:func:`~.passages.text_of`)."""
-        page = page_text(markdown)
-        return [text_of(page, shown.pieces) for shown in self.shown]
+    def texts(self, text: str) -> list[str]:
+        """The texts, rebuilt from the page's text (:func:`~.passages.page_text` of its
+        markdown, which a fetched page carries) with :func:`~.passages.text_of`."""
+        return [text_of(text, shown.pieces) for shown in self.shown]
 
-    def fits(self, markdown: str) -> bool:
-        """Whether every piece lies inside the page."""
-        size = len(page_text(markdown))
+    def page_span(self, text: str, number: int, span: Span) -> Span | None:
+        """Where ``span`` of the ``number``-th of :meth:`texts` stands in the page's text
+        (see :func:`~.passages.page_span`)."""
+        return page_span(text, self.shown[number].pieces, *span)
+
+    def fits(self, text: str) -> bool:
+        """Whether every piece lies inside the page's text."""
+        size = len(text)
         return all(0 <= a < b <= size for shown in self.shown for a, b in shown.pieces)

@@ -83,8 +83,8 @@ def _lines_problem(cut: _Cut, shown: Sequence[Shown], chooser: Chooser) -> str |
         if _run_pieces(cut, first, last) != text.pieces:
             return f"text {number} is not a run of neighbouring line units of the page"
         words += sum(size for _, _, size in cut.units[first : last + 1])
-    if words > chooser.budget + _SLACK:
-        return f"its lines hold {words:g} words, over its budget of {chooser.budget}"
+    if words > chooser.evidence_words + _SLACK:
+        return f"its lines hold {words:g} words, over its {chooser.evidence_words} evidence words"
     return None
 
 

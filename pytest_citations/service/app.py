@@ -26,7 +26,7 @@ from starlette.requests import ClientDisconnect
 from ..distribution import __version__
 from ..errors import AccountError, CitationsError, MissingTokenError
 from ..fetchers.urls import is_supported_url
-from ..network.client import HttpClient, make_http_client
+from ..network.client import HttpClient
 from ..network.limits import RequestLimit
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
@@ -83,7 +83,7 @@ class RequestError(Exception):
 
 def missing_secrets(settings: Settings, backends: Backends | None = None) -> list[str]:
     """Every variable the service needs to verify and lacks (all of them, at once)."""
-    return (backends or Backends()).missing(settings)
+    return settings.missing(backends or Backends())
 
 
 def not_set(variables: list[str]) -> str:
@@ -173,9 +173,9 @@ class _Service:
     @contextlib.asynccontextmanager
     async def lifespan(self, app: FastAPI) -> AsyncIterator[None]:
         self.settings = self.settings or Settings.from_env(backends=self.backends)
-        self.limit = RequestLimit(self.current.concurrency)
+        self.limit = RequestLimit(self.current.network.concurrency)
         with LogRedaction(self.redactor()):
-            self.http = make_http_client(self.current)
+            self.http = self.current.http_client()
             try:
                 if not missing_secrets(self.current, self.backends):
                     # One verifier at start-up, so that a bad setting fails it, not requests.
@@ -197,8 +197,8 @@ class _Service:
         return JSONResponse(
             {
                 "status": "degraded" if missing else "ok",
-                "judge": self.current.judge_provider,
-                "model": self.backends.model(self.current),
+                "judge": self.current.judge.provider,
+                "model": self.current.judge.model,
                 "missing": missing,
             }
         )

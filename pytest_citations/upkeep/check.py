@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..drift.replay import Replayer
 from ..drift.statuses import counted
+from ..fetchers import FetchResult
 from ..pipeline.backends import Backends
 from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
@@ -19,11 +20,11 @@ from ..recording import VcrConfig, build_vcr
 from ..recording.files import CassetteContentError
 from ..recording.pages import judge_bodies, read_recording
 from ..recording.signing import SignatureRefused, TrustedKeys
-from ..retrieval.choosing import BUDGET
+from ..retrieval.choosing import EVIDENCE_WORDS
 from ..retrieval.index import PageIndex
 from ..retrieval.passages import split_spans
 from ..retrieval.retriever import Retriever
-from ..retrieval.selection import Chooser, Selection, page_digest
+from ..retrieval.selection import Chooser, Selection
 from .upgrade import chooser_of, pieces_of
 
 
@@ -93,22 +94,22 @@ class _Rechooser:
         self._retrievers: dict[str, Retriever] = {}
         self._indexes: dict[tuple[str, str, int], PageIndex] = {}
 
-    def choose(self, claim: str, markdown: str, chooser: Chooser) -> Selection | None:
+    def choose(self, claim: str, page: FetchResult, chooser: Chooser) -> Selection | None:
         retriever = self._retrievers.get(chooser.setting)
         if retriever is None:
             retriever = Retriever.named(chooser.setting, self._cache_dir)
             self._retrievers[chooser.setting] = retriever
-        place = (chooser.setting, page_digest(markdown), chooser.passage_words)
+        place = (chooser.setting, page.digest, chooser.passage_words)
         if place not in self._indexes:
-            self._indexes[place] = retriever.index(split_spans(markdown, chooser.passage_words))
+            self._indexes[place] = retriever.index(split_spans(page.text, chooser.passage_words))
         return retriever.choose(
             claim,
             self._indexes[place],
             chooser.top_k,
-            markdown=markdown,
+            markdown=page.text,
             setting=chooser.setting,
             passage_words=chooser.passage_words,
-            budget=_budget(chooser),
+            evidence_words=_evidence_words(chooser),
         )
 
     def close(self) -> None:
@@ -116,10 +117,10 @@ class _Rechooser:
             retriever.close()
 
 
-def _budget(chooser: Chooser) -> int:
-    """The word budget a re-record of a choice would use: the recorded one, or, for a choice
-    of the ranking before budgets (the top ``top_k`` passages), today's default."""
-    return chooser.budget if chooser.ranking >= 2 else BUDGET
+def _evidence_words(chooser: Chooser) -> int:
+    """The evidence words a re-record of a choice would use: the recorded ones, or, for a
+    choice of the ranking before them (the top ``top_k`` passages), today's default."""
+    return chooser.evidence_words if chooser.ranking >= 2 else EVIDENCE_WORDS
 
 
 def _pieces(selection: Selection | None) -> list[tuple[tuple[int, int], ...]]:
@@ -144,11 +145,11 @@ async def check_cassette(replayer: Replayer, path: Path, again: _Rechooser) -> C
     pages = await replayer.pages(path, list(dict.fromkeys(key.url for key in choices)))
     for key, recorded in choices.items():
         page = pages[key.url][0]
-        if page is None or page_digest(page.markdown) != key.page:
+        if page is None or page.digest != key.page:
             problem = "its recorded page is not in the cassette (recorded with other settings?)"
             checked.changed.append(Recheck(key, recorded, None, problem))
             continue
-        now = again.choose(key.claim, page.markdown, recorded.chooser)
+        now = again.choose(key.claim, page, recorded.chooser)
         if _pieces(now) != _pieces(recorded):
             checked.changed.append(Recheck(key, recorded, now))
     return checked

@@ -47,7 +47,7 @@ def chooser_of(selection: Selection) -> str:
     top_k 3, 200 words``."""
     chooser = selection.chooser
     version = f" ({chooser.version})" if chooser.version else ""
-    shown = f"budget {chooser.budget}, " if chooser.units == LINES else ""
+    shown = f"evidence_words {chooser.evidence_words}, " if chooser.units == LINES else ""
     return (
         f"{chooser.embedder}{version}, {shown}top_k {chooser.top_k}, {chooser.passage_words} words"
     )
@@ -95,8 +95,9 @@ class Upgrade:
         calls = counted(len(self.unreproduced), "citation")
         head += (
             f"; {calls} left out, retrieval here not choosing the passages of its recorded "
-            "judge call (upgrade with the settings it was recorded with: --embedder, --budget "
-            "(0 before the budget), --top-k, --passage-words; or record it again):"
+            "judge call (upgrade with the settings it was recorded with: --embedder, "
+            "--evidence-words (0 for a recording older than the evidence lines), --top-k, "
+            "--passage-words; or record it again):"
         )
         return [head, *(item.line() for item in self.unreproduced)]
 

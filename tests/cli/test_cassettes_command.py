@@ -122,6 +122,22 @@ def test_a_setting_that_does_not_reproduce_the_recorded_passages_adds_nothing_fo
     assert (old / RETURNS).read_bytes() == before
 
 
+def test_the_old_budget_flag_is_the_evidence_words_with_a_deprecation_line(
+    old: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Issue 25: ``--budget`` still works for a release, as ``--evidence-words``."""
+    twin = tmp_path_factory.mktemp("twin")
+    shutil.copytree(old, twin, dirs_exist_ok=True)
+
+    new_code, new_lines, new_err = upgrade(old, RETURNS, "--evidence-words", "300")
+    old_code, old_lines, old_err = upgrade(twin, RETURNS, "--budget", "300")
+
+    assert (old_code, old_lines) == (new_code, new_lines)
+    assert (old / RETURNS).read_bytes() == (twin / RETURNS).read_bytes()
+    assert "pytest-citations: --budget is deprecated; use --evidence-words" in old_err
+    assert "deprecated" not in new_err
+
+
 def test_a_cassette_no_case_file_records_into_is_named_not_upgraded(old: Path) -> None:
     orphan = old / "cassettes" / "tests" / "test_answers" / "test_boils.yaml"
     orphan.parent.mkdir(parents=True)

@@ -24,23 +24,16 @@ CLAIM = "Water boils at 100 degrees Celsius at sea level."
 
 
 def _canary_settings(crawlbase: CrawlbaseEmulator, judge: JudgeEmulator, **kw) -> Settings:
-    values = {
-        "secrets": {
-            "CRAWLBASE_TOKEN": Secret(CANARY_CRAWLBASE, "CRAWLBASE_TOKEN"),
-            "CRAWLBASE_JS_TOKEN": Secret(CANARY_JS, "CRAWLBASE_JS_TOKEN"),
-            "OPENAI_API_KEY": Secret(CANARY_OPENAI, "OPENAI_API_KEY"),
-            "ANTHROPIC_API_KEY": Secret(CANARY_ANTHROPIC, "ANTHROPIC_API_KEY"),
-        },
-        "endpoints": {
-            "CRAWLBASE_API_URL": crawlbase.url,
-            "OPENAI_BASE_URL": judge.openai_base_url,
-            "ANTHROPIC_BASE_URL": judge.anthropic_base_url,
-        },
-        "backoff": 0.01,
-        "embedding_model": "lexical",
-        **kw,
+    environment = {
+        "CRAWLBASE_TOKEN": CANARY_CRAWLBASE,
+        "CRAWLBASE_JS_TOKEN": CANARY_JS,
+        "OPENAI_API_KEY": CANARY_OPENAI,
+        "ANTHROPIC_API_KEY": CANARY_ANTHROPIC,
+        "CRAWLBASE_API_URL": crawlbase.url,
+        "OPENAI_BASE_URL": judge.openai_base_url,
+        "ANTHROPIC_BASE_URL": judge.anthropic_base_url,
     }
-    return Settings(**values)
+    return Settings.from_env(environment, **{"backoff": 0.01, "embedding_model": "lexical", **kw})
 
 
 # -- repr, str, pickling -----------------------------------------------------------------------

@@ -21,8 +21,6 @@ from fakes import CrawlbaseEmulator, JudgeEmulator
 
 from pytest_citations import Settings, Verifier
 from pytest_citations.drift import DriftReport, DriftSource, run_drift
-from pytest_citations.network.client import make_http_client
-from pytest_citations.network.transport import network_transport
 from pytest_citations.recording import CassetteLibrary, CassetteTransport, RecordMode, build_vcr
 
 LOREM = (
@@ -92,7 +90,7 @@ def case_text(
 
 async def _record(sources: Sequence[DriftSource], settings: Settings, mode: RecordMode) -> None:
     library = CassetteLibrary(build_vcr(settings.redactor()), mode, lambda path: "record")
-    http = make_http_client(settings, CassetteTransport(library, network_transport(settings)))
+    http = settings.http_client(CassetteTransport(library, settings.transport()))
     try:
         async with Verifier(settings, http=http, observer=library, recall=library) as verifier:
             for source in sources:

@@ -5,7 +5,7 @@ the fetch rules' findings before any text."""
 from __future__ import annotations
 
 from pytest_citations import CitationVerdict, Label, Reason
-from pytest_citations.drift import DriftStatus, Evidence, classify, compare_pages, evidence_of
+from pytest_citations.drift import DriftStatus, Grounds, classify, compare_pages, evidence_of
 from pytest_citations.drift.compare import masked, page_paragraphs, place
 from pytest_citations.fetchers import FetchResult
 
@@ -29,26 +29,26 @@ def test_digits_are_masked_whole() -> None:
 
 
 def test_evidence_is_the_paragraph_the_quote_stands_in() -> None:
-    assert evidence_of([PAGE], QUOTE) == Evidence((QUOTE,))
+    assert evidence_of([PAGE], QUOTE) == Grounds((QUOTE,))
 
 
 def test_a_quote_across_two_paragraphs_rests_on_both() -> None:
     shown = "First part of the rule.\n\nSecond part of the rule.\n\nUnrelated."
     evidence = evidence_of([shown], "of the rule. Second part")
-    assert evidence == Evidence(("First part of the rule.", "Second part of the rule."))
+    assert evidence == Grounds(("First part of the rule.", "Second part of the rule."))
 
 
 def test_without_a_quote_every_shown_paragraph_is_evidence() -> None:
     evidence = evidence_of([PAGE], None, claim="The museum closes on Mondays.")
     # Paragraphs that share a word with the claim must stand verbatim; the others (a title,
     # a footer) with their digits masked.
-    assert evidence == Evidence(
+    assert evidence == Grounds(
         (QUOTE,), ("# Guide", "Tickets cost 12 euros.", "Last updated 2025-01-03, 1,204 views.")
     )
 
 
 def test_furniture_digits_are_not_drift_but_evidence_digits_are() -> None:
-    evidence = Evidence((QUOTE,))
+    evidence = Grounds((QUOTE,))
     footer = compare_pages(
         PAGE, PAGE.replace("2025-01-03, 1,204", "2026-03-09, 1,377"), evidence, QUOTE
     )
@@ -66,7 +66,7 @@ def test_paragraphs_survive_a_repacking_of_passages() -> None:
     page = f"{words}\n\n{QUOTE}\n\n{words}"
     moved = f"A new first paragraph.\n\n{words}\n\n{QUOTE}\n\n{words}"
     assert page_paragraphs(page) != page_paragraphs(moved)
-    change = compare_pages(page, moved, Evidence((QUOTE,)), QUOTE)
+    change = compare_pages(page, moved, Grounds((QUOTE,)), QUOTE)
     assert not change.evidence_changed
     assert change.edited
     assert change.diff == ("+ A new first paragraph.",)

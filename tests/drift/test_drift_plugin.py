@@ -13,20 +13,14 @@ from plugin_helpers import TOKENS, Citations
 from pytest_citations import Settings
 from pytest_citations.drift import DriftSource, DriftStatus, run_drift
 from pytest_citations.recording.layout import mirrored_cassette
-from pytest_citations.redact import Secret
 
 BOILING_URL = "https://example.org/physics/boiling"  # the example site's page
 BOILING_CLAIM = "Water boils at 100 °C at sea level."
 
 
 def live_settings(crawlbase_url: str, openai_url: str) -> Settings:
-    return Settings(
-        secrets={name: Secret(value, name) for name, value in TOKENS.items()},
-        endpoints={"CRAWLBASE_API_URL": crawlbase_url, "OPENAI_BASE_URL": openai_url},
-        embedding_model="lexical",
-        retries=1,
-        backoff=0.01,
-    )
+    environment = {**TOKENS, "CRAWLBASE_API_URL": crawlbase_url, "OPENAI_BASE_URL": openai_url}
+    return Settings.from_env(environment, embedding_model="lexical", retries=1, backoff=0.01)
 
 
 def test_drift_reads_and_updates_the_plugins_own_cassettes(citations: Citations) -> None:

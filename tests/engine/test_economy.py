@@ -122,15 +122,15 @@ def test_a3_requests_in_flight_never_exceed_the_concurrency_limit(
 
 
 def test_a3_default_concurrency_is_4_and_read_from_batch_concurrency():
-    assert Settings().concurrency == 4
-    assert Settings.from_env({}).concurrency == 4
-    assert Settings.from_env({"BATCH_CONCURRENCY": "16"}).concurrency == 16
+    assert Settings().network.concurrency == 4
+    assert Settings.from_env({}).network.concurrency == 4
+    assert Settings.from_env({"BATCH_CONCURRENCY": "16"}).network.concurrency == 16
     with pytest.raises(ConfigurationError, match="BATCH_CONCURRENCY"):
         Settings.from_env({"BATCH_CONCURRENCY": "0"})
     with pytest.raises(ConfigurationError, match="BATCH_CONCURRENCY"):
         Settings.from_env({"BATCH_CONCURRENCY": "many"})
     with pytest.raises(ConfigurationError):
-        Settings(concurrency=0)
+        Settings.from_env({}, concurrency=0)
 
 
 def test_credits_normal_js_storage_and_failed(crawlbase, judge, make_verifier, article):

@@ -10,11 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pytest_citations.fetchers import FetchResult
 from pytest_citations.judges.guard import content_words, guard, holder
 from pytest_citations.labels import Label, Reason
 from pytest_citations.retrieval import Retriever
 from pytest_citations.retrieval.choosing import (
-    BUDGET,
+    EVIDENCE_WORDS,
     choose_units,
     evidence_runs,
     run_span,
@@ -63,12 +64,12 @@ def chosen(claim: str, markdown: str, **options: int) -> Selection:
 
 
 def words_shown(selection: Selection, markdown: str) -> float:
-    return sum(units(text) for text in selection.texts(markdown))
+    return sum(units(text) for text in selection.texts(page_text(markdown)))
 
 
 def test_the_date_line_the_passages_missed_reaches_the_judge() -> None:
     page = dated_page()
-    today = chosen(CLAIM, page, budget=0).texts(page)
+    today = chosen(CLAIM, page, evidence_words=0).texts(page)
     assert any(EVIDENCE in text for text in today)
     assert not any(DATE_LINE in text for text in today)  # its passage ranks 5th of 6
 
@@ -78,12 +79,12 @@ def test_the_date_line_the_passages_missed_reaches_the_judge() -> None:
     assert lines.chooser.units == LINES
     assert any(DATE_LINE in text for text in texts)
     assert any(EVIDENCE in text for text in texts)
-    assert words_shown(lines, page) <= BUDGET < len(page.split())
+    assert words_shown(lines, page) <= EVIDENCE_WORDS < len(page.split())
 
 
 def test_a_page_under_the_budget_is_shown_whole() -> None:
     page = "\n\n".join(["# Harbour", DATE_LINE, EVIDENCE, decoy(1), filler("tail", 150)])
-    assert len(page.split()) < BUDGET
+    assert len(page.split()) < EVIDENCE_WORDS
 
     selection = chosen(CLAIM, page)
 
@@ -97,11 +98,11 @@ def test_a_budget_of_0_shows_the_top_passages() -> None:
     retriever = Retriever(LexicalEmbedder())
     index = retriever.index(split_spans(page))
 
-    selection = retriever.choose(CLAIM, index, 2, markdown=page, budget=0)
+    selection = retriever.choose(CLAIM, index, 2, markdown=page, evidence_words=0)
 
     assert selection is not None
     assert selection.texts(page) == retriever.select(CLAIM, index, 2)
-    assert (selection.chooser.budget, selection.chooser.units) == (0, PASSAGES)
+    assert (selection.chooser.evidence_words, selection.chooser.units) == (0, PASSAGES)
 
 
 GERMAN_PAGE = "\n\n".join(
@@ -131,14 +132,14 @@ def test_an_english_claim_on_a_german_page_gets_the_top_passages() -> None:
 
     assert selection is not None
     assert selection.chooser.units == PASSAGES
-    assert selection.chooser.budget == BUDGET  # the setting, recorded as it was
+    assert selection.chooser.evidence_words == EVIDENCE_WORDS  # the setting, recorded as it was
     assert selection.texts(GERMAN_PAGE) == retriever.select(CLAIM, index)
 
 
 def test_a_german_claim_gets_lines_of_a_german_page_and_passages_of_an_english_one() -> None:
     german = chosen(GERMAN_CLAIM, GERMAN_PAGE)
     assert german.chooser.units == LINES
-    assert words_shown(german, GERMAN_PAGE) <= BUDGET < len(GERMAN_PAGE.split())
+    assert words_shown(german, GERMAN_PAGE) <= EVIDENCE_WORDS < len(GERMAN_PAGE.split())
 
     assert chosen(GERMAN_CLAIM, dated_page()).chooser.units == PASSAGES
 
@@ -171,10 +172,13 @@ def test_the_head_ships_with_the_package_and_is_read_when_asked() -> None:
 
 
 def test_a_chooser_of_ranking_2_records_its_budget_and_ranking_1_reads_as_it_was() -> None:
-    lines = Chooser("lexical", "lexical", "lexical 1", 3, 200, budget=560, units=LINES)
+    lines = Chooser("lexical", "lexical", "lexical 1", 3, 200, evidence_words=560, units=LINES)
     assert RANKING == 2
     assert lines.ranking == RANKING
     assert Chooser.from_dict(lines.to_dict()) == lines
+    # Recorded under the option's first name: every cassette holds "budget" (issue 25).
+    assert (lines.to_dict()["budget"], lines.to_dict()["units"]) == (560, LINES)
+    assert "evidence_words" not in lines.to_dict()
     recorded = {
         "setting": "all-MiniLM-L6-v2",
         "embedder": "all-MiniLM-L6-v2",
@@ -184,7 +188,7 @@ def test_a_chooser_of_ranking_2_records_its_budget_and_ranking_1_reads_as_it_was
         "ranking": 1,
     }
     old = Chooser.from_dict(recorded)
-    assert (old.ranking, old.budget, old.units) == (1, 0, PASSAGES)
+    assert (old.ranking, old.evidence_words, old.units) == (1, 0, PASSAGES)
     assert old.to_dict() == recorded  # written back as it was recorded
 
 
@@ -223,19 +227,19 @@ def slices_of(claim: str, markdown: str, passage_words: int, budget: int) -> lis
     _PAGE,
     _CLAIMS,
     st.sampled_from([30, 200]),
-    st.sampled_from([100, 150, BUDGET]),
+    st.sampled_from([100, 150, EVIDENCE_WORDS]),
     st.data(),
 )
 def test_every_text_shown_is_a_slice_of_the_page_a_replay_rebuilds_and_the_guard_accepts(
     markdown: str, claim: str, passage_words: int, budget: int, data: st.DataObject
 ) -> None:
-    selection = chosen(claim, markdown, passage_words=passage_words, budget=budget)
+    selection = chosen(claim, markdown, passage_words=passage_words, evidence_words=budget)
     page = page_text(markdown)
     texts = [text_of(page, shown.pieces) for shown in selection.shown]
     joined = "\n\n".join(passage.text for passage in split_spans(markdown, passage_words))
 
-    assert selection.fits(markdown)
-    assert selection.texts(markdown) == texts
+    assert selection.fits(page)  # the page's text, which a fetched page carries
+    assert selection.texts(page) == texts
     if selection.chooser.units == LINES:
         assert texts == slices_of(claim, markdown, passage_words, budget)
         assert sum(units(text) for text in texts) <= budget
@@ -252,10 +256,10 @@ def test_every_text_shown_is_a_slice_of_the_page_a_replay_rebuilds_and_the_guard
             assert (accepted.label, accepted.reason) == (Label.SUPPORTED, None)
 
 
-@pytest.mark.parametrize("budget", [100, 300, BUDGET])
+@pytest.mark.parametrize("budget", [100, 300, EVIDENCE_WORDS])
 def test_words_shown_never_exceed_the_budget(budget: int) -> None:
     page = dated_page()
-    selection = chosen(CLAIM, page, budget=budget)
+    selection = chosen(CLAIM, page, evidence_words=budget)
     assert selection.chooser.units == LINES
     assert 0.9 * budget <= words_shown(selection, page) <= budget
 
@@ -266,16 +270,17 @@ def test_a_check_chooses_a_top_3_choice_again_under_todays_budget() -> None:
     # one recorded with a budget keeps its own.
     page = dated_page()
     old = Chooser("lexical", "lexical", "lexical 1", 3, 200, ranking=1)
-    pinned = Chooser("lexical", "lexical", "lexical 1", 3, 200, budget=0, units=PASSAGES)
+    pinned = Chooser("lexical", "lexical", "lexical 1", 3, 200, evidence_words=0, units=PASSAGES)
     again = _Rechooser(None)
     try:
-        now = again.choose(CLAIM, page, old)
-        kept = again.choose(CLAIM, page, pinned)
+        fetched = FetchResult(url="https://example.org/harbour", markdown=page)
+        now = again.choose(CLAIM, fetched, old)
+        kept = again.choose(CLAIM, fetched, pinned)
     finally:
         again.close()
     assert now is not None
     assert kept is not None
-    assert (now.chooser.budget, now.chooser.units) == (BUDGET, LINES)
+    assert (now.chooser.evidence_words, now.chooser.units) == (EVIDENCE_WORDS, LINES)
     assert any(DATE_LINE in text for text in now.texts(page))
-    assert (kept.chooser.budget, kept.chooser.units) == (0, PASSAGES)
-    assert kept.texts(page) == chosen(CLAIM, page, budget=0).texts(page)
+    assert (kept.chooser.evidence_words, kept.chooser.units) == (0, PASSAGES)
+    assert kept.texts(page) == chosen(CLAIM, page, evidence_words=0).texts(page)

@@ -67,7 +67,7 @@ def _send_with_recorded_sleeps(crawlbase, config):
 
     async def scenario():
         async with httpx.AsyncClient() as http:
-            requester = Requester(http, config, asyncio.Semaphore(1), sleep=sleep)
+            requester = Requester(http, config.network, asyncio.Semaphore(1), sleep=sleep)
             params = {"token": crawlbase.token, "url": URL}
             try:
                 return await requester.send(

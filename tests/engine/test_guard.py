@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_citations import Label, Reason
-from pytest_citations.judges.guard import guard, normalize, quote_in_passages
+from pytest_citations.judges.guard import guard, locate, normalize, quote_in_passages
+from pytest_citations.verdicts import Evidence
 
 PASSAGES = [
     "Intro text.\n\nThe committee said “the bridge   opens\nin 1932” and it’s final.",
@@ -151,7 +152,7 @@ def test_g2_quote_from_a_passage_outside_the_top_3_is_rejected(crawlbase, judge,
     crawlbase.add(URL, markdown="\n\n".join([*decoys, hidden]))
     judge.rule(CLAIM, label="supported", quote="The hidden sentence is here.")
 
-    result, _ = verify(CLAIM, [URL], budget=0)
+    result, _ = verify(CLAIM, [URL], evidence_words=0)
 
     assert result.citations[0].reason == Reason.QUOTE_NOT_IN_SOURCE
 
@@ -170,3 +171,50 @@ def test_g2_quote_from_a_line_outside_the_budget_is_rejected(crawlbase, judge, v
     assert sum(len(text.split()) for text in call.passages) <= 560
     assert not any("hidden" in text for text in call.passages)
     assert result.citations[0].reason == Reason.QUOTE_NOT_IN_SOURCE
+
+
+# -- where the quote stands (issue 25: found once, by the guard) ---------------------------------
+
+
+def test_g1_the_guard_says_where_it_found_the_quote():
+    kept = guard(Label.SUPPORTED, "“the bridge opens in 1932”", 0.9, PASSAGES)
+    assert (kept.passage, kept.span) == (0, locate("“the bridge opens in 1932”", PASSAGES[0]))
+    assert kept.span is not None
+    start, end = kept.span
+    assert PASSAGES[0][start:end] == "“the bridge   opens\nin 1932”"
+
+    refused = guard(Label.SUPPORTED, "the bridge opens in 1933", 0.9, PASSAGES)
+    assert (refused.passage, refused.span) == (None, None)
+
+
+def test_g1_the_evidence_says_where_the_quote_stands_in_its_passage_and_on_the_page(
+    crawlbase, judge, verify, article
+):
+    # The page spreads the quote over a line end and doubled spaces; the judge copies it
+    # from the passage it was shown, whose whitespace is collapsed.
+    page = article("Intro sentence here.\r\nThe manual says water  boils\r\nat 100 degrees.")
+    crawlbase.add(URL, markdown=page)
+    quote = "says water boils at 100 degrees"
+    judge.rule(CLAIM, label="supported", quote=quote, confidence=0.8)
+
+    result, _ = verify(CLAIM, [URL])
+
+    (evidence,) = result.evidence
+    assert result.citations[0].label is Label.SUPPORTED
+    assert evidence.quote_passage is not None
+    assert evidence.quote_span is not None
+    assert evidence.page_span is not None
+    start, end = evidence.quote_span
+    assert evidence.passages[evidence.quote_passage][start:end] == quote
+    start, end = evidence.page_span
+    text = page.replace("\r\n", "\n")  # the page's text: what recorded pieces index
+    assert text[start:end] == "says water  boils\nat 100 degrees"
+    assert Evidence.from_dict(evidence.to_dict()) == evidence
+
+
+def test_evidence_written_before_the_spans_reads_back_without_them():
+    older = {"url": URL, "passages": ["a b c"], "quote_passage": 0, "chosen_by": "lexical"}
+    assert Evidence.from_dict(older) == Evidence(URL, ("a b c",), 0, "lexical")
+    hostile = {**older, "quote_span": [True, "9"], "page_span": [5, 2]}
+    assert Evidence.from_dict(hostile).quote_span is None
+    assert Evidence.from_dict(hostile).page_span is None

@@ -13,6 +13,7 @@ from fakes import site
 from fakes.judges import InjectedOrder, injected_order
 
 from pytest_citations import Label, Reason
+from pytest_citations.judges import JUDGES
 from pytest_citations.judges.guard import content_words, guard, quote_in_passages
 from pytest_citations.judges.prompt import (
     SYSTEM_PROMPT,
@@ -121,7 +122,7 @@ OTHER_URL = "https://example.org/museum-visit"
 CLAIM = "Water boils at 100 degrees Celsius at sea level."
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic", "ollama"])
+@pytest.mark.parametrize("provider", list(JUDGES))
 @pytest.mark.parametrize("quote", ["Water", "a"])
 def test_g2_one_word_quote_is_not_evidence_end_to_end(
     crawlbase, judge, verify, article, provider, quote
@@ -286,7 +287,7 @@ def test_without_neutralising_the_forged_fences_steer_the_judge_past_the_guard(j
     assert (accepted.label, accepted.reason) == (Label.SUPPORTED, None)
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic", "ollama"])
+@pytest.mark.parametrize("provider", list(JUDGES))
 def test_neutralised_fences_keep_the_order_inside_the_passage(crawlbase, judge, verify, provider):
     site.install(crawlbase, judge)
 

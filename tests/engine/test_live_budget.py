@@ -17,8 +17,16 @@ import pytest
 from pytest_citations import ClaimVerdict, Verifier
 from pytest_citations.errors import OverBudget
 from pytest_citations.labels import Reason
-from pytest_citations.network.budget import Budget, BudgetTransport, Price, Spend, priced
+from pytest_citations.network.budget import (
+    Budget,
+    BudgetTransport,
+    Price,
+    Spend,
+    account,
+    priced,
+)
 from pytest_citations.pipeline.verifier import ClaimRequest
+from pytest_citations.usage import Charge, Usage
 
 PAGES = [f"https://example.org/budget/{n}" for n in range(6)]
 
@@ -113,9 +121,9 @@ def test_a_reply_that_reports_no_or_negative_usage_counts_its_reserved_most(
 
 def test_a_price_read_as_negative_is_the_most() -> None:
     """Whatever an answer says it cost, the budget never gets back more than was held."""
-    price = Price(Spend(judge_calls=1, judge_tokens=900), lambda response: Spend(1, -50))
+    price = Price(Spend(judge_calls=1, judge_tokens=900), lambda response: Charge(1, -50))
 
-    assert price.of(httpx.Response(200)) == Spend(judge_calls=1, judge_tokens=900)
+    assert price.of(httpx.Response(200)) == Charge(judge_calls=1, prompt_tokens=900)
 
 
 def test_a_failed_crawl_costs_nothing(crawlbase, judge, make_verifier, article) -> None:
@@ -140,7 +148,7 @@ def test_a_replayed_answer_never_reaches_the_budget() -> None:
 
     budget = Budget(judge_calls=1)
     transport = BudgetTransport(Peer(), budget)
-    price = Price(Spend(judge_calls=1), lambda response: Spend(judge_calls=1, judge_tokens=3))
+    price = Price(Spend(judge_calls=1), lambda response: Charge(judge_calls=1, prompt_tokens=3))
 
     async def scenario() -> None:
         request = priced(httpx.Request("POST", "http://127.0.0.1:9/"), price)
@@ -162,7 +170,7 @@ def test_a_request_that_never_left_gives_its_reservation_back() -> None:
 
     budget = Budget(credits=1.5)
     transport = BudgetTransport(Closed(), budget)
-    price = Price(Spend(credits=1.5), lambda response: Spend(credits=1.5))
+    price = Price(Spend(credits=1.5), lambda response: Charge(credits=1.5, crawl="normal"))
 
     async def scenario() -> None:
         for _ in range(3):  # each attempt fits again: nothing was spent
@@ -173,3 +181,61 @@ def test_a_request_that_never_left_gives_its_reservation_back() -> None:
 
     asyncio.run(scenario())
     assert budget.spent == Spend()
+
+
+# -- one ledger (issue 25) ---------------------------------------------------------------------
+
+
+class Counted(httpx.AsyncBaseTransport):
+    """A peer that answers every call with its tokens, and counts how often its answer is
+    priced."""
+
+    def __init__(self) -> None:
+        self.priced = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"tokens": 3}, request=request)
+
+    def charge(self, response: httpx.Response) -> Charge:
+        self.priced += 1
+        return Charge(judge_calls=1, prompt_tokens=response.json()["tokens"], provider="p")
+
+
+def test_an_answer_is_priced_once_and_counted_once_into_the_ledger_the_budget_reads() -> None:
+    """Every live answer was priced twice, into two ledgers: the budget's and the usage
+    report's. Now the budget settles with the answer's charge, the backend counts that same
+    charge into the run's ledger, and the budget reads what was spent from it."""
+    ledger = Usage()
+    budget = Budget(judge_calls=2, ledger=ledger)
+    peer = Counted()
+    transport = BudgetTransport(peer, budget)
+    price = Price(Spend(judge_calls=1), peer.charge)
+
+    async def call() -> None:
+        request = priced(httpx.Request("POST", "http://127.0.0.1:9/"), price)
+        response = await transport.handle_async_request(request)
+        assert budget.spent == Spend(
+            judge_calls=1 + ledger.judge_calls, judge_tokens=3 + ledger.judge_tokens
+        )
+        charge = account(ledger, response)  # the backend that receives it
+        assert charge == Charge(judge_calls=1, prompt_tokens=3, provider="p")
+        assert account(ledger, response) == charge  # counted once, however often asked
+
+    async def scenario() -> None:
+        await call()
+        await call()
+        with pytest.raises(OverBudget):
+            await call()
+
+    asyncio.run(scenario())
+    assert peer.priced == 2
+    assert (ledger.judge_calls, ledger.judge_tokens) == (2, 6)
+    assert budget.spent == Spend(judge_calls=2, judge_tokens=6)
+
+
+def test_the_run_s_usage_is_the_ledger_its_budget_holds(site, crawlbase, judge, make_verifier):
+    verifier = make_verifier(max_credits=5, concurrency=1)
+    run(verifier, requests())
+
+    assert verifier.usage.credits == crawlbase.credits == 4.5
+    assert verifier.usage.judge_calls == judge.call_count == 3

@@ -105,7 +105,7 @@ def test_r2_minilm_end_to_end_judge_sees_the_relevant_passage(
             return minilm.embed(texts)
 
     async def scenario():
-        async with make_verifier(embedder=Watched(), top_k=2, budget=0) as verifier:
+        async with make_verifier(embedder=Watched(), top_k=2, evidence_words=0) as verifier:
             return await verifier.verify(CLAIM, [url])
 
     asyncio.run(scenario())

@@ -19,8 +19,6 @@ from fakes import CrawlbaseEmulator, JudgeEmulator
 from pytest_citations import Label, Reason, Verifier
 from pytest_citations.errors import CreditsExhaustedError, MissingTokenError
 from pytest_citations.fetchers.urls import MAX_URL_CHARS, request_url
-from pytest_citations.network.client import make_http_client
-from pytest_citations.network.transport import network_transport
 from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
 
 CLAIM = "Water boils at 100 degrees Celsius at sea level."
@@ -63,8 +61,8 @@ def test_nothing_above_the_network_transport_sees_a_secret(
 ):
     crawlbase.add(URL, markdown=article(CLAIM), fail_normal=True)  # the JS token is used too
     config = settings()
-    spy = Spy(network_transport(config))
-    verifier = Verifier(config, embedder=LexicalEmbedder(), http=make_http_client(config, spy))
+    spy = Spy(config.transport())
+    verifier = Verifier(config, embedder=LexicalEmbedder(), http=config.http_client(spy))
 
     async def scenario() -> Any:
         async with verifier:
@@ -305,7 +303,7 @@ def test_an_unexpected_error_in_one_citation_is_a_labelled_verdict(
 ):
     config = settings()
     verifier = Verifier(
-        config, embedder=LexicalEmbedder(), http=make_http_client(config, Exploding())
+        config, embedder=LexicalEmbedder(), http=config.http_client(Exploding())
     )
     verdict = _run(verifier, CLAIM, [URL])
 
@@ -318,8 +316,8 @@ def test_no_error_below_the_transport_carries_a_request_or_a_cause(
     settings, refused_url, secret_values
 ):
     config = settings(crawlbase_api_url=refused_url)
-    transport = network_transport(config)
-    request = make_http_client(config).build_request(
+    transport = config.transport()
+    request = config.http_client(transport).build_request(
         "GET", refused_url, params={"token": "<CRAWLBASE_TOKEN>", "url": URL}
     )
 

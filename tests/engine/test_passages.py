@@ -14,6 +14,7 @@ from pytest_citations.judges.guard import guard, normalize, quote_problem
 from pytest_citations.labels import Label
 from pytest_citations.retrieval.passages import (
     DEFAULT_MAX_WORDS,
+    page_span,
     page_text,
     split_passages,
     split_spans,
@@ -242,3 +243,25 @@ def test_a_passage_is_rebuilt_from_its_recorded_pieces_of_any_page(
     for passage in passages:
         assert text_of(page, passage.pieces) == passage.text
         assert all(0 <= start < end <= len(page) for start, end in passage.pieces)
+
+
+@given(_ANY_PAGE, st.integers(1, 60), st.data())
+def test_a_span_of_a_passage_is_found_back_on_the_page(
+    markdown: str, max_words: int, data: st.DataObject
+) -> None:
+    # Issue 25: the guard's span in the text the judge was shown maps to the page's text
+    # once, so that no report searches the page again.
+    page = page_text(markdown)
+    for passage in split_spans(markdown, max_words):
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", passage.text)]
+        if not words:
+            continue
+        first = data.draw(st.integers(0, len(words) - 1))
+        last = data.draw(st.integers(first, len(words) - 1))
+        start, end = words[first][0], words[last][1]
+        found = page_span(page, passage.pieces, start, end)
+        assert found is not None
+        assert " ".join(page[found[0] : found[1]].split()) == " ".join(
+            passage.text[start:end].split()
+        )
+        assert page_span(page, passage.pieces, start, len(passage.text) + 1) is None

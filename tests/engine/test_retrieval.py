@@ -195,7 +195,7 @@ def test_r3_evidence_only_in_4th_passage_never_reaches_the_judge(crawlbase, judg
     crawlbase.add(url, markdown=page)
 
     # A budget of 0: the top passages (what a claim in another language than its page gets).
-    result, _ = verify(CLAIM_R3, [url], budget=0)
+    result, _ = verify(CLAIM_R3, [url], evidence_words=0)
 
     (call,) = judge.calls
     # The three decoys are neighbours on the page: the judge gets them as one slice.
@@ -209,7 +209,7 @@ def test_r3_control_same_page_with_top_4_is_supported(crawlbase, judge, verify):
     url = "https://example.org/bridge"
     crawlbase.add(url, markdown=_r3_page())
 
-    result, _ = verify(CLAIM_R3, [url], top_k=4, budget=0)
+    result, _ = verify(CLAIM_R3, [url], top_k=4, evidence_words=0)
 
     assert any(CLAIM_R3 in passage for passage in judge.calls[0].passages)
     assert result.citations[0].label is Label.SUPPORTED

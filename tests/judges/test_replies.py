@@ -15,13 +15,14 @@ from typing import Any
 import pytest
 
 from pytest_citations import Label, Reason
+from pytest_citations.judges import JUDGES
 from pytest_citations.judges.prompt import JOINT_SCHEMA, VERDICT_SCHEMA
 
 URL = "https://example.org/water"
 CLAIM = "Water boils at 100 degrees Celsius at sea level."
 OTHER_URL = "https://example.org/ice"
 OTHER_CLAIM = "Ice melts at 0 degrees Celsius."
-PROVIDERS = ["openai", "anthropic", "ollama"]
+PROVIDERS = list(JUDGES)
 
 # -- J1: keywords strict mode accepts everywhere ------------------------------------------------
 

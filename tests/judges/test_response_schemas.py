@@ -24,6 +24,8 @@ import jsonschema
 import pytest
 import yaml
 
+from pytest_citations.judges import JUDGES
+
 ROOT = Path(__file__).resolve().parents[2]
 
 INTEGER = {"type": "integer"}
@@ -361,7 +363,7 @@ def _post(judge: Any, provider: str) -> httpx.Response:
 @pytest.mark.parametrize(
     "stop", [None, "refusal", "content_filter", "length", "context_window", "empty"]
 )
-@pytest.mark.parametrize("provider", ["openai", "anthropic", "ollama"])
+@pytest.mark.parametrize("provider", list(JUDGES))
 def test_emulator_answers_are_valid_against_the_published_schema(
     judge: Any, provider: str, stop: str | None
 ) -> None:

@@ -37,8 +37,8 @@ CALLS = []
 class MyJudge:
     name = "mine"
 
-    def __init__(self, settings, requester):
-        self.model = settings.judge_model or "my-model-1"
+    def __init__(self, config, requester):
+        self.model = config.model or "my-model-1"
 
     async def judge(self, claim, passages):
         CALLS.append(claim)
@@ -146,7 +146,7 @@ def test_backends_hook_registers_a_fetcher_chosen_in_the_ini(citations: Citation
 
 
         class Static:
-            def __init__(self, settings, requester, usage):
+            def __init__(self, config, requester, usage):
                 pass
 
             async def crawl(self, url, *, readability, javascript):

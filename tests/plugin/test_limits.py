@@ -248,7 +248,7 @@ def test_settings_refuse_what_is_no_number_whoever_builds_them(limit: Limit, val
     """The command's global options reach the settings as floats parsed by argparse: the
     settings themselves refuse a limit that is no number."""
     with pytest.raises(ConfigurationError, match=f"{limit.field} must be a finite number"):
-        Settings(**{limit.field: value})
+        Settings.from_env({}, **{limit.field: value})
 
 
 def test_a_timeout_longer_than_a_day_is_refused() -> None:

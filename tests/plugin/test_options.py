@@ -24,6 +24,9 @@ def test_every_flag_has_an_ini_key_of_the_same_name() -> None:
     [
         ("citations_embedding_model", "citations_embedder", "lexical", "embedder=lexical"),
         ("citations_record_mode", "citations_record", "none", "record=none"),
+        # Issue 25: "budget" also named the spending caps; the words the judge is shown
+        # are the evidence words now.
+        ("citations_budget", "citations_evidence_words", "300", "evidence_words=300"),
     ],
 )
 def test_an_old_ini_name_still_works_with_a_deprecation_warning(
@@ -36,6 +39,34 @@ def test_an_old_ini_name_still_works_with_a_deprecation_warning(
                                           "--co")  # fmt: skip
 
     result.stdout.fnmatch_lines([f"*{shown}*", f"*{old} is deprecated; use {new}*"])
+
+
+def test_the_old_budget_flag_still_works_with_a_deprecation_warning(
+    citations: Citations,
+) -> None:
+    """Issue 25: ``--citations-budget`` is ``--citations-evidence-words`` for a release, and
+    says so in the run's warnings summary; the new flag wins where both are given."""
+    citations.write("cases/boiling.yaml", BOILING_CASE)
+
+    old = citations.run("cases/", "--co", "--citations-budget", "300")
+    both = citations.run(
+        "cases/", "--co", "--citations-budget", "300", "--citations-evidence-words", "400"
+    )
+    new = citations.run("cases/", "--co", "--citations-evidence-words", "300")
+
+    old.stdout.fnmatch_lines(
+        [
+            "citations: * evidence_words=300*",
+            "*warnings summary*",
+            "*PytestDeprecationWarning: --citations-budget is deprecated; use "
+            "--citations-evidence-words*",
+        ]
+    )
+    both.stdout.fnmatch_lines(
+        ["citations: * evidence_words=400*", "*--citations-budget is deprecated*"]
+    )
+    assert "deprecated" not in new.stdout.str()
+    new.stdout.fnmatch_lines(["citations: * evidence_words=300*"])
 
 
 def test_the_new_ini_name_needs_no_warning(citations: Citations) -> None:

@@ -48,7 +48,7 @@ def forged_pieces(markdown: str = PAGE) -> tuple[tuple[int, int], ...]:
 def chosen(claim: str, budget: int) -> Selection:
     retriever = Retriever(make_embedder("lexical"))
     index = retriever.index(split_spans(PAGE))
-    found = retriever.choose(claim, index, markdown=PAGE, setting="lexical", budget=budget)
+    found = retriever.choose(claim, index, markdown=PAGE, setting="lexical", evidence_words=budget)
     assert found is not None
     return found
 
@@ -89,7 +89,7 @@ def test_a_choice_is_checked_against_the_units_of_its_own_ranking() -> None:
     index = retriever.index(split_spans(LONG))
     claim = "Station 17 measured 51 millimetres of rain."
     lines = retriever.choose(claim, index, markdown=LONG, setting="lexical")
-    passages = retriever.choose(claim, index, markdown=LONG, setting="lexical", budget=0)
+    passages = retriever.choose(claim, index, markdown=LONG, setting="lexical", evidence_words=0)
     assert lines is not None
     assert passages is not None
     assert lines.chooser.units == "lines"
@@ -102,7 +102,7 @@ def test_a_choice_is_checked_against_the_units_of_its_own_ranking() -> None:
     as_passages = replace(lines, chooser=replace(lines.chooser, units="passages"))
     assert (choice_problem(LONG, as_passages) or "").startswith("text 1 is not whole passages")
     # Whole passages claimed as lines pass the line check only within the budget.
-    small = replace(lines, chooser=replace(lines.chooser, budget=20))
+    small = replace(lines, chooser=replace(lines.chooser, evidence_words=20))
     assert (choice_problem(LONG, small) or "").startswith("its lines hold ")
     more = replace(passages, chooser=replace(passages.chooser, top_k=1))
     assert (choice_problem(LONG, more) or "").startswith("it shows 3 passages, more than")

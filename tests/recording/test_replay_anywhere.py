@@ -290,7 +290,7 @@ def claims_of(report: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("option", "value", "recorded_value"),
     [
-        ("--citations-budget", "300", "560"),
+        ("--citations-evidence-words", "300", "560"),
         ("--citations-top-k", "2", "3"),
         ("--citations-passage-words", "120", "200"),
         ("--citations-embedder", "lexical", "all-MiniLM-L6-v2"),
@@ -331,7 +331,8 @@ def test_a_cassette_recorded_before_choices_were_kept_replays_with_the_model(
         web.crawlbase.pages[ENGLISH_URL] = FakePage(markdown=ENGLISH_PAGE)
         web.crawlbase.pages[GERMAN_URL] = FakePage(markdown=GERMAN_PAGE)
         env = web.without("CITATIONS_EMBEDDING_MODEL")
-        done = run_pytest(recorded, "cases/", "--citations-record=once", "--citations-budget=0",
+        done = run_pytest(recorded, "cases/", "--citations-record=once",
+                          "--citations-evidence-words=0",
                           env=env, lexical=False)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     project = copy_project(recorded, tmp_path / "p")
@@ -366,7 +367,7 @@ def test_a_choice_recorded_by_the_top_3_passages_ranking_replays_as_it_was(
             project,
             "cases/",
             "--citations-record=once",
-            "--citations-budget=0",
+            "--citations-evidence-words=0",
             "--citations-report=recorded.json",
             env=env,
             lexical=False,

@@ -100,7 +100,7 @@ def test_json_run_names_how_the_run_was_made(citations: Citations) -> None:
     assert re.fullmatch(r"sha256:[0-9a-f]{64}", identity["case_files"])
     assert re.fullmatch(r"sha256:[0-9a-f]{64}", identity["cassettes"])
     assert {key: value for key, value in identity.items() if "sha256" not in str(value)} == {
-        "judge_votes": 1, "budget": 560, "top_k": 3, "passage_words": 200,
+        "judge_votes": 1, "evidence_words": 560, "top_k": 3, "passage_words": 200,
         "max_judge_calls": None, "max_judge_tokens": None, "max_credits": None,
     }  # fmt: skip
     # not_found fails the claim here: the run's decision, as the summary's last line says.

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Provider = Literal["openai", "anthropic", "ollama"]
+#: A provider by its name in the package's judge registry (``openai``, ``anthropic``, …).
+Provider = str
 #: How a rule spoils a reply: ``refusal`` (OpenAI ``message.refusal``, Anthropic
 #: ``stop_reason: refusal``; Ollama has no refusal signal and answers the refusal as text),
 #: ``content_filter`` (OpenAI ``finish_reason: content_filter``; a refusal elsewhere),

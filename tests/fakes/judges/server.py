@@ -1,8 +1,10 @@
-"""The judge emulator: one real HTTP server answering as OpenAI, Anthropic and Ollama.
+"""The judge emulator: one real HTTP server answering as every provider of the package's judge
+registry (OpenAI, Anthropic, Ollama).
 
-Routes: ``POST /v1/chat/completions`` (OpenAI), ``POST /v1/messages`` (Anthropic),
-``POST /api/chat`` (Ollama). The package's judges are pointed at it through their base-URL
-variables, so their requests, retries, timeouts and readers run as against the real services.
+Routes (:data:`.wire.WIRES`): ``POST /v1/chat/completions`` (OpenAI), ``POST /v1/messages``
+(Anthropic), ``POST /api/chat`` (Ollama). The package's judges are pointed at it through
+their base-URL variables (:meth:`JudgeEmulator.environment`), so their requests, retries,
+timeouts and readers run as against the real services.
 Tests configure what it answers (rules per claim, queued HTTP faults, hangs, latency) and read
 back what it was asked (the call log, token totals). What the model answers is decided in
 :mod:`.answers`; the provider shapes live in :mod:`.wire` and the provider modules.
@@ -16,12 +18,15 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
+from pytest_citations.judges import JUDGES
+
 from .._server import HANG_SECONDS, EmulatorBase, Request, Response
 from .answers import AUTO, JudgeRule, _Auto, answer
 from .prompt import is_joint, parse_user_message
 from .replies import Provider, Reply, Stop
 from .wire import (
     ROUTES,
+    WIRES,
     ChatRequest,
     authorized,
     error_response,
@@ -68,10 +73,18 @@ class JudgeEmulator(EmulatorBase):
         openai_key: str = "sk-test-openai",
         anthropic_key: str = "sk-ant-test",
         latency: float = 0.0,
+        keys: dict[Provider, str] | None = None,
     ) -> None:
         super().__init__()
         self.openai_key = openai_key
         self.anthropic_key = anthropic_key
+        #: The key each keyed provider of the registry accepts.
+        self.keys: dict[Provider, str] = {
+            name: f"sk-test-{name}"
+            for name, judge in JUDGES.items()
+            if getattr(judge, "key_variable", None)
+        }
+        self.keys.update(openai=openai_key, anthropic=anthropic_key, **(keys or {}))
         self.latency = latency
         #: Obey "SYSTEM:" orders found outside the passage fences (see injected_order).
         self.gullible = True
@@ -101,6 +114,28 @@ class JudgeEmulator(EmulatorBase):
     def ollama_host(self) -> str:
         """Ollama host URL without the trailing slash."""
         return self.url.rstrip("/")
+
+    def base_url(self, provider: Provider) -> str:
+        """Where ``provider``'s judge is pointed to reach this emulator."""
+        return (self.url + WIRES[provider].base).rstrip("/")
+
+    def base_urls(self) -> dict[str, str]:
+        """Every registered judge's base-URL variable, pointing here."""
+        return {
+            judge.base_url_variable: self.base_url(name)
+            for name, judge in JUDGES.items()
+            if getattr(judge, "base_url_variable", None)
+        }
+
+    def environment(self) -> dict[str, str]:
+        """:meth:`base_urls`, and every registered judge's key variable holding the key
+        this emulator accepts for it (a keyless judge has none)."""
+        keys = {
+            judge.key_variable: self.keys[name]
+            for name, judge in JUDGES.items()
+            if getattr(judge, "key_variable", None) and name in self.keys
+        }
+        return {**self.base_urls(), **keys}
 
     # -- configuration ---------------------------------------------------------------------
 
@@ -212,7 +247,7 @@ class JudgeEmulator(EmulatorBase):
 
         call = partial(JudgeCall, provider, chat.model, claim, passages, body=chat.body)
 
-        if not authorized(provider, request, self.openai_key, self.anthropic_key):
+        if not authorized(provider, request, self.keys):
             self._record(call(401))
             return error_response(provider, 401, "invalid api key")
         problem = request_problem(provider, chat, request)

@@ -1,24 +1,21 @@
-"""The three providers side by side: which route is whose, and how each is read and answered.
+"""The providers side by side: which route is whose, and how each is read and answered.
 
-The emulator serves all three providers on one server; this module is the one place that maps
-a route to its provider and hands each step (reading the messages, checking the key and the
-request, wrapping a reply or an error) to that provider's module.
+The emulator serves every provider on one server; :data:`WIRES`, one row per provider of the
+package's judge registry (``pytest_citations.judges.JUDGES``, held to it by
+``tests/test_registry.py``), is the one place that maps a provider to its route and where its
+base URL points, and hands each step (checking the key and the request, wrapping a reply or
+an error) to that provider's module.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .._server import Request, Response
 from . import anthropic, ollama, openai
 from .replies import Provider, Reply
-
-ROUTES: dict[str, Provider] = {
-    "/v1/chat/completions": "openai",
-    "/v1/messages": "anthropic",
-    "/api/chat": "ollama",
-}
 
 
 @dataclass(frozen=True)
@@ -56,7 +53,7 @@ def read_request(provider: Provider, request: Request) -> ChatRequest:
                 system_texts.append(text)
             elif message.get("role") == "user":
                 user_text = text
-    if provider == "anthropic":
+    if WIRES[provider].top_level_system:
         system_texts.insert(0, text_of(body.get("system")))
     return ChatRequest(decoded, body, str(body.get("model", "")), messages, system_texts, user_text)
 
@@ -74,13 +71,55 @@ def text_of(content: Any) -> str:
     return ""
 
 
-def authorized(provider: Provider, request: Request, openai_key: str, anthropic_key: str) -> bool:
-    """Whether the request carries the provider's key (Ollama takes none)."""
-    if provider == "openai":
-        return openai.authorized(request.headers, openai_key)
-    if provider == "anthropic":
-        return anthropic.authorized(request.headers, anthropic_key)
-    return True
+Headers = dict[str, str]
+#: A provider's 200 answer: (the request, its serial, the reply, prompt and completion tokens).
+Answer = Callable[[ChatRequest, int, Reply, int, int], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Wire:
+    """How the emulator speaks as one provider."""
+
+    #: The path its judge posts to, and what is appended to the server's URL to make the
+    #: base URL its judge is pointed at (OpenAI's ends in ``v1``).
+    route: str
+    base: str
+    error: Callable[[int, str], dict[str, Any]]
+    answer: Answer
+    #: Whether a request carries the provider's key (None: keyless, like Ollama).
+    authorized: Callable[[Headers, str], bool] | None = None
+    #: Why the provider would reject a request the shared checks let through.
+    problem: Callable[[dict[str, Any], Headers], str | None] | None = None
+    #: Whether ``system`` is a top-level field of the body rather than a message.
+    top_level_system: bool = False
+
+
+WIRES: dict[Provider, Wire] = {
+    "openai": Wire(
+        "/v1/chat/completions", "v1", openai.error_payload,
+        lambda chat, serial, reply, p, c: openai.completion(chat.model, serial, reply, p, c),
+        authorized=openai.authorized,
+    ),
+    "anthropic": Wire(
+        "/v1/messages", "", anthropic.error_payload,
+        lambda chat, serial, reply, p, c: anthropic.message(
+            chat.body, chat.model, serial, reply, p, c
+        ),
+        authorized=anthropic.authorized, problem=anthropic.request_problem,
+        top_level_system=True,
+    ),
+    "ollama": Wire(
+        "/api/chat", "", ollama.error_payload,
+        lambda chat, serial, reply, p, c: ollama.chat(chat.model, reply, p, c),
+    ),
+}  # fmt: skip
+ROUTES: dict[str, Provider] = {wire.route: provider for provider, wire in WIRES.items()}
+
+
+def authorized(provider: Provider, request: Request, keys: dict[Provider, str]) -> bool:
+    """Whether the request carries the provider's key (a keyless provider takes none)."""
+    check = WIRES[provider].authorized
+    return check is None or check(request.headers, keys.get(provider, ""))
 
 
 def request_problem(provider: Provider, chat: ChatRequest, request: Request) -> str | None:
@@ -91,23 +130,15 @@ def request_problem(provider: Provider, chat: ChatRequest, request: Request) -> 
         return "model is required"
     if not isinstance(chat.messages, list) or not chat.user_text:
         return "messages must contain a user message"
-    if provider == "anthropic":
-        return anthropic.request_problem(chat.body, request.headers)
-    return None
+    problem = WIRES[provider].problem
+    return problem(chat.body, request.headers) if problem is not None else None
 
 
 def error_response(
     provider: Provider, status: int, message: str, headers: list[tuple[str, str]] | None = None
 ) -> Response:
     """A provider-shaped JSON error."""
-    payload: dict[str, Any]
-    if provider == "anthropic":
-        payload = anthropic.error_payload(status, message)
-    elif provider == "openai":
-        payload = openai.error_payload(status, message)
-    else:
-        payload = ollama.error_payload(status, message)
-    return Response.json(status, payload, headers)
+    return Response.json(status, WIRES[provider].error(status, message), headers)
 
 
 def reply_response(
@@ -121,15 +152,7 @@ def reply_response(
 ) -> Response:
     """The provider's 200 answer carrying ``reply`` and the token usage (none at all when
     ``usage`` is False: the usage fields left out)."""
-    body: dict[str, Any]
-    if provider == "openai":
-        body = openai.completion(chat.model, serial, reply, prompt_tokens, completion_tokens)
-    elif provider == "anthropic":
-        body = anthropic.message(
-            chat.body, chat.model, serial, reply, prompt_tokens, completion_tokens
-        )
-    else:
-        body = ollama.chat(chat.model, reply, prompt_tokens, completion_tokens)
+    body = WIRES[provider].answer(chat, serial, reply, prompt_tokens, completion_tokens)
     if not usage:
         for key in ("usage", "prompt_eval_count", "eval_count"):
             body.pop(key, None)
