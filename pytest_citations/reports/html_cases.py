@@ -9,7 +9,6 @@ import re
 
 from ..gating.calibration import as_judge_label
 from ..gating.result import CaseResult, ClaimResult, ClaimStatus
-from ..judges.guard import locate
 from ..labels import LABEL_RANK
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
@@ -18,9 +17,9 @@ from .charts import label_mix
 _CHANGES = {"regression": "regressed from {old}", "improvement": "improved from {old}"}
 
 
-def highlight(passage: str, quote: str | None) -> str:
-    """The passage as HTML with the quote in ``<mark>``, found as the guard finds it."""
-    span = locate(quote, passage) if quote else None
+def highlight(passage: str, span: tuple[int, int] | None) -> str:
+    """The passage as HTML with the quote in ``<mark>``: its ``span``, where the guard found
+    it (:attr:`~pytest_citations.verdicts.Evidence.quote_span`), never searched for again."""
     if span is None:
         return html.escape(passage)
     start, end = span
@@ -48,13 +47,16 @@ def shown(claim: ClaimResult) -> str:
     return claim.label.value if claim.label is not None else ClaimStatus.UNCHECKED.value
 
 
-def _passage_for(claim: ClaimResult, url: str) -> str | None:
-    """The passage the guard found the quote in, else the best one the judge saw."""
+def _passage_for(claim: ClaimResult, url: str) -> tuple[str, tuple[int, int] | None] | None:
+    """The passage the guard found the quote in and where in it, else the best passage the
+    judge saw (and no place)."""
     shown = claim.evidence_of(url)
     if shown is None or not shown.passages:
         return None
     number = shown.quote_passage
-    return shown.passages[number if number is not None else 0]
+    if number is None:
+        return shown.passages[0], None
+    return shown.passages[number], shown.quote_span
 
 
 def _rank(claim: ClaimResult) -> tuple[int, int, int]:
@@ -66,12 +68,13 @@ def _rank(claim: ClaimResult) -> tuple[int, int, int]:
 def _evidence(claim: ClaimResult, citation: CitationVerdict) -> str:
     """The quote in view, and the passage it came from folded beneath it."""
     quote = citation.evidence_quote
-    passage = _passage_for(claim, citation.url)
+    found = _passage_for(claim, citation.url)
     shown = f'<p class="quote">{html.escape(quote)}</p>' if quote else ""
-    if passage is None:
+    if found is None:
         return shown
+    passage, span = found
     summary = "passage the quote came from" if quote else "best passage the judge saw"
-    body = highlight(passage, quote) if quote else html.escape(passage)
+    body = highlight(passage, span if quote else None)
     return (
         f'{shown}<details class="passage"><summary>{summary}</summary>'
         f"<blockquote>{body}</blockquote></details>"
