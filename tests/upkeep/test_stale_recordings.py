@@ -256,3 +256,26 @@ def test_a_cassette_without_choices_keeps_the_calls_it_cannot_tell(citations: Ci
     # The removed claim's call names its claim; the other's passages cannot be told apart.
     assert listed(water) == [f"judge call for {CONTRADICTED_CLAIM!r}"]
     assert water.unsure == ["1 judge call in a cassette without retrieval choices (not upgraded)"]
+
+
+def test_a_pruned_cassette_records_what_is_new_and_replays(citations: Citations) -> None:
+    citations.write(
+        "cases/water.yaml",
+        case("water", (SUPPORTED_CLAIM, [BOILING_URL]), (CONTRADICTED_CLAIM, [BOILING_URL])),
+    )
+    recorded(citations)
+    reworded = "On mountains water boils at 40 °C."
+    citations.write(
+        "cases/water.yaml",
+        case("water", (SUPPORTED_CLAIM, [BOILING_URL]), (reworded, [BOILING_URL])),
+    )
+    assert prune(citations, write=True)[WATER].written
+
+    # The gate's recording run over the pruned cassette: only the new claim is sent.
+    result, web = citations.record("cases/", "--citations-fail-on=contradicted", mode="new_episodes")
+    result.assert_outcomes(passed=2, failed=1)  # the reworded claim is contradicted too
+    assert (web.judge.call_count, web.crawlbase.crawl_count) == (1, 0)
+    replayed = citations.run("cases/", "--citations-fail-on=contradicted")
+    replayed.assert_outcomes(passed=2, failed=1)
+    assert not [line for line in replayed.outlines if "stale recording" in line]
+    assert listed(prune(citations)[WATER]) == []
