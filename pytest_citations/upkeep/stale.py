@@ -41,6 +41,7 @@ from ..pipeline.recall import ChoiceKey
 from ..recording.files import Interaction
 from ..recording.pages import body_strings, body_text, crawl_target, is_judge_call
 from ..retrieval.selection import Selection, page_digest
+from ..sanitize import strip_controls
 
 _OPENING, _PASSAGES = f"{CLAIM_HEADER}\n", f"\n\n{PASSAGES_HEADER}\n"
 #: Claims are shown up to this many characters in a listing.
@@ -51,6 +52,12 @@ def shown_claim(claim: str) -> str:
     """A claim as a listing shows it: quoted, cut at :data:`SHOWN_CLAIM` characters."""
     cut = claim if len(claim) <= SHOWN_CLAIM else claim[: SHOWN_CLAIM - 1] + "…"
     return repr(cut)
+
+
+def shown_text(text: str) -> str:
+    """A URL or a rid from a cassette (a file a pull request can edit) as one line of a
+    listing: no control sequence, line breaks written as escapes."""
+    return strip_controls(text).replace("\n", "\\n").replace("\t", "\\t")
 
 
 def _form(url: str) -> str:
@@ -224,7 +231,8 @@ class _Call:
 
     def what(self, choices: _Choices) -> str:
         """What it was, for a listing."""
-        against = f" against {choices.keys[self.carriers[0]].url}" if self.carriers else ""
+        url = choices.keys[self.carriers[0]].url if self.carriers else ""
+        against = f" against {shown_text(url)}" if url else ""
         return f"{self.noun} for {shown_claim(self.claim)}{against}"
 
     def stale(self, needs: CaseNeeds, choices: _Choices) -> bool:
@@ -272,14 +280,14 @@ def _fetches(interactions: Sequence[Interaction], needs: CaseNeeds, found: Stale
             if rid:
                 rids[rid] = rids.get(rid, False) or not dropped
     for target, positions in stale.items():
-        found.stale.append(Stale(f"fetch {target}", tuple(positions)))
+        found.stale.append(Stale(f"fetch {shown_text(target)}", tuple(positions)))
     reads: dict[str, list[int]] = {}
     for at, interaction in enumerate(interactions):
         rid = _query(interaction).get("rid")
         if interaction[0].method == "GET" and rid and rids.get(rid) is False:
             reads.setdefault(rid, []).append(at)
     for rid, positions in reads.items():
-        found.stale.append(Stale(f"stored page read of rid {rid}", tuple(positions)))
+        found.stale.append(Stale(f"stored page read of rid {shown_text(rid)}", tuple(positions)))
 
 
 def _calls(
@@ -331,7 +339,7 @@ def staleness(
     _calls(interactions, needs, known, found)
     for at, key in enumerate(known.keys):
         if not known.needed[at]:
-            what = f"choice {shown_claim(key.claim)} against {key.url}"
+            what = f"choice {shown_claim(key.claim)} against {shown_text(key.url)}"
             found.stale.append(Stale(what, choices=(at,)))
     others = _others(interactions)
     if others:

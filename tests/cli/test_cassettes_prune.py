@@ -242,3 +242,20 @@ def test_a_case_file_that_cannot_be_read_keeps_its_cassette_and_fails(changed: P
         f"{BOILING}: not pruned: its case file cannot be read"
     )
     assert yaml.safe_load((changed / BOILING).read_text("utf-8"))["retrieval"]
+
+
+def test_a_url_from_a_cassette_is_listed_without_control_sequences(tmp_path: Path) -> None:
+    copy_examples(tmp_path)
+    path = tmp_path / BOILING
+    text = path.read_text(encoding="utf-8")
+    old_report = "url=https://example.org/old-report&"
+    assert text.count(old_report) == 1
+    forged = "url=https://example.org/%1b%5B31mred%0A::error::forged&"
+    path.write_text(text.replace(old_report, forged), encoding="utf-8")
+
+    run = prune(tmp_path, BOILING)
+
+    assert run.returncode == 1
+    assert "\x1b" not in run.stdout
+    assert not [line for line in run.stdout.splitlines() if line.startswith("::")]
+    assert "  fetch https://example.org/red\\n::error::forged (" in run.stdout
