@@ -259,35 +259,50 @@ class _Call:
         return None
 
 
-def _query(interaction: Interaction) -> dict[str, str]:
-    return dict(parse_qsl(urlsplit(interaction[0].uri).query, keep_blank_values=True))
+def _stored_read(interaction: Interaction) -> str | None:
+    """The rid a Storage API read asked for (None: it is not one)."""
+    request = interaction[0]
+    if request.method != "GET" or crawl_target(request) is not None:
+        return None
+    query = dict(parse_qsl(urlsplit(request.uri).query, keep_blank_values=True))
+    return query.get("rid") or None
 
 
 def _fetches(interactions: Sequence[Interaction], needs: CaseNeeds, found: Staleness) -> None:
-    """Stale fetches, one line a URL, then stale stored page reads (a read of a page only
-    stale fetches stored)."""
+    """Stale fetches, one line a URL (its retries with it), then stale stored page reads: a
+    read of a page only stale fetches stored."""
     stale: dict[str, list[int]] = {}
-    rids: dict[str, bool] = {}  # rid -> stored by a kept fetch
-    for at, interaction in enumerate(interactions):
-        target = crawl_target(interaction[0])
+    stored: dict[str, tuple[str, bool]] = {}  # rid -> (URL, stored by a kept fetch)
+    for at, (request, response) in enumerate(interactions):
+        target = crawl_target(request)
         if target is None:
             continue
         dropped = target not in needs.targets and _form(target) not in needs.targets
         if dropped:
             stale.setdefault(target, []).append(at)
-        for value in interaction[1].get("headers", {}).get("storage_url", []) or []:
+        for value in response.get("headers", {}).get("storage_url", []) or []:
             rid = rid_from_storage_url(str(value))
             if rid:
-                rids[rid] = rids.get(rid, False) or not dropped
+                kept = stored.get(rid, (target, False))[1] or not dropped
+                stored[rid] = (target, kept)
     for target, positions in stale.items():
-        found.stale.append(Stale(f"fetch {shown_text(target)}", tuple(positions)))
+        retries = f", {len(positions)} requests" if len(positions) > 1 else ""
+        found.stale.append(Stale(f"fetch {shown_text(target)}{retries}", tuple(positions)))
     reads: dict[str, list[int]] = {}
+    unknown = 0
     for at, interaction in enumerate(interactions):
-        rid = _query(interaction).get("rid")
-        if interaction[0].method == "GET" and rid and rids.get(rid) is False:
+        rid = _stored_read(interaction)
+        if rid is not None and rid not in stored:
+            unknown += 1
+        elif rid is not None and not stored[rid][1]:
             reads.setdefault(rid, []).append(at)
     for rid, positions in reads.items():
-        found.stale.append(Stale(f"stored page read of rid {shown_text(rid)}", tuple(positions)))
+        what = f"stored page read of {shown_text(stored[rid][0])} (rid {shown_text(rid)})"
+        found.stale.append(Stale(what, tuple(positions)))
+    if unknown:
+        found.unsure.append(
+            f"{counted(unknown, 'stored page read')} of a page no fetch in the cassette stored"
+        )
 
 
 def _calls(
@@ -320,7 +335,7 @@ def _others(interactions: Sequence[Interaction]) -> int:
         for interaction in interactions
         if crawl_target(interaction[0]) is None
         and not is_judge_call(interaction[0])
-        and not (interaction[0].method == "GET" and _query(interaction).get("rid"))
+        and _stored_read(interaction) is None
     )
 
 
