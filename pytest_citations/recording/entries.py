@@ -108,6 +108,23 @@ def _expected(document: dict[str, Any], interactions: set[int], choices: set[int
     return expected
 
 
+def check_editable(
+    spans: EntrySpans, interactions: Collection[int], choices: Collection[int]
+) -> None:
+    """Raise :class:`UneditableCassette` unless the entries at those positions can be
+    taken out in place (see the module docstring)."""
+    for name, listed, taken in (
+        (INTERACTIONS, spans.interactions, interactions),
+        (RETRIEVAL, spans.choices, choices),
+    ):
+        if taken and name not in spans.editable:
+            raise UneditableCassette(
+                f"its {name!r} is not a block list with one entry a line, which prune edits"
+            )
+        if max(taken, default=-1) >= len(listed):
+            raise UneditableCassette("an entry to take out is not in the file")
+
+
 def _cuts(
     text: str, spans: EntrySpans, interactions: set[int], choices: set[int]
 ) -> list[tuple[Span, str]]:
@@ -119,10 +136,6 @@ def _cuts(
     ):
         if not taken:
             continue
-        if name not in spans.editable:
-            raise UneditableCassette(
-                f"its {name!r} is not a block list with one entry a line, which prune edits"
-            )
         if len(taken) < len(listed):
             cuts += [(listed[at], "") for at in sorted(taken)]
             continue
@@ -142,10 +155,7 @@ def without_entries(text: str, interactions: Collection[int], choices: Collectio
     not read as the document less exactly those entries."""
     taken_interactions, taken_choices = set(interactions), set(choices)
     spans = entry_spans(text)
-    if max(taken_interactions, default=-1) >= len(spans.interactions) or max(
-        taken_choices, default=-1
-    ) >= len(spans.choices):
-        raise UneditableCassette("an entry to take out is not in the file")
+    check_editable(spans, taken_interactions, taken_choices)
     pieces, at = [], 0
     for (start, end), replacement in _cuts(text, spans, taken_interactions, taken_choices):
         pieces += [text[at:start], replacement]

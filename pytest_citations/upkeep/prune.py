@@ -32,7 +32,7 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.choices import parse_choices
-from ..recording.entries import EntrySpans, entry_spans, without_entries
+from ..recording.entries import EntrySpans, check_editable, entry_spans, without_entries
 from ..recording.files import CassetteContentError, read_cassette, sealed
 from ..recording.sealing import UnsignableCassette
 from ..recording.signing import SignatureRefused, TrustedKeys
@@ -226,8 +226,9 @@ class Pruner:
         pruned.unsure = found.unsure
         if found.stale:
             text = raw.decode("utf-8")
-            pruned.found = _sized(found.stale, text, entry_spans(text))
-            without_entries(text, found.interactions, found.choices)  # refused now, if ever
+            spans = entry_spans(text)
+            check_editable(spans, found.interactions, found.choices)  # refused now, if ever
+            pruned.found = _sized(found.stale, text, spans)
 
 
 def _write(pruned: Pruned) -> None:
