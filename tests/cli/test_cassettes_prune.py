@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 import yaml
-from canaries import signing_key_pem
+from canaries import signing_key_leaks, signing_key_pem
 from light_env import light_cli
-from ops_support import COMMAND, Run, base_env, copy_examples, run_cli, run_pytest
+from ops_support import COMMAND, SECRETS, Run, base_env, copy_examples, run_cli, run_pytest
 
 from pytest_citations.recording.entries import entry_spans
 from pytest_citations.recording.files import read_cassette
@@ -37,8 +37,12 @@ SIZE = r"\(\d+(?:\.\d)? (?:B|KB)\)"
 
 
 def prune(project: Path, *args: str, **env: str) -> Run:
-    run = run_cli("cassettes", "prune", *args, env={**base_env(project), **env}, cwd=project)
+    """The command with every canary token set (it needs none): none may reach its output,
+    nor the signing key's value."""
+    environment = {**base_env(project), **SECRETS, **env}
+    run = run_cli("cassettes", "prune", *args, env=environment, cwd=project)
     run.assert_no_secret()
+    assert signing_key_leaks(run.stdout + run.stderr) == []
     return run
 
 
