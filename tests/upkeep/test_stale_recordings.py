@@ -1,14 +1,16 @@
 """What ``cassettes prune`` finds stale (issue 27): the recordings no replay of the current
 case files uses, told without a model and without the network from the case files and the
-cassettes. Cassettes are recorded by the plugin against the emulators, then the case files
-change as a team changes them (a claim reworded or removed, a URL dropped, a case file
-deleted); the engine (:func:`~pytest_citations.upkeep.prune.prune_cassettes`) runs in this
-process, offline and with no token."""
+cassettes. Cassettes are recorded by the plugin against the emulators (the gate named:
+contradicted claims fail), then the case files change as a team changes them (a claim
+reworded or removed, a URL dropped, a case file deleted); the engine
+(:func:`~pytest_citations.upkeep.prune.prune_cassettes`) runs in this process, offline and
+with no token."""
 
 from __future__ import annotations
 
 import asyncio
 import shutil
+from pathlib import Path
 
 import yaml
 from plugin_helpers import (
@@ -28,6 +30,7 @@ from pytest_citations.pipeline.settings import Settings
 from pytest_citations.upkeep.prune import Pruned, prune_cassettes
 
 WATER = "cassettes/cases/water.yaml"
+GATE = "--citations-fail-on=contradicted"
 #: No page of the example site says anything of it: each citation is not_found, and the
 #: claim's pages are judged together too (004, C2).
 GIFT_CLAIM = "Gift cards can be exchanged for cash at any store."
@@ -61,13 +64,21 @@ def prune(citations: Citations, *paths: str, write: bool = False) -> dict[str, P
     return {pruned.shown: pruned for pruned in found}
 
 
+def judge_bodies(cassette: Path) -> list[str]:
+    """The body of each judge call a cassette holds, in order."""
+    document = yaml.safe_load(cassette.read_text(encoding="utf-8"))
+    calls = [i for i in document["interactions"] if i["request"]["method"] == "POST"]
+    return [call["request"]["body"] for call in calls]
+
+
 def listed(pruned: Pruned) -> list[str]:
     """What each stale line says, without its size."""
     return [found.stale.what for found in pruned.found]
 
 
 def recorded(citations: Citations, *args: str, mode: str = "once") -> None:
-    result, _ = citations.record("cases/", *args, mode=mode)
+    """Record ``cases/`` against the emulators (the gate: contradicted claims fail)."""
+    result, _ = citations.record("cases/", GATE, *args, mode=mode)
     assert result.ret in (0, 1), result.stdout.str()
 
 
@@ -170,16 +181,23 @@ def test_votes_go_together_and_stay_together(citations: Citations) -> None:
     recorded(citations, "--citations-judge-votes=3")
     citations.write("cases/shop.yaml", case("shop", (REFUNDS_CLAIM, [REFUNDS_URL])))
 
-    shop = prune(citations)["cassettes/cases/shop.yaml"]
+    cassette = citations.cassette("cases/shop.yaml")
+    recorded_calls = judge_bodies(cassette)
+    assert len(recorded_calls) == 6  # three votes a page
+
+    shop = prune(citations, write=True)["cassettes/cases/shop.yaml"]
 
     calls = [found for found in shop.found if "judge call" in found.stale.what]
     assert [found.stale.what for found in calls] == [
         f"judge call for {REFUNDS_CLAIM!r} against {RETURNS_URL}, 3 votes"
     ]
     assert len(calls[0].stale.interactions) == 3
-    kept = yaml.safe_load(citations.cassette("cases/shop.yaml").read_text(encoding="utf-8"))
-    judged = [i for i in kept["interactions"] if i["request"]["method"] == "POST"]
-    assert len(judged) == 6  # three votes a page, the refunds page's all kept
+    kept = judge_bodies(cassette)
+    assert len(kept) == 3  # the refunds page's three votes, all kept
+    assert kept == [body for body in recorded_calls if body in kept]
+    assert len(set(kept)) == 1  # one body, asked three times
+    assert len(set(recorded_calls) - set(kept)) == 1  # the other page's, all three gone
+    citations.run("cases/", GATE, "--citations-judge-votes=3").assert_outcomes(passed=2)
 
 
 def test_retrieved_sources_are_needed_until_the_case_stops_listing_them(
@@ -272,10 +290,10 @@ def test_a_pruned_cassette_records_what_is_new_and_replays(citations: Citations)
     assert prune(citations, write=True)[WATER].written
 
     # The gate's recording run over the pruned cassette: only the new claim is sent.
-    result, web = citations.record("cases/", "--citations-fail-on=contradicted", mode="new_episodes")
+    result, web = citations.record("cases/", GATE, mode="new_episodes")
     result.assert_outcomes(passed=2, failed=1)  # the reworded claim is contradicted too
     assert (web.judge.call_count, web.crawlbase.crawl_count) == (1, 0)
-    replayed = citations.run("cases/", "--citations-fail-on=contradicted")
+    replayed = citations.run("cases/", GATE)
     replayed.assert_outcomes(passed=2, failed=1)
     assert not [line for line in replayed.outlines if "stale recording" in line]
     assert listed(prune(citations)[WATER]) == []
