@@ -39,6 +39,7 @@ from ..reports.markdown_report import render, whole_run
 from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
+from ..upkeep.prune import prune_command, stale_tally
 from ..usage import Spending, SpendPlan, Usage
 from . import identity
 from .items import CASE_MARKER
@@ -106,6 +107,8 @@ class CitationsReporter:
         self.agreement: Agreement | None = None
         self.baseline: Reconciliation | None = None
         self.drift: DriftReport | Exception | None = None
+        #: The run's settings and backends (for the pages the stale count reads).
+        self.settings: tuple[Settings, Backends] | None = None
         #: Why each report file that could not be written was not (each left as it was).
         self.unwritten: list[str] = []
         #: Where each case item is and how it ended (JUnit sites, GitHub annotations).
@@ -136,6 +139,7 @@ class CitationsReporter:
 
     def add_settings(self, settings: Settings, backends: Backends) -> None:
         """The run's budget and what recording needs, for the summary's next steps."""
+        self.settings = (settings, backends)
         prefix = shown(self.config.rootpath, self.options.root)
         self.report.spending = Spending(
             budget=settings.budgets,
@@ -320,6 +324,9 @@ class CitationsReporter:
             markup = {line.colour: True} if line.colour else {}
             # Records are cleaned where they are made; this also covers worker records.
             terminalreporter.write_line(printed(line.text), **markup)
+        stale = self._stale_line()
+        if stale is not None:
+            terminalreporter.write_line(printed(stale), yellow=True)
         for text in self.unwritten:
             terminalreporter.write_line(printed(text), red=True)
         for text in self.ci_notes:
@@ -331,6 +338,30 @@ class CitationsReporter:
             annotations = self.items.annotations(place) + regression_annotations(worse, place)
             for command in commands(annotations):
                 terminalreporter.write_line(command)
+
+    def _stale_line(self) -> str | None:
+        """How many recordings of the cassette folder no case file needs any more
+        (:mod:`pytest_citations.upkeep.prune`), said by a run that covers every case file:
+        no selection, and no other shard's files (an xdist run counts here, on the
+        controller, once its workers wrote their cassettes)."""
+        shard = self.shard
+        if not is_full_run(self.config) or self.settings is None:
+            return None
+        if shard is not None and len(shard.files) < len(shard.assignment):
+            return None
+        options = self.options
+        settings, backends = self.settings
+        try:
+            tally = stale_tally(
+                options.cassette_dir,
+                options.root,
+                settings,
+                backends=backends,
+                trust=options.trusted_keys,
+            )
+        except (CitationsError, OSError):  # the run says what is wrong with its cassettes
+            return None
+        return tally.line(prune_command(options.cassette_dir, options.root))
 
     def _drift_summary(self, terminalreporter: Any) -> None:
         drift = self.drift
