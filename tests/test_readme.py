@@ -1,6 +1,6 @@
 """The README stays true (issue 11): every output block it shows is what its command prints,
-checked here by running the command for real against the local emulators in ``tests/fakes`` or
-the shipped cassettes, never the network; its examples load; its paths exist. The checks that
+checked here by running the command for real against the local emulators of
+``pytest_citations.sandbox`` or the shipped cassettes, never the network; its examples load; its paths exist. The checks that
 hold for any page (the options and commands it names exist, it installs nothing from an index
 the package is not on) run over the documentation site's pages too (issue 28), and
 ``tests/test_docs.py`` runs their commands.
@@ -339,7 +339,7 @@ def test_the_shipped_cassettes_come_from_the_local_emulators() -> None:
         (ROOT / "cassettes" / "README.md").read_text(encoding="utf-8"),
     ):
         assert "python tests/record_examples.py" in text
-        assert "tests/fakes/" in text
+        assert "pytest_citations/sandbox/" in text
         assert "--citations-record=rewrite" in text  # how to record them with real tokens
 
 
