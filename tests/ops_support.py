@@ -2,8 +2,9 @@
 
 - :func:`run_cli` runs the real ``pytest-citations`` console script in a subprocess with an
   explicit environment (nothing inherited but what :func:`base_env` gives);
-- :func:`emulators` starts the Crawlbase and judge emulators of ``pytest_citations.sandbox`` on 127.0.0.1,
-  serving the example site, and gives the environment that points the code at them;
+- :func:`emulators` starts the Crawlbase and judge emulators of ``pytest_citations.sandbox``
+  on 127.0.0.1, serving the example site, and gives the environment that points the code at
+  them;
 - every credential is a distinctive canary value (:data:`SECRETS`): a leak is easy to grep.
 
 Test modules import what they use; the ``web`` fixture is in ``tests/conftest.py``.

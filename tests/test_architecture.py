@@ -183,7 +183,7 @@ def test_the_sandbox_imports_only_the_registries_and_only_its_command_imports_it
 
     assert sandbox
     assert needs <= SANDBOX_NEEDS
-    assert users <= {"cli.sandbox"}
+    assert users == {"cli.sandbox"}
 
 
 def test_every_layer_is_known() -> None:

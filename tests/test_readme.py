@@ -1,8 +1,9 @@
 """The README stays true (issue 11): every output block it shows is what its command prints,
 checked here by running the command for real against the local emulators of
-``pytest_citations.sandbox`` or the shipped cassettes, never the network; its examples load; its paths exist. The checks that
-hold for any page (the options and commands it names exist, it installs nothing from an index
-the package is not on) run over the documentation site's pages too (issue 28), and
+``pytest_citations.sandbox`` or the shipped cassettes, never the network; its examples load;
+its paths exist. The checks that hold for any page (the options and commands it names exist,
+it installs nothing from an index the package is not on) run over the documentation site's
+pages too (issue 28), and
 ``tests/test_docs.py`` runs their commands.
 
 The first run's output is checked in ``tests/plugin/test_examples.py`` and the flow from
