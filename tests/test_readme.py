@@ -101,14 +101,16 @@ def code_blocks(text: str) -> list[Block]:
 
 
 def commands(blocks: list[Block]) -> list[str]:
-    """The command lines of the ``bash`` blocks, in order (comments left out)."""
-    return [
-        line.strip()
-        for block in blocks
-        if block.language == "bash"
-        for line in block.lines
-        if line.strip() and not line.strip().startswith("#")
-    ]
+    """The command lines of the ``bash`` blocks, in order (comments left out; a line ending
+    in a backslash continues on the next, as the shell reads it)."""
+    found = []
+    for block in blocks:
+        if block.language != "bash":
+            continue
+        text = re.sub(r"\\\n[ \t]*", "", block.text)
+        lines = (line.strip() for line in text.splitlines())
+        found += [line for line in lines if line and not line.startswith("#")]
+    return found
 
 
 def assert_printed(expected: list[str], printed: list[str]) -> None:
