@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 import yaml
-from fakes import CrawlbaseEmulator, JudgeEmulator, assistant_site
-from fakes.assistant_site import EXAMPLE
 from ops_support import COMMAND, Run, base_env
 
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator, assistant_site
 from pytest_citations.upkeep.stale import shown_claim
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "assistant"
 
 TOKENS = {
     "CRAWLBASE_TOKEN": "prune-example-cb-3f0a9d",
@@ -90,7 +91,7 @@ def pulled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ) as crawlbase,
         JudgeEmulator(openai_key=TOKENS["OPENAI_API_KEY"]) as judge,
     ):
-        assistant_site.install(crawlbase, judge)
+        assistant_site.install(crawlbase, judge, EXAMPLE)
         recorded = run(
             sys.executable, "-m", "pytest", "--citations", "cases/", "-p", "no:cacheprovider",
             "--citations-record=new_episodes", cwd=project, **TOKENS,
