@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
-from fakes import CrawlbaseEmulator, JudgeEmulator
 from light_env import light_python
 from ops_support import Web, emulators
 from plugin_helpers import STEERING_VARIABLES, Citations
@@ -25,6 +24,7 @@ from pytest_citations import ClaimVerdict, Settings, Verifier
 from pytest_citations.redact import Secret
 from pytest_citations.retrieval.embedders.base import Embedder
 from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
 
 #: Credentials the emulators accept. Distinctive, so that a leak is easy to grep for.
 CRAWLBASE_TOKEN = "cb-normal-token-0a1b2c3d"

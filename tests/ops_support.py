@@ -2,8 +2,9 @@
 
 - :func:`run_cli` runs the real ``pytest-citations`` console script in a subprocess with an
   explicit environment (nothing inherited but what :func:`base_env` gives);
-- :func:`emulators` starts the Crawlbase and judge emulators of ``tests/fakes`` on 127.0.0.1,
-  serving the example site, and gives the environment that points the code at them;
+- :func:`emulators` starts the Crawlbase and judge emulators of ``pytest_citations.sandbox``
+  on 127.0.0.1, serving the example site, and gives the environment that points the code at
+  them;
 - every credential is a distinctive canary value (:data:`SECRETS`): a leak is easy to grep.
 
 Test modules import what they use; the ``web`` fixture is in ``tests/conftest.py``.
@@ -20,9 +21,6 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-from fakes import CrawlbaseEmulator, JudgeEmulator
-from fakes import site as example_site
 
 # Claims, pages and the nine-citation case of the example site, shared with the plugin
 # tests and re-exported for the operations tests.
@@ -42,6 +40,9 @@ from plugin_helpers import (
     STEERING_VARIABLES,
     SUPPORTED_CLAIM,
 )
+
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
+from pytest_citations.sandbox import site as example_site
 
 __all__ = [
     "BOILING_URL",

@@ -1,13 +1,14 @@
 """Shared helpers of the plugin's end-to-end tests (under ``tests/plugin``, ``tests/cases``, …).
 
 Every test drives pytest as a user does, through ``pytester``, with the plugin loaded from
-its entry point. Remote services are the real HTTP emulators of ``tests/fakes`` on
-127.0.0.1, reached through the documented environment variables only; nothing of the
+its entry point. Remote services are the real HTTP emulators of ``pytest_citations.sandbox``
+on 127.0.0.1, reached through the documented environment variables only; nothing of the
 plugin is monkeypatched.
 
 Layers:
 
-- :data:`TOKENS` and the example pages of :mod:`fakes.site` (re-exported as URLs);
+- :data:`TOKENS` and the example pages of :mod:`pytest_citations.sandbox.site` (re-exported
+  as URLs);
 - :class:`Web`: both emulators, started with :meth:`Citations.web`, which points the
   environment at them and, on leaving, stops them and removes every token, so that what
   follows is provably offline and tokenless;
@@ -30,14 +31,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import CrawlbaseEmulator, JudgeEmulator
-from fakes import site as example_site
 
 # Imported here, in the outer process, on purpose: pytester's in-process runs drop every
 # module they import when they end, and numpy (which the plugin imports) cannot be imported
 # twice in one process. Imported once out here, the plugin is shared by every inner run.
 import pytest_citations.plugin  # noqa: F401
 from pytest_citations.pipeline.settings import environment_variables
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
+from pytest_citations.sandbox import site as example_site
 
 #: Credentials the emulators accept in these tests. Distinctive, so a leak is easy to grep.
 CRAWLBASE_TOKEN = "plugin-cb-normal-6d1f0e"
@@ -65,7 +66,7 @@ STEERING_VARIABLES = (
     "GITHUB_WORKSPACE",
 )
 
-# The emulated web of the shipped examples (tests/fakes/site.py).
+# The emulated web of the shipped examples (pytest_citations/sandbox/site.py).
 BOILING_URL = example_site.BOILING_URL
 OLD_REPORT_URL = example_site.OLD_REPORT_URL
 RETURNS_URL = example_site.RETURNS_URL

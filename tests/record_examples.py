@@ -4,9 +4,10 @@ tests' ``check_answer`` calls and its imported answer export).
 
     python tests/record_examples.py
 
-The examples' pages live in ``tests/fakes/site.py``, ``tests/fakes/calibration_site.py`` and
-the assistant's own ``examples/assistant/assistant/knowledge/``; nothing here touches the
-internet. To record real pages instead, set real tokens and run pytest yourself:
+The examples' pages live in ``pytest_citations/sandbox/site.py``,
+``pytest_citations/sandbox/calibration_site.py`` and the assistant's own
+``examples/assistant/assistant/knowledge/``; nothing here touches the internet. To record
+real pages instead, set real tokens and run pytest yourself:
 
     CRAWLBASE_TOKEN=… OPENAI_API_KEY=… pytest --citations cases/ --citations-record=all
 """
@@ -19,9 +20,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+# The package of this checkout, its emulators included.
+sys.path.insert(0, str(ROOT))
 
-from fakes import (  # noqa: E402
+from pytest_citations.sandbox import (  # noqa: E402
     CrawlbaseEmulator,
     JudgeEmulator,
     assistant_site,
@@ -56,7 +58,7 @@ def main() -> int:
     ):
         site.install(crawlbase, judge)
         calibration_site.install(crawlbase, judge)
-        assistant_site.install(crawlbase, judge)
+        assistant_site.install(crawlbase, judge, ASSISTANT)
         env = {
             **os.environ,
             **TOKENS,

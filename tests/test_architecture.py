@@ -28,11 +28,17 @@ LAYERS = {
     "cases": {"cases"},
     "gating": {"gating"},
     "inputs": {"recording", "reports", "importing", "drift", "upkeep"},
+    # The stand-ins of the remote services (issue 28): above the whole engine, so that
+    # nothing of it can lean on them; only the command that serves them imports them.
+    "stand-ins": {"sandbox"},
     "shells": {"plugin", "cli", "service", "__init__", "__main__"},
 }  # fmt: skip
 RANK = {name: rank for rank, names in enumerate(LAYERS.values()) for name in names}
 #: The engine: everything the plugin, the command and the service are shells over.
-ENGINE = {name for layer in list(LAYERS)[:-1] for name in LAYERS[layer]}
+ENGINE = {name for layer in list(LAYERS)[:-2] for name in LAYERS[layer]}
+#: What the sandbox may import of the package: the registries that name the variables and
+#: providers it stands in for (and their own modules), nothing that runs a check.
+SANDBOX_NEEDS = {"judges", "judges.config", "fetchers", "fetchers.crawlbase"}
 #: The top level holds the public API and what every stage shares; a module of one stage
 #: lives in that stage's folder.
 TOP_LEVEL = LAYERS["core"] | {"assertions", "__init__"}
@@ -92,8 +98,10 @@ def layer(name: str) -> str:
 
 
 def test_the_engine_never_imports_pytest() -> None:
-    # A subprocess where importing pytest fails: every engine module must still import.
-    engine = sorted(f"pytest_citations.{name}" for name in MODULES if layer(name) in ENGINE)
+    # A subprocess where importing pytest fails: every engine module must still import, and
+    # so must the stand-ins, which a shell without pytest serves.
+    importable = ENGINE | LAYERS["stand-ins"]
+    engine = sorted(f"pytest_citations.{name}" for name in MODULES if layer(name) in importable)
     script = textwrap.dedent(
         f"""
         import importlib, sys
@@ -164,6 +172,18 @@ def test_the_network_and_the_stages_never_name_the_pipeline() -> None:
             if isinstance(node, ast.ImportFrom) and "pipeline" in (node.module or "").split("."):
                 named.append(f"{name} imports {node.module}")
     assert named == []
+
+
+def test_the_sandbox_imports_only_the_registries_and_only_its_command_imports_it() -> None:
+    """Issue 28: the stand-ins are the tests' and the sandbox's, never the engine's; they
+    read the registries (variables, providers) and nothing that checks a claim."""
+    sandbox = {name for name in GRAPH if layer(name) == "sandbox"}
+    needs = {target for name in sandbox for target in GRAPH[name] if layer(target) != "sandbox"}
+    users = {name for name in GRAPH if name not in sandbox and GRAPH[name] & sandbox}
+
+    assert sandbox
+    assert needs <= SANDBOX_NEEDS
+    assert users == {"cli.sandbox"}
 
 
 def test_every_layer_is_known() -> None:

@@ -58,7 +58,10 @@ def shown_runs(page: Path) -> list[tuple[str, Block]]:
     return found
 
 
-PAGES_WITH_RUNS = [page for page in DOC_PAGES if shown_runs(page)]
+#: The tour's commands run in order, in two terminals, each after the ones before it:
+#: ``tests/test_tour.py`` follows it from its first command to its last.
+TOUR = DOCS / "tour.md"
+PAGES_WITH_RUNS = [page for page in DOC_PAGES if page != TOUR and shown_runs(page)]
 
 
 def test_the_getting_started_page_shows_a_first_run() -> None:

@@ -1,8 +1,9 @@
 """The README stays true (issue 11): every output block it shows is what its command prints,
-checked here by running the command for real against the local emulators in ``tests/fakes`` or
-the shipped cassettes, never the network; its examples load; its paths exist. The checks that
-hold for any page (the options and commands it names exist, it installs nothing from an index
-the package is not on) run over the documentation site's pages too (issue 28), and
+checked here by running the command for real against the local emulators of
+``pytest_citations.sandbox`` or the shipped cassettes, never the network; its examples load;
+its paths exist. The checks that hold for any page (the options and commands it names exist,
+it installs nothing from an index the package is not on) run over the documentation site's
+pages too (issue 28), and
 ``tests/test_docs.py`` runs their commands.
 
 The first run's output is checked in ``tests/plugin/test_examples.py`` and the flow from
@@ -100,14 +101,16 @@ def code_blocks(text: str) -> list[Block]:
 
 
 def commands(blocks: list[Block]) -> list[str]:
-    """The command lines of the ``bash`` blocks, in order (comments left out)."""
-    return [
-        line.strip()
-        for block in blocks
-        if block.language == "bash"
-        for line in block.lines
-        if line.strip() and not line.strip().startswith("#")
-    ]
+    """The command lines of the ``bash`` blocks, in order (comments left out; a line ending
+    in a backslash continues on the next, as the shell reads it)."""
+    found = []
+    for block in blocks:
+        if block.language != "bash":
+            continue
+        text = re.sub(r"\\\n[ \t]*", "", block.text)
+        lines = (line.strip() for line in text.splitlines())
+        found += [line for line in lines if line and not line.startswith("#")]
+    return found
 
 
 def assert_printed(expected: list[str], printed: list[str]) -> None:
@@ -339,7 +342,7 @@ def test_the_shipped_cassettes_come_from_the_local_emulators() -> None:
         (ROOT / "cassettes" / "README.md").read_text(encoding="utf-8"),
     ):
         assert "python tests/record_examples.py" in text
-        assert "tests/fakes/" in text
+        assert "pytest_citations/sandbox/" in text
         assert "--citations-record=rewrite" in text  # how to record them with real tokens
 
 

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fakes import JudgeEmulator
-from fakes.judges.wire import ROUTES, WIRES
 from plugin_helpers import STEERING_VARIABLES
 
 from pytest_citations.cli.common import global_options
@@ -18,6 +16,8 @@ from pytest_citations.fetchers import FETCHERS
 from pytest_citations.judges import JUDGES, JudgeConfig
 from pytest_citations.pipeline.settings import LIMITS
 from pytest_citations.plugin.options import OPTIONS
+from pytest_citations.sandbox import JudgeEmulator
+from pytest_citations.sandbox.judges.wire import ROUTES, WIRES
 
 REPO = Path(__file__).resolve().parent.parent
 CONTRIBUTING = REPO / "CONTRIBUTING.md"
@@ -82,8 +82,8 @@ def test_the_judge_recipe_names_the_files_a_provider_touches() -> None:
     recipe = recipe.split("**A fetch rule**")[0]
     for path in (
         "pytest_citations/judges/__init__.py",
-        "tests/fakes/judges/wire.py",
-        "tests/fakes/judges/openai.py",
+        "pytest_citations/sandbox/judges/wire.py",
+        "pytest_citations/sandbox/judges/openai.py",
     ):
         assert path in recipe
         assert (REPO / path).exists()

@@ -33,8 +33,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# The emulators live in tests/fakes and are imported as ``fakes``, as the tests do.
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
+# The package (its emulators in ``pytest_citations.sandbox`` too) from this checkout.
 if str(ROOT) not in sys.path:
-    sys.path.insert(1, str(ROOT))
+    sys.path.insert(0, str(ROOT))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from fakes import NOT_FOUND_MARKDOWN, FakePage
+from pytest_citations.sandbox import NOT_FOUND_MARKDOWN, FakePage
 
 from ..engine.expectations import expect
 from ..engine.scenario import PageSpec, Scenario

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from fakes import parse_user_message
 
 from pytest_citations import Settings, Verifier
 from pytest_citations.drift import DriftSource
 from pytest_citations.recording import CassetteLibrary, CassetteTransport, RecordMode, build_vcr
+from pytest_citations.sandbox import parse_user_message
 
 from ..engine.scenario import Scenario
 

@@ -21,9 +21,10 @@ See benchmarks/README.md for every figure.
 
 Modules: ``scenario`` (pages and claims from the seed, with the prose of ``prose``),
 ``expectations`` (what the fetch rules and judge calls must be, independently of the engine),
-``emulators`` (the Crawlbase and judge emulators of ``tests/fakes``, in a child process or in
-threads), ``instrumentation`` (timed embedder, request timing, CPU and memory; one run),
-``report`` (figures, checks, the printed table and the JSON), ``__main__`` (arguments, runs).
+``emulators`` (the Crawlbase and judge emulators of ``pytest_citations.sandbox``, in a child
+process or in threads), ``instrumentation`` (timed embedder, request timing, CPU and memory;
+one run), ``report`` (figures, checks, the printed table and the JSON), ``__main__``
+(arguments, runs).
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# The emulators live in tests/fakes and are imported as ``fakes``, as the tests do.
-if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
+# The package (its emulators in ``pytest_citations.sandbox`` too) from this checkout.
 if str(ROOT) not in sys.path:
-    sys.path.insert(1, str(ROOT))
+    sys.path.insert(0, str(ROOT))

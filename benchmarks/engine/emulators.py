@@ -1,6 +1,6 @@
-"""The Crawlbase and judge emulators of ``tests/fakes`` for one run, in a child process
-(default: their Python work and memory stay out of the measured process, as remote services'
-do) or in threads of this process, and the engine settings that point at them.
+"""The Crawlbase and judge emulators of ``pytest_citations.sandbox`` for one run, in a child
+process (default: their Python work and memory stay out of the measured process, as remote
+services' do) or in threads of this process, and the engine settings that point at them.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from fakes import CrawlbaseEmulator, FakePage, JudgeEmulator
-
 from pytest_citations import Settings
+from pytest_citations.sandbox import CrawlbaseEmulator, FakePage, JudgeEmulator
 
 CRAWL_TOKEN = "normal-token"  # the emulator's defaults
 JS_TOKEN = "js-token"

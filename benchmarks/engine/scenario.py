@@ -12,9 +12,8 @@ import random
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from fakes import NOT_FOUND_MARKDOWN, FakePage
-
 from pytest_citations import ClaimRequest
+from pytest_citations.sandbox import NOT_FOUND_MARKDOWN, FakePage
 
 from .prose import FACTS_PER_PAGE, TEMPLATES, Fact, Names, article, make_fact
 

@@ -17,4 +17,4 @@ Usage (from the repository root): python -m benchmarks.plugin [--concurrency 4 1
 from __future__ import annotations
 
 # The scenario, emulators and embedding measurements are the engine benchmark's.
-from .. import engine as _engine  # noqa: F401  (puts tests/ on sys.path for ``fakes``)
+from .. import engine as _engine  # noqa: F401  (puts this checkout on sys.path)

@@ -17,4 +17,4 @@ See benchmarks/README.md for every figure and how it is taken.
 from __future__ import annotations
 
 # The scenario and emulators are the engine benchmark's.
-from .. import engine as _engine  # noqa: F401  (puts tests/ on sys.path for ``fakes``)
+from .. import engine as _engine  # noqa: F401  (puts this checkout on sys.path)

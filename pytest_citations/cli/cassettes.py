@@ -5,7 +5,8 @@ model, that each cassette replays as the recording it claims to be, and with
 ``--retrieval`` also re-runs retrieval against the recorded choices and lists every
 citation whose passages would now differ. ``upgrade`` and ``check --retrieval`` need the
 embedding models: without them they exit 4 naming the extra. ``sign`` and
-``keygen`` (signed recordings) are in :mod:`.signing`."""
+``keygen`` (signed recordings) are in :mod:`.signing`, ``prune`` (the recordings no case
+file needs any more) in :mod:`.pruning`."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from .common import (
     run_engine,
     say,
 )
+from .pruning import add_action as add_prune_action
 from .signing import add_actions as add_signing_actions
 from .signing import add_trust_option, trust_of
 
@@ -67,7 +69,8 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     cassettes = commands.add_parser(
         "cassettes",
         parents=[parent],
-        help="upgrade recorded cassettes, or check that they replay as recorded",
+        help="upgrade recorded cassettes, check that they replay as recorded, or prune what "
+        "no case file needs any more",
         description="Keep recorded cassettes up with the package, offline.",
         epilog=EXIT_CODES,
     )
@@ -107,6 +110,7 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "the embedding models)",
     )  # fmt: skip
     check.set_defaults(run=run_check)
+    add_prune_action(actions, parent)
     add_signing_actions(actions, parent)
 
 

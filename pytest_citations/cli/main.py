@@ -6,7 +6,18 @@ import argparse
 from collections.abc import Sequence
 
 from ..distribution import __version__
-from . import batch, cassettes, drift, importer, merge, schema, serve, stored_page, verify
+from . import (
+    batch,
+    cassettes,
+    drift,
+    importer,
+    merge,
+    sandbox,
+    schema,
+    serve,
+    stored_page,
+    verify,
+)
 from .common import (
     EXIT_CODES,
     EXIT_NO_MODELS,
@@ -19,7 +30,7 @@ from .common import (
 from .output import command_free_output
 
 #: The subcommands in the order ``--help`` lists them.
-COMMANDS = (verify, batch, drift, merge, cassettes, stored_page, importer, schema, serve)
+COMMANDS = (verify, batch, drift, merge, cassettes, stored_page, importer, schema, serve, sandbox)
 #: The commands that choose passages for a judge: without the models they stop at once.
 CHOOSE_PASSAGES = frozenset({"verify", "batch", "drift", "serve"})
 

@@ -30,6 +30,7 @@ from ..reports.markdown_report import whole_run
 from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
+from ..upkeep.prune import prune_command, stale_tally
 from ..usage import Spending, SpendPlan, Usage
 from . import identity
 from .github import append_summary, github_place, step_summary
@@ -87,6 +88,8 @@ class CitationsReporter:
         self.found = Findings()
         self.result: RunResult | None = None
         self.drift: DriftReport | Exception | None = None
+        #: The run's settings and backends (for the pages the stale count reads).
+        self.settings: tuple[Settings, Backends] | None = None
         #: Why each report file that could not be written was not (each left as it was).
         self.unwritten: list[str] = []
         #: What the job summary could not take: said, never a failed gate.
@@ -112,6 +115,7 @@ class CitationsReporter:
 
     def add_settings(self, settings: Settings, backends: Backends) -> None:
         """The run's budget and what recording needs, for the summary's next steps."""
+        self.settings = (settings, backends)
         prefix = shown(self.config.rootpath, self.options.root)
         self.found.spending = Spending(
             budget=settings.budgets,
@@ -277,6 +281,9 @@ class CitationsReporter:
             markup = {line.colour: True} if line.colour else {}
             # Results are cleaned where they are made; this also covers worker results.
             terminalreporter.write_line(printed(line.text), **markup)
+        stale = self._stale_line()
+        if stale is not None:
+            terminalreporter.write_line(printed(stale), yellow=True)
         for text in self.unwritten:
             terminalreporter.write_line(printed(text), red=True)
         for text in self.ci_notes:
@@ -286,6 +293,30 @@ class CitationsReporter:
             place = github_place(self.config.rootpath)
             for command in commands(annotations_of(result, place)):
                 terminalreporter.write_line(command)
+
+    def _stale_line(self) -> str | None:
+        """How many recordings of the cassette folder no case file needs any more
+        (:mod:`pytest_citations.upkeep.prune`), said by a run that covers every case file:
+        no selection, and no other shard's files (an xdist run counts here, on the
+        controller, once its workers wrote their cassettes)."""
+        shard = self.shard
+        if not is_full_run(self.config) or self.settings is None:
+            return None
+        if shard is not None and len(shard.files) < len(shard.assignment):
+            return None
+        options = self.options
+        settings, backends = self.settings
+        try:
+            tally = stale_tally(
+                options.cassette_dir,
+                options.root,
+                settings,
+                backends=backends,
+                trust=options.trusted_keys,
+            )
+        except (CitationsError, OSError):  # the run says what is wrong with its cassettes
+            return None
+        return tally.line(prune_command(options.cassette_dir, options.root))
 
     def _drift_summary(self, terminalreporter: Any) -> None:
         drift = self.drift

@@ -7,8 +7,10 @@ Nothing here changes how cassettes are read, matched, written or replayed; the d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from vcr.request import Request as VcrRequest
@@ -56,14 +58,35 @@ def read_recording(
     return interactions, parse_choices(section)
 
 
+def body_text(request: VcrRequest) -> str:
+    """A recorded request's body as text."""
+    body = request.body
+    return body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
+
+
 def judge_bodies(interactions: Sequence[Interaction]) -> list[str]:
     """The body of every judge request, as recorded (each one a distinct judge call when
     the recording was made)."""
-    bodies = []
-    for request, _ in interactions:
-        if is_judge_call(request):
-            body = request.body
-            bodies.append(
-                body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body or "")
-            )
-    return bodies
+    return [body_text(request) for request, _ in interactions if is_judge_call(request)]
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a parsed JSON value."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
+
+
+def body_strings(body: str) -> frozenset[str]:
+    """Every string of a JSON request body (a judge call's messages among them); empty for
+    a body that is not JSON."""
+    try:
+        return frozenset(_strings(json.loads(body)))
+    except (ValueError, RecursionError):
+        return frozenset()

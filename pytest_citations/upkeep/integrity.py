@@ -20,11 +20,9 @@ as a replay reads them; nothing is sent, and nothing is written.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..drift.replay import Replayer
 from ..drift.statuses import counted
@@ -35,7 +33,7 @@ from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.files import CassetteContentError
-from ..recording.pages import judge_bodies, read_recording
+from ..recording.pages import body_strings, judge_bodies, read_recording
 from ..recording.signing import SignatureRefused, TrustedKeys
 from ..retrieval.selection import Selection, page_digest
 from ..retrieval.validity import choice_problem
@@ -71,30 +69,6 @@ class SoundCassette:
             return [f"{self.cassette}: {held}, sound"]
         found = counted(len(self.problems), "problem")
         return [f"{self.cassette}: {held}, {found}:", *(f"  {p}" for p in self.problems)]
-
-
-def _strings(value: Any) -> Iterator[str]:
-    """Every string in a parsed JSON value."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            stack += item.values()
-        elif isinstance(item, list):
-            stack += item
-
-
-def _call_texts(bodies: Sequence[str]) -> list[frozenset[str]]:
-    """The strings of each judge call's body (empty for a body that is not JSON)."""
-    found = []
-    for body in bodies:
-        try:
-            found.append(frozenset(_strings(json.loads(body))))
-        except (ValueError, RecursionError):
-            found.append(frozenset())
-    return found
 
 
 def _entry(number: int, key: ChoiceKey) -> str:
@@ -145,7 +119,7 @@ async def check_soundness(replayer: Replayer, path: Path) -> SoundCassette:
     except CitationsError as error:
         checked.problems.append(str(error))
         return checked
-    texts = _call_texts(bodies)
+    texts = [body_strings(body) for body in bodies]
     carried = [False] * len(texts)
     for number, (key, selection) in enumerate(choices.items(), start=1):
         page = pages[key.url][0]

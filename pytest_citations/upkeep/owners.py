@@ -21,6 +21,9 @@ class CassetteOwner:
     cassette: Path
     source: DriftSource | None
     problem: str = ""
+    #: The case file that would record into it, which does not exist (a deleted case
+    #: file's cassette, or a test's: the fixture's layout mirrors the test module's path).
+    missing: Path | None = None
 
 
 def cassette_files(paths: Sequence[Path]) -> list[Path]:
@@ -51,7 +54,7 @@ def _owner(cassette: Path, cassette_dir: Path, root: Path) -> CassetteOwner:
             f"no case file {shown(case_file, root)} records into it (a test's cassette gains "
             "its choices when it is recorded again)"
         )
-        return CassetteOwner(cassette, None, why)
+        return CassetteOwner(cassette, None, why, missing=case_file)
     try:
         source = DriftSource.from_case_file(case_file, cassette_dir, root)
     except CaseFileError as error:

@@ -14,8 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fakes import CrawlbaseEmulator, JudgeEmulator
-from fakes import site as example_site
 from ops_support import (
     BOILING_URL,
     CONTRADICTED_CLAIM,
@@ -31,6 +29,8 @@ from ops_support import (
     run_cli,
 )
 
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
+from pytest_citations.sandbox import site as example_site
 from pytest_citations.verdicts import VERDICT_FIELDS
 
 # -- verify -----------------------------------------------------------------------------------

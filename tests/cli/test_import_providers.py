@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 
 import yaml
-from fakes import FakePage
 from ops_support import base_env, emulators, run_cli, run_pytest
 
 from pytest_citations.importing import FORMATS
+from pytest_citations.sandbox import FakePage
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "answers" / "real"
 #: A real generateContent response with Google Search grounding (google-gemini/cookbook).

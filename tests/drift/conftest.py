@@ -1,5 +1,5 @@
 """Fixtures of the drift tests (issue 12): a world of pages, case files and cassettes on the
-emulators of ``tests/fakes`` (see :mod:`drift_world`)."""
+emulators of ``pytest_citations.sandbox`` (see :mod:`drift_world`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from drift_world import World
-from fakes import CrawlbaseEmulator, JudgeEmulator
+
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
 
 
 @pytest.fixture

@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fakes import CrawlbaseEmulator, JudgeEmulator
-
 from pytest_citations import Settings, Verifier
 from pytest_citations.drift import DriftReport, DriftSource, run_drift
 from pytest_citations.recording import CassetteLibrary, CassetteTransport, RecordMode, build_vcr
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
 
 LOREM = (
     "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor "

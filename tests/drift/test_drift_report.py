@@ -14,12 +14,12 @@ from drift_world import (
     RETURNS_URL,
     World,
 )
-from fakes import NOT_FOUND_MARKDOWN
 
 from pytest_citations import ConfigurationError
 from pytest_citations.drift import DEFAULT_FAIL_ON, DriftPlan, DriftPolicy, DriftStatus
 from pytest_citations.drift.report import SHOWN_CHARS
 from pytest_citations.recording import UnreadableCassette
+from pytest_citations.sandbox import NOT_FOUND_MARKDOWN
 
 
 def test_the_default_policy_fails_on_gone_and_flipped() -> None:

@@ -18,10 +18,10 @@ from drift_world import (
     RETURNS_URL,
     World,
 )
-from fakes import NOT_FOUND_MARKDOWN
 
 from pytest_citations import Label, Reason
 from pytest_citations.drift import CitationDrift, DriftPolicy, DriftReport, DriftStatus
+from pytest_citations.sandbox import NOT_FOUND_MARKDOWN
 
 
 def only(report: DriftReport, url: str, claim: str | None = None) -> CitationDrift:

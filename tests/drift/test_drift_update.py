@@ -18,7 +18,6 @@ from drift_world import (
     RETURNS_URL,
     World,
 )
-from fakes import NOT_FOUND_MARKDOWN
 
 from pytest_citations import Label
 from pytest_citations.drift import DriftReport, DriftStatus
@@ -34,6 +33,7 @@ from pytest_citations.recording.pages import (
     read_interactions,
 )
 from pytest_citations.retrieval.selection import page_digest
+from pytest_citations.sandbox import NOT_FOUND_MARKDOWN
 
 
 def snapshot(world: World) -> dict[str, bytes]:

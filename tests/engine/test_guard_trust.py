@@ -9,8 +9,6 @@ import re
 
 import httpx
 import pytest
-from fakes import site
-from fakes.judges import InjectedOrder, injected_order
 
 from pytest_citations import Label, Reason
 from pytest_citations.judges import JUDGES
@@ -22,6 +20,8 @@ from pytest_citations.judges.prompt import (
     user_message,
 )
 from pytest_citations.retrieval.passages import split_passages
+from pytest_citations.sandbox import site
+from pytest_citations.sandbox.judges import InjectedOrder, injected_order
 
 PASSAGES = [
     "Water boils at 100 °C at sea level, where the air pressure is one atmosphere.",

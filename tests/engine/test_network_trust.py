@@ -14,12 +14,12 @@ from typing import Any
 
 import httpx
 import pytest
-from fakes import CrawlbaseEmulator, JudgeEmulator
 
 from pytest_citations import Label, Reason, Verifier
 from pytest_citations.errors import CreditsExhaustedError, MissingTokenError
 from pytest_citations.fetchers.urls import MAX_URL_CHARS, request_url
 from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
 
 CLAIM = "Water boils at 100 degrees Celsius at sea level."
 URL = "https://example.org/science/water"

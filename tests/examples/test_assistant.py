@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from fakes.assistant_site import EXAMPLE
 from light_env import light_python
 from ops_support import Run, base_env
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "assistant"
 
 
 def copy_example(target: Path) -> Path:

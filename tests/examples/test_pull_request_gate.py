@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import CrawlbaseEmulator, JudgeEmulator, assistant_site
-from fakes.assistant_site import EXAMPLE, SHORTENED_CLAIM
 from ops_support import CRAWLBASE_JS_TOKEN, CRAWLBASE_TOKEN, OPENAI_API_KEY
 from workflow_steps import RECORDINGS_WORKFLOW, download_artifacts, run_step, upload_artifact
+
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator, assistant_site
+from pytest_citations.sandbox.assistant_site import SHORTENED_CLAIM
 
 #: The inputs this repository's citations.yml gives the assistant's gate.
 INPUTS = {
@@ -56,6 +57,8 @@ SECRETS = {
 ROOT = Path(__file__).resolve().parents[2]
 #: Where the example lives in its repository (the gate's ``working-directory``).
 WHERE = "examples/assistant"
+#: The example in this checkout (its help pages are the emulated web).
+EXAMPLE = ROOT / WHERE
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -131,7 +134,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         CrawlbaseEmulator(token=CRAWLBASE_TOKEN, js_token=CRAWLBASE_JS_TOKEN) as crawlbase,
         JudgeEmulator(openai_key=OPENAI_API_KEY) as judge,
     ):
-        assistant_site.install(crawlbase, judge)
+        assistant_site.install(crawlbase, judge, EXAMPLE)
         services = {
             "CRAWLBASE_API_URL": crawlbase.url,
             "OPENAI_BASE_URL": judge.openai_base_url,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from fakes import CrawlbaseEmulator
 
 from pytest_citations import Label, Reason
 from pytest_citations.fetchers.rules import (
@@ -17,6 +16,7 @@ from pytest_citations.fetchers.rules import (
     visible_chars,
 )
 from pytest_citations.fetchers.urls import is_pdf
+from pytest_citations.sandbox import CrawlbaseEmulator
 
 URL = "https://example.org/science/water"
 CLAIM = "Water boils at 100 degrees Celsius at sea level."

@@ -2,9 +2,9 @@
 OpenAI's strict structured outputs accept, and a refusal, a reply cut at the token limit or an
 empty reply each get their own reason while their token usage is still counted (J1, J2).
 
-Everything goes through real httpx to the judge emulator (tests/fakes/judges/), which serves
-the providers' published response shapes, switched to a refusal, a truncation or an empty
-reply by ``judge.rule(claim, stop=...)``.
+Everything goes through real httpx to the judge emulator (pytest_citations/sandbox/judges/),
+which serves the providers' published response shapes, switched to a refusal, a truncation or
+an empty reply by ``judge.rule(claim, stop=...)``.
 """
 
 from __future__ import annotations

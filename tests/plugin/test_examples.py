@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 
 import pytest
-from fakes import CrawlbaseEmulator, JudgeEmulator
 from plugin_helpers import QUIET, STEERING_VARIABLES, Web
 from test_readme import ELISION, assert_printed
+
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
 
 ROOT = Path(__file__).resolve().parents[2]
 README_CHECKOUT = "/home/you/pytest-citations"

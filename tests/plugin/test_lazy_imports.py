@@ -5,9 +5,12 @@ listing or selecting tests stays quick on a machine that has them installed."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,3 +32,47 @@ def test_collect_only_imports_no_model_and_no_web_framework() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "tests collected" in done.stdout
     assert "LOADED []" in done.stdout, done.stdout
+
+
+#: Issue 28: the stand-ins ship in the package but stay out of everything but the command
+#: that serves them. Each probe prints whether ``pytest_citations.sandbox`` was imported.
+SANDBOX_PROBES = {
+    "importing the plugin": "import pytest_citations.plugin",
+    "a replay run": (
+        "import pytest\n"
+        "code = pytest.main(['--citations', 'cases/boiling-point.yaml', '-q', '-p', "
+        "'no:cacheprovider'])\n"
+        "assert code == 1, code  # the example fails on purpose, replayed"
+    ),
+    "pytest-citations --help": (
+        "import contextlib, io\n"
+        "from pytest_citations.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out, "
+        "contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])\n"
+        "assert 'sandbox' in out.getvalue()"
+    ),
+    "pytest-citations sandbox --help": (
+        "import contextlib, io\n"
+        "from pytest_citations.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['sandbox', '--help'])"
+    ),
+}
+
+
+@pytest.mark.parametrize("probe", SANDBOX_PROBES)
+def test_the_sandbox_is_imported_only_when_it_is_served(probe: str, tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "cases", tmp_path / "cases")
+    shutil.copytree(ROOT / "cassettes", tmp_path / "cassettes")
+    script = SANDBOX_PROBES[probe] + (
+        "\nimport sys\n"
+        "print('SANDBOX', sorted(n for n in sys.modules if n.startswith('pytest_citations.sand')))"
+    )
+
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "SANDBOX []" in done.stdout, done.stdout

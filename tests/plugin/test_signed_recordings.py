@@ -3,7 +3,7 @@ signs every cassette it writes; a replay with ``citations_trusted_keys`` passes 
 recorded, and refuses it, naming the file, once a judge reply in it was edited (without the
 keys, that edit turns a failing claim into a pass: what this protects against); ``pytest-
 citations cassettes sign`` makes a reviewed edit acceptable again. Recordings against the
-emulators of ``tests/fakes``; the gate of every run is named (``contradicted``)."""
+emulators of ``pytest_citations.sandbox``; the gate of every run is named (``contradicted``)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,6 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
 import pytest
-from fakes import CrawlbaseEmulator, JudgeEmulator
 from plugin_helpers import (
     BOILING_CASE,
     BOILING_URL,
@@ -31,6 +30,8 @@ from plugin_helpers import (
     load_report,
     single_claim_case,
 )
+
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
 
 #: A page whose crawl answers HTTP 503 every time: a fetch_error with retries off.
 BROKEN_URL = "https://example.org/physics/flaky"

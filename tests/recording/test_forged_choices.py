@@ -12,7 +12,6 @@ from dataclasses import replace
 
 import pytest
 import yaml
-from fakes import site
 from plugin_helpers import BOILING_URL, Citations, single_claim_case
 
 from pytest_citations import Label, Reason
@@ -23,6 +22,7 @@ from pytest_citations.retrieval.passages import page_text, split_spans, text_of
 from pytest_citations.retrieval.retriever import Retriever
 from pytest_citations.retrieval.selection import Selection, Shown
 from pytest_citations.retrieval.validity import choice_problem
+from pytest_citations.sandbox import site
 
 PAGE = site.PAGES[BOILING_URL].markdown
 FALSE_CLAIM = "Water boils at 212 °C at sea level."

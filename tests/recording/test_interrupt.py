@@ -30,8 +30,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
-from fakes import CrawlbaseEmulator, JudgeEmulator
-from fakes import site as example_site
 from plugin_helpers import (
     BOILING_URL,
     LEXICAL,
@@ -46,6 +44,9 @@ from plugin_helpers import (
     TOKENS,
     single_claim_case,
 )
+
+from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
+from pytest_citations.sandbox import site as example_site
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "fork"), reason="the interruption suite forks its runs (POSIX only)"

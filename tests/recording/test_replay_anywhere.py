@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 import yaml
-from fakes import FakePage
 from light_env import light_python
 from ops_support import Run, base_env, emulators, run_pytest
+
+from pytest_citations.sandbox import FakePage
 
 ENGLISH_URL = "https://example.org/harbours/rotterdam"
 GERMAN_URL = "https://example.de/haefen/hamburg"

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import CrawlRecord
-from fakes import site as example_site
 from ops_support import Run, base_env, copy_examples, emulators, run_pytest
+
+from pytest_citations.sandbox import CrawlRecord
+from pytest_citations.sandbox import site as example_site
 
 USAGE_LINE = re.compile(
     r"^crawlbase_credits=(?P<credits>[\d.]+) \(normal (?P<normal>[\d.]+), "

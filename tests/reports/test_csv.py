@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import rid_for
 from ops_support import (
     BOILING_URL,
     CONTRADICTED_CLAIM,
@@ -38,6 +37,8 @@ from ops_support import (
     emulators,
     run_pytest,
 )
+
+from pytest_citations.sandbox import rid_for
 
 #: 000's nine columns, in 000's order.
 HEADER_000 = [

@@ -15,7 +15,6 @@ from typing import Any
 
 import httpx
 import pytest
-from fakes import site as example_site
 from ops_support import (
     BOILING_URL,
     CONTRADICTED_CLAIM,
@@ -26,6 +25,7 @@ from ops_support import (
 )
 from running import Service, assert_no_secret, serve_command, serving
 
+from pytest_citations.sandbox import site as example_site
 from pytest_citations.service import MAX_BODY_BYTES, MAX_CLAIM_CHARS, MAX_URLS, Limits
 from pytest_citations.verdicts import VERDICT_FIELDS
 

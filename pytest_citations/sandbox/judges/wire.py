@@ -96,23 +96,30 @@ class Wire:
 
 WIRES: dict[Provider, Wire] = {
     "openai": Wire(
-        "/v1/chat/completions", "v1", openai.error_payload,
+        "/v1/chat/completions",
+        "v1",
+        openai.error_payload,
         lambda chat, serial, reply, p, c: openai.completion(chat.model, serial, reply, p, c),
         authorized=openai.authorized,
     ),
     "anthropic": Wire(
-        "/v1/messages", "", anthropic.error_payload,
+        "/v1/messages",
+        "",
+        anthropic.error_payload,
         lambda chat, serial, reply, p, c: anthropic.message(
             chat.body, chat.model, serial, reply, p, c
         ),
-        authorized=anthropic.authorized, problem=anthropic.request_problem,
+        authorized=anthropic.authorized,
+        problem=anthropic.request_problem,
         top_level_system=True,
     ),
     "ollama": Wire(
-        "/api/chat", "", ollama.error_payload,
+        "/api/chat",
+        "",
+        ollama.error_payload,
         lambda chat, serial, reply, p, c: ollama.chat(chat.model, reply, p, c),
     ),
-}  # fmt: skip
+}
 ROUTES: dict[str, Provider] = {wire.route: provider for provider, wire in WIRES.items()}
 
 

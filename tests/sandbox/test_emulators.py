@@ -1,4 +1,4 @@
-"""The HTTP emulators in tests/fakes, exercised over real sockets with httpx."""
+"""The HTTP emulators of pytest_citations.sandbox, exercised over real sockets with httpx."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from fakes import (
+from pytest_citations.sandbox import (
     NOT_FOUND_MARKDOWN,
     CrawlbaseEmulator,
     FakePage,

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from pytest_citations.judges import JUDGES
-
+from ...judges import JUDGES
 from .._server import HANG_SECONDS, EmulatorBase, Request, Response
 from .answers import AUTO, JudgeRule, _Auto, answer
 from .prompt import is_joint, parse_user_message
@@ -84,7 +83,7 @@ class JudgeEmulator(EmulatorBase):
             for name, judge in JUDGES.items()
             if getattr(judge, "key_variable", None)
         }
-        self.keys.update(openai=openai_key, anthropic=anthropic_key, **(keys or {}))
+        self.keys.update({"openai": openai_key, "anthropic": anthropic_key, **(keys or {})})
         self.latency = latency
         #: Obey "SYSTEM:" orders found outside the passage fences (see injected_order).
         self.gullible = True
@@ -122,18 +121,18 @@ class JudgeEmulator(EmulatorBase):
     def base_urls(self) -> dict[str, str]:
         """Every registered judge's base-URL variable, pointing here."""
         return {
-            judge.base_url_variable: self.base_url(name)
+            variable: self.base_url(name)
             for name, judge in JUDGES.items()
-            if getattr(judge, "base_url_variable", None)
+            if (variable := getattr(judge, "base_url_variable", None))
         }
 
     def environment(self) -> dict[str, str]:
         """:meth:`base_urls`, and every registered judge's key variable holding the key
         this emulator accepts for it (a keyless judge has none)."""
         keys = {
-            judge.key_variable: self.keys[name]
+            variable: self.keys[name]
             for name, judge in JUDGES.items()
-            if getattr(judge, "key_variable", None) and name in self.keys
+            if (variable := getattr(judge, "key_variable", None)) and name in self.keys
         }
         return {**self.base_urls(), **keys}
 
@@ -266,9 +265,14 @@ class JudgeEmulator(EmulatorBase):
         self._record(call(200, label, prompt_tokens, completion_tokens))
         sign = -1 if self.usage_reported == "negative" else 1
         return reply_response(
-            provider, chat, serial, reply, sign * prompt_tokens, sign * completion_tokens,
+            provider,
+            chat,
+            serial,
+            reply,
+            sign * prompt_tokens,
+            sign * completion_tokens,
             usage=self.usage_reported != "missing",
-        )  # fmt: skip
+        )
 
     def _wait(self) -> None:
         """Sleep the latency, or the hang time when a hang is queued."""

@@ -140,6 +140,13 @@ _STOPWORDS = frozenset(
         "if",
     }
 )
+#: What :func:`oracle_verdict` does, in words, for people who read its verdicts.
+IN_WORDS = (
+    "it finds the page sentence that shares the most words with the claim, and says "
+    "not_found when they share fewer than half of the claim's words, contradicted when a "
+    "number or a negation differs, partial when the page adds a condition (only, unless, "
+    "except, if) or gives no number where the claim does, else supported"
+)
 _NEGATIONS = frozenset({"not", "no", "never", "cannot"})
 _QUALIFIERS = frozenset({"only", "except", "unless", "business", "if"})
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")

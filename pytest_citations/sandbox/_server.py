@@ -1,4 +1,5 @@
-"""Shared plumbing for the HTTP emulators: a threaded HTTP/1.1 server in a daemon thread."""
+"""Shared plumbing for the HTTP emulators: a threaded HTTP/1.1 server in a daemon thread, on
+127.0.0.1 only (they stand in for remote services; nothing else may reach them)."""
 
 from __future__ import annotations
 
@@ -73,11 +74,11 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128
     allow_reuse_address = True
 
-    def __init__(self, emulator: EmulatorBase) -> None:
+    def __init__(self, emulator: EmulatorBase, port: int) -> None:
         self.emulator = emulator
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", port), _Handler)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Stay quiet about clients that went away (timeouts, closed pools)."""
@@ -150,7 +151,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class EmulatorBase:
-    """Base class: a context manager that runs a ThreadingHTTPServer on 127.0.0.1, port 0."""
+    """Base class: a context manager that runs a ThreadingHTTPServer on 127.0.0.1, on a free
+    port unless :meth:`start` names one."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -162,12 +164,13 @@ class EmulatorBase:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def start(self) -> Self:
-        """Bind and start serving in a daemon thread (idempotent)."""
+    def start(self, port: int = 0) -> Self:
+        """Bind ``port`` on 127.0.0.1 (0: a free one) and start serving in a daemon thread
+        (idempotent). A port another program holds raises ``OSError`` (EADDRINUSE)."""
         if self._server is not None:
             return self
         self._stopping.clear()
-        self._server = _Server(self)
+        self._server = _Server(self, port)
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.05},
