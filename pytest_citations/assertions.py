@@ -3,7 +3,7 @@ that failing items and helpers share. No pytest import: they raise ``AssertionEr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from typing import Protocol
 
@@ -25,13 +25,21 @@ class Verifies(Protocol):
 active_verifier: ContextVar[Verifies | None] = ContextVar("citations_verifier", default=None)
 
 
-def explain(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
-    """The claim, its label, and per URL: label, reason, final URL, status and quote."""
-    lines = [f"claim: {verdict.claim}", f"label: {verdict.label.value}"]
+def explain(
+    verdict: ClaimVerdict,
+    markers: Sequence[str] = (),
+    *,
+    state: str | None = None,
+    shown: Callable[[CitationVerdict], str] | None = None,
+) -> str:
+    """The claim, its label, and per URL: label, reason, final URL, status and quote. A claim
+    that has no label says its ``state`` instead (``status: unchecked``), and ``shown`` names
+    each citation's label (``unchecked`` for one that was not checked)."""
+    lines = [f"claim: {verdict.claim}", state or f"label: {verdict.label.value}"]
     for position, citation in enumerate(verdict.citations):
         marker = f"[{markers[position]}] " if position < len(markers) else ""
         lines.append(f"  {marker}{citation.url}")
-        detail = f"      {citation.label.value}"
+        detail = f"      {shown(citation) if shown is not None else citation.label.value}"
         if citation.reason:
             detail += f" ({citation.reason})"
         detail += f", confidence {citation.confidence:.2f}"
@@ -50,6 +58,26 @@ def explain(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
         lines.append(f"  not checked: {problem}")
     # Page text (quotes) and URLs can hold terminal control sequences: never print them.
     return strip_controls("\n".join(lines))
+
+
+#: How a claim that could not be checked says so where its label would stand.
+UNCHECKED_STATE = "status: unchecked (no label)"
+
+
+def explain_unchecked(verdict: ClaimVerdict, markers: Sequence[str] = ()) -> str:
+    """A verdict that could not be checked, explained: no label for the claim (it has none),
+    ``unchecked`` for each citation that was not checked."""
+    return explain(
+        verdict,
+        markers,
+        state=UNCHECKED_STATE,
+        shown=lambda citation: citation.label.value if citation.checked else "unchecked",
+    )
+
+
+def _explained(verdict: ClaimVerdict) -> str:
+    """A verdict as a failing helper explains it: its label, or that it has none."""
+    return explain(verdict) if verdict.complete else explain_unchecked(verdict)
 
 
 def _verifier(verifier: Verifies | None) -> Verifies:
@@ -71,7 +99,7 @@ def assert_supported(
     __tracebackhide__ = True  # failures point at the test, not here
     verdict = _verifier(verifier).verify(claim, [urls] if isinstance(urls, str) else urls)
     if verdict.label is not Label.SUPPORTED or verdict.problems:
-        raise AssertionError(f"claim is not supported by its citations\n{explain(verdict)}")
+        raise AssertionError(f"claim is not supported by its citations\n{_explained(verdict)}")
     return verdict
 
 
@@ -82,7 +110,7 @@ def assert_not_contradicted(
     __tracebackhide__ = True  # failures point at the test, not here
     verdict = _verifier(verifier).verify(claim, [urls] if isinstance(urls, str) else urls)
     if verdict.label is Label.CONTRADICTED or verdict.problems:
-        raise AssertionError(f"claim is contradicted by a cited page\n{explain(verdict)}")
+        raise AssertionError(f"claim is contradicted by a cited page\n{_explained(verdict)}")
     return verdict
 
 
@@ -104,7 +132,7 @@ def assert_answer(
         ]
         for number, verdict in bad:
             why = verdict.label.value if verdict.label in failing else "could not be checked"
-            lines += [f"claim {number}: {why}", explain(verdict)]
+            lines += [f"claim {number}: {why}", _explained(verdict)]
         raise AssertionError("\n".join(lines))
     return listed
 

@@ -29,12 +29,16 @@ class Precision:
 
     ``citation`` is supported / total; ``reachable`` keeps the numerator and drops the
     unreachable citations from the denominator; it is None when nothing was reachable.
-    Partial support does not count as supported.
+    Partial support does not count as supported. ``total`` counts the citations that were
+    checked: a citation that could not be checked is no label, and is counted apart
+    (``unchecked``) and shown as ``n of m checked``; :attr:`worst` and :attr:`best` are the
+    precision if every unchecked citation turned out unsupported, or supported.
     """
 
     supported: int
     total: int
     reachable: int
+    unchecked: int = 0
 
     @classmethod
     def of(cls, labels: Iterable[Label]) -> Precision:
@@ -47,7 +51,9 @@ class Precision:
         return cls(supported=supported, total=total, reachable=total - unreachable)
 
     @classmethod
-    def counted(cls, supported: object, total: object, reachable: object) -> Precision:
+    def counted(
+        cls, supported: object, total: object, reachable: object, unchecked: object = 0
+    ) -> Precision:
         """Counts read from a file, checked (see :func:`count_of`) and consistent: no more
         supported citations than reachable ones, nor reachable than cited; a ValueError
         saying what is wrong otherwise."""
@@ -55,6 +61,7 @@ class Precision:
             count_of(supported, "supported"),
             count_of(total, "citations"),
             count_of(reachable, "reachable"),
+            count_of(unchecked, "unchecked"),
         )
         if not found.supported <= found.reachable <= found.total:
             raise ValueError(
@@ -68,12 +75,23 @@ class Precision:
             self.supported + other.supported,
             self.total + other.total,
             self.reachable + other.reachable,
+            self.unchecked + other.unchecked,
         )
 
     @property
     def citation(self) -> float | None:
-        """Supported / all citations; None for no citations."""
+        """Supported / checked citations; None for no checked citation."""
         return self.supported / self.total if self.total else None
+
+    @property
+    def worst(self) -> float | None:
+        """The precision if no unchecked citation were supported; None for no citation."""
+        return _ratio(self.supported, self.total + self.unchecked)
+
+    @property
+    def best(self) -> float | None:
+        """The precision if every unchecked citation were supported; None for no citation."""
+        return _ratio(self.supported + self.unchecked, self.total + self.unchecked)
 
     @property
     def reachable_precision(self) -> float | None:
@@ -81,8 +99,9 @@ class Precision:
         return self.supported / self.reachable if self.reachable else None
 
     def fraction(self) -> str:
-        """Citation precision as 000 writes it: ``0.2222 (2/9)``."""
-        return fraction(self.citation, self.supported, self.total)
+        """Citation precision as 000 writes it: ``0.2222 (2/9)``; with citations unchecked,
+        ``0.5000 (1/2, 2 of 3 checked)``."""
+        return fraction(self.citation, self.supported, self.total, self.unchecked)
 
     def reachable_fraction(self) -> str:
         """Reachable precision as 000 writes it: ``0.3333 (2/6)``."""
@@ -98,27 +117,57 @@ class Precision:
 
 @dataclass(frozen=True)
 class Share:
-    """Claims fully supported by their own citations, over the claims that count (004, C7)."""
+    """Claims fully supported by their own citations, over the claims that count (004, C7)
+    and were checked: a claim that could not be checked has no label, and is counted apart
+    (``unchecked``), as :class:`Precision` counts an unchecked citation."""
 
     supported: int
     total: int
+    unchecked: int = 0
 
     @classmethod
-    def of(cls, claims: Iterable[tuple[Label, bool]]) -> Share:
-        """From (claim label, marked general) pairs: uncited general phrasing is not counted."""
+    def of(cls, claims: Iterable[tuple[Label, bool]], unchecked: int = 0) -> Share:
+        """From (claim label, marked general) pairs of checked claims: uncited general
+        phrasing is not counted; ``unchecked`` claims beside them."""
         counted = [label for label, general in claims if not (label is Label.UNCITED and general)]
-        return cls(sum(label is Label.SUPPORTED for label in counted), len(counted))
+        return cls(sum(label is Label.SUPPORTED for label in counted), len(counted), unchecked)
+
+    def __add__(self, other: Share) -> Share:
+        return Share(
+            self.supported + other.supported,
+            self.total + other.total,
+            self.unchecked + other.unchecked,
+        )
 
     @property
     def value(self) -> float | None:
-        """The share, or None with no claim to count."""
+        """The share over the checked claims, or None with no claim to count."""
         return self.supported / self.total if self.total else None
 
+    @property
+    def worst(self) -> float | None:
+        """The share if no unchecked claim were supported."""
+        return _ratio(self.supported, self.total + self.unchecked)
+
+    @property
+    def best(self) -> float | None:
+        """The share if every unchecked claim were supported."""
+        return _ratio(self.supported + self.unchecked, self.total + self.unchecked)
+
     def __str__(self) -> str:
-        return fraction(self.value, self.supported, self.total)
+        return fraction(self.value, self.supported, self.total, self.unchecked)
 
 
-def fraction(value: float | None, numerator: int, denominator: int) -> str:
-    """A ratio as the summaries write it: ``0.3333 (1/3)``, or ``n/a (0/0)``."""
+def _ratio(numerator: int, denominator: int) -> float | None:
+    return numerator / denominator if denominator else None
+
+
+def fraction(value: float | None, numerator: int, denominator: int, unchecked: int = 0) -> str:
+    """A ratio as the summaries write it: ``0.3333 (1/3)``, or ``n/a (0/0)``; with
+    ``unchecked`` items beside the ``denominator`` checked ones, ``0.5000 (1/2, 2 of 3
+    checked)``."""
     shown = "n/a" if value is None else f"{value:.4f}"
+    if unchecked:
+        checked = f"{denominator} of {denominator + unchecked} checked"
+        return f"{shown} ({numerator}/{denominator}, {checked})"
     return f"{shown} ({numerator}/{denominator})"

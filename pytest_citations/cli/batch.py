@@ -6,17 +6,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..atomic import write_atomically
 from ..cases import Case, Claim
-from ..gating.assessment import assess_file
 from ..gating.criteria import Criteria
+from ..gating.deciding import decide_file, precision_of
+from ..gating.result import ClaimResult
 from ..pipeline.audit import AuditLog
 from ..pipeline.settings import Settings
 from ..pipeline.verifier import ClaimRequest, Verifier
-from ..precision import Precision
 from ..reports import csv_report
 from ..verdicts import ClaimVerdict
 from .common import EXIT_CODES, EXIT_FAILED, Subcommands, run_engine
@@ -102,19 +103,22 @@ def read_batch(path: Path, errors: TextIO) -> tuple[list[BatchRecord], int]:
     return records, skipped
 
 
-def _write_csv(
-    path: Path, source: str, records: list[BatchRecord], verdicts: list[ClaimVerdict]
-) -> None:
-    """One row per citation, each named by its record's id and line, assessed as the
-    plugin assesses a claim under its default criteria (contradicted fails, unchecked is
-    incomplete): 000's columns stay as they were, the decision is one of the added ones."""
+def decided(
+    source: str, records: list[BatchRecord], verdicts: list[ClaimVerdict], allow_unchecked: bool
+) -> list[ClaimResult]:
+    """Each record's claim decided as the plugin decides a claim under its default criteria
+    (every label but supported fails, an unchecked citation leaves the claim unchecked
+    unless the run allows it)."""
     cases = [_case(source, record) for record in records]
-    assessed = assess_file(source, cases, verdicts, Criteria())
-    claims = [
-        replace(assessed.claims[(case.id, 1)].record, nodeid=f"{source}:{record.line}")
-        for case, record in zip(cases, records, strict=True)
-    ]
-    csv_report.write_rows(path, csv_report.rows(claims, {c.nodeid: c.case for c in claims}))
+    found = decide_file(source, cases, verdicts, Criteria(allow_unchecked=allow_unchecked))
+    return [found.claims[(case.id, 1)] for case in cases]
+
+
+def _write_csv(path: Path, source: str, claims: list[ClaimResult]) -> None:
+    """One row per citation, each named by its record's id and line, written atomically:
+    000's columns stay as they were, the decision is one of the added ones."""
+    table = csv_report.rows(claims, lambda c: (c.where.case, f"{source}:{c.where.line}"))
+    write_atomically(path, csv_report.text(table))
 
 
 def _case(source: str, record: BatchRecord) -> Case:
@@ -148,10 +152,10 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if audit is not None:
                 audit.close()
+        claims = decided(args.input, records, verdicts, args.allow_unchecked)
         if args.out:
-            _write_csv(Path(args.out), args.input, records, verdicts)
-        precision = Precision.of(c.label for v in verdicts for c in v.citations)
-        for line in precision.lines():
+            _write_csv(Path(args.out), args.input, claims)
+        for line in precision_of(claims).lines():
             print(line)
         print(
             f"claims={len(records)} skipped_lines={skipped} "

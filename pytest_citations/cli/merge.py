@@ -16,17 +16,13 @@ from pathlib import Path
 
 from ..errors import CitationsError
 from ..gating.base_report import load_base
-from ..gating.conclusion import Base, conclude
-from ..gating.decisions import RunDecision
+from ..gating.build import Findings, build_run
 from ..gating.redecision import decide_again
-from ..gating.regression_lines import comparison_lines
-from ..gating.release import release_of
-from ..gating.run_report import RunReport
+from ..gating.run_result import Base, BaselineFacts, RunResult
 from ..gating.shards import Shard, holding_problems, identity_problems, shard_problems
 from ..pipeline.audit import new_run_id
 from ..precision import Precision
-from ..reports import WRITERS, RunInfo, junit_report
-from ..reports.info import BaselineLabels
+from ..reports import RENDERERS, RunInfo, junit_report, write_report
 from ..reports.json_reader import ReadReport, read_report
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
@@ -62,9 +58,9 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         "by what differs: settings, case files, cassettes).",
     )
     merge.add_argument("reports", nargs="+", metavar="REPORT.json", help="a shard's JSON report")
-    # Every report format the plugin writes: a format registered in WRITERS gets its flag
+    # Every report format the plugin writes: a format registered in RENDERERS gets its flag
     # here too (--markdown PATH is the Markdown summary's).
-    for name in WRITERS:
+    for name in RENDERERS:
         plugin = "--citations-report" if name == "json" else f"--citations-{name}"
         said = f"write the report {plugin} writes"
         merge.add_argument(_flag(name), dest=f"out_{name}", metavar="PATH", help=said)
@@ -92,30 +88,30 @@ def merge_problems(reads: list[ReadReport]) -> list[str]:
     problems += identity_problems([(read.name, read.identity) for read in reads])
     for read in reads:
         if read.shard is not None:
-            problems += holding_problems(read.shard, _held(read.report))
+            problems += holding_problems(read.shard, _held(read))
     return problems
 
 
-def _held(report: RunReport) -> set[str]:
+def _held(read: ReadReport) -> set[str]:
     """The case files a report holds anything of: a case, why it was not verified, an item
     the selection left out or that did not run."""
-    nodeids = [*report.skipped_items, *report.deselected]
+    items = [*read.found.skipped.values(), *read.found.deselected.values()]
     return (
-        {case.file for case in report.cases}
-        | set(report.file_errors)
-        | {nodeid.split("::", 1)[0] for nodeid in nodeids}
+        {case.info.file for case in read.cases}
+        | set(read.found.file_errors)
+        | {item.file for item in items}
     )
 
 
-def decided_again(reads: list[ReadReport]) -> tuple[list[ReadReport], list[str]]:
-    """Each shard's report decided again from its claims (never from what it states of its
-    cases or of the run), and every stated decision the claims do not make, named."""
-    found, problems = [], []
+def decided_again(reads: list[ReadReport]) -> tuple[Findings, list[str]]:
+    """What every shard found, its claims and cases decided again (never read from what it
+    states of them or of the run), and every stated decision the claims do not make, named."""
+    merged, problems = Findings(), []
     for read in reads:
-        again = decide_again(read.report, read.info.gates.criteria)
-        found.append(replace(read, report=again.report))
-        problems += [f"{read.name}: {line}" for line in again.disagreements]
-    return found, problems
+        said = decide_again(read.cases, read.found, read.gates)
+        problems += [f"{read.name}: {line}" for line in said]
+        merged.absorb(read.found)
+    return merged, problems
 
 
 def _shard_entry(read: ReadReport) -> dict[str, object]:
@@ -131,34 +127,32 @@ def _shard_entry(read: ReadReport) -> dict[str, object]:
 
 
 def merged_run(
-    reads: list[ReadReport], base: Base | None
-) -> tuple[RunReport, RunDecision, RunInfo]:
-    """The merged report, the run's decision, and its metadata (with what it measured)."""
-    report = RunReport()
+    reads: list[ReadReport], found: Findings, base: Base | None
+) -> tuple[RunResult, RunInfo]:
+    """The merged run, decided as one serial run is, by
+    :func:`~pytest_citations.gating.build.build_run` over every shard's claims, and its
+    metadata."""
     stored: dict[str, Precision] = {}
     for read in reads:
-        report.absorb(read.report)
         stored.update(read.baseline[0] if read.baseline else {})
     first = reads[0].info
-    baseline = BaselineLabels(stored, reads[0].baseline[1]) if reads[0].baseline else None
-    conclusion = conclude(report, first.gates, base)
+    baseline = BaselineFacts(reads[0].baseline[1], stored) if reads[0].baseline else None
+    result = build_run(found, reads[0].gates, base=base, baseline=baseline)
     shards = sorted(reads, key=lambda read: read.shard.shard if read.shard else Shard(0, 0))
     info = replace(
         first,
         started=min(read.info.started for read in reads),
         run_id=new_run_id(),
-        agreement=conclusion.agreement,
-        baseline=baseline,
-        comparison=conclusion.comparison,
         merged=tuple(_shard_entry(read) for read in shards),
+        files=(),
     )
-    return report, conclusion.decision, info
+    return result, info
 
 
 def _base(args: argparse.Namespace, reads: list[ReadReport]) -> Base | None:
     """The base to compare the merged run with: ``--compare``, which the shards need when
     they were compared with one (named as the shards named it)."""
-    compared = reads[0].info.gates.compare
+    compared = reads[0].gates.compare
     if args.compare is None:
         if compared is not None:
             raise CitationsError(
@@ -169,13 +163,21 @@ def _base(args: argparse.Namespace, reads: list[ReadReport]) -> Base | None:
     return Base(load_base(Path(args.compare)), compared or args.compare)
 
 
-def _write(args: argparse.Namespace, report: RunReport, decision: RunDecision,
-           info: RunInfo) -> None:  # fmt: skip
-    writers = {**WRITERS, "junitxml": junit_report.write}
-    for name, write in writers.items():
-        path = getattr(args, "junitxml" if name == "junitxml" else f"out_{name}")
-        if path:
-            write(Path(path), report, decision, info)
+def _files(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+    """The report files the merge writes, (format, path as given)."""
+    found = [(name, getattr(args, f"out_{name}")) for name in RENDERERS]
+    return tuple((name, path) for name, path in found if path)
+
+
+def _write(args: argparse.Namespace, result: RunResult, info: RunInfo) -> None:
+    for name, path in info.files:
+        problem = write_report(name, Path(path), RENDERERS[name](result, info))
+        if problem is not None:
+            raise CitationsError(problem)
+    if args.junitxml:
+        problem = write_report("junitxml", Path(args.junitxml), junit_report.render(result, info))
+        if problem is not None:
+            raise CitationsError(problem)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -183,16 +185,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         reads = [read_report(Path(path), path) for path in args.reports]
         problems = merge_problems(reads)
+        found = Findings()
         if not problems:
-            reads, problems = decided_again(reads)
+            found, problems = decided_again(reads)
             if problems:
                 problems.append(DISAGREEING)
         if problems:
             for problem in problems:
                 say(problem)
             return EXIT_USAGE
-        report, decision, info = merged_run(reads, _base(args, reads))
-        _write(args, report, decision, info)
+        result, info = merged_run(reads, found, _base(args, reads))
+        info = replace(info, files=_files(args))
+        _write(args, result, info)
     except CitationsError as error:
         say(error)
         return EXIT_USAGE
@@ -200,14 +204,6 @@ def run(args: argparse.Namespace) -> int:
     count = shards.shard.count if shards is not None else len(reads)
     files = shards.run_files if shards is not None else 0
     print(f"merged {len(reads)} shard reports of one run ({count} shards, {files} files)")
-    comparison = info.comparison
-    for line in summary_lines(
-        report,
-        decision,
-        comparison=comparison_lines(comparison) if comparison is not None else (),
-        calibration=info.agreement.lines() if info.agreement is not None else (),
-        report_path=args.out_json,
-        min_precision=info.gates.criteria.min_precision,
-    ):
+    for line in summary_lines(result, info):
         print(strip_controls(line.text))
-    return EXIT_FAILED if release_of(report, decision).failed else EXIT_OK
+    return EXIT_FAILED if result.failed else EXIT_OK

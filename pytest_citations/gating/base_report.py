@@ -17,6 +17,7 @@ from ..precision import Precision, count_of
 from .baseline import Baseline
 from .criteria import Decision
 from .regressions import CaseState, ClaimState
+from .result import ClaimStatus, Location, stored_location
 
 
 def _precision(labels: list[str]) -> Precision:
@@ -24,30 +25,47 @@ def _precision(labels: list[str]) -> Precision:
     return Precision.of(Label(label) for label in labels if label in known)
 
 
-def _claim(data: Mapping[str, Any]) -> ClaimState:
-    nodeid = str(data["nodeid"])
-    decision = data.get("decision")
-    return ClaimState(
-        nodeid,
-        nodeid.rsplit("::", 1)[-1],
-        str(data["claim"]),
-        str(data["label"]),
-        Decision(decision) if decision else None,
-        count_of(data.get("line") or 0, "its line"),
-        bool(data.get("general")),
-    )
+def _name(data: Mapping[str, Any]) -> str:
+    """A claim's name: a report of this version writes it; an older one, its index (claims
+    are named ``claim-N`` by it), or only its node id, read from the right."""
+    if data.get("name"):
+        return str(data["name"])
+    if data.get("index") is not None:
+        return f"claim-{count_of(data['index'], 'its index')}"
+    return stored_location(str(data["nodeid"])).name
+
+
+def _claim(file: str, case: str, data: Mapping[str, Any]) -> ClaimState:
+    """A claim of a report. An older report's claim that could not be checked says
+    ``incomplete``: it had no label, whatever it wrote in that field."""
+    decision = Decision(data["decision"]) if data.get("decision") else None
+    name = _name(data)
+    where = Location(file, case, str(name), count_of(data.get("line") or 0, "its line"))
+    status = data.get("status")
+    checked = status == ClaimStatus.CHECKED if status else decision is not Decision.INCOMPLETE
+    label = str(data["label"]) if checked and data.get("label") is not None else None
+    return ClaimState(where, str(data["claim"]), label, decision, bool(data.get("general")))
 
 
 def _report_case(data: Mapping[str, Any]) -> CaseState:
-    claims = tuple(_claim(claim) for claim in data.get("claims") or ())
+    file, case = str(data["file"]), str(data["id"])
+    claims = tuple(_claim(file, case, claim) for claim in data.get("claims") or ())
     counts = data.get("counts")
     if isinstance(counts, Mapping):
-        precision = Precision.counted(counts["supported"], counts["citations"], counts["reachable"])
+        precision = Precision.counted(
+            counts["supported"],
+            counts["citations"],
+            counts["reachable"],
+            counts.get("unchecked", 0),
+        )
     else:  # a report written before cases carried their counts
-        labels = [str(c.get("label")) for claim in data.get("claims") or () for c in
-                  claim.get("citations") or ()]  # fmt: skip
+        labels = [
+            str(c.get("label"))
+            for claim in data.get("claims") or ()
+            for c in claim.get("citations") or ()
+        ]
         precision = _precision(labels)
-    return CaseState(str(data["file"]), str(data["id"]), data.get("question"), claims, precision)
+    return CaseState(file, case, data.get("question"), claims, precision)
 
 
 def _from_report(path: Path, cases: list[Any]) -> tuple[CaseState, ...]:
@@ -75,18 +93,18 @@ def _named(case: Any) -> str:
 
 
 def _from_baseline(path: Path) -> tuple[CaseState, ...]:
+    """The claims a baseline stores, by their node ids (a baseline stores nothing else)."""
     entries = Baseline.load(path).entries  # checks every entry, naming the file
-    by_case: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    by_case: dict[tuple[str, str], list[tuple[Location, dict[str, Any]]]] = {}
     for nodeid, entry in sorted(entries.items()):
-        by_case.setdefault(nodeid.rsplit("::", 1)[0], []).append((nodeid, entry))
+        where = stored_location(nodeid)
+        by_case.setdefault((where.file, where.case), []).append((where, entry))
     cases = []
-    for key, stored in by_case.items():
-        file, _, case = key.rpartition("::")
+    for (file, case), stored in by_case.items():
         claims = tuple(
-            ClaimState(nodeid, nodeid.rsplit("::", 1)[-1], str(entry.get("claim") or ""),
-                       str(entry["label"]), None)
-            for nodeid, entry in stored
-        )  # fmt: skip
+            ClaimState(where, str(entry.get("claim") or ""), str(entry["label"]), None)
+            for where, entry in stored
+        )
         labels = [str(c.get("label")) for _, entry in stored for c in entry.get("citations") or ()]
         cases.append(CaseState(file, case, None, claims, _precision(labels)))
     return tuple(cases)

@@ -5,55 +5,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from ..atomic import UnwritableFile, write_atomically
 from ..errors import CitationsError
-from ..labels import LABEL_RANK, Label
-from ..verdicts import CitationVerdict
+from ..labels import Label
+from ..precision import Precision
+from .result import BaselineKind, ClaimResult, stored_location
 
 FORMAT_VERSION = 1
 
 
-@dataclass(frozen=True)
-class Change:
-    """How a claim's label moved against the baseline."""
-
-    kind: str  # "regression", "improvement", "unchanged" or "new"
-    old: dict[str, Any] | None
-    new: dict[str, Any]
-
-    @property
-    def old_label(self) -> str | None:
-        """The label in the baseline, if any."""
-        return self.old["label"] if self.old else None
-
-
-class Entry(Protocol):
-    """What the baseline reads of a claim (a claim record has it)."""
-
-    @property
-    def nodeid(self) -> str: ...
-
-    @property
-    def claim(self) -> str: ...
-
-    @property
-    def label(self) -> str: ...
-
-    @property
-    def citations(self) -> Sequence[CitationVerdict]: ...
-
-
-def entry(record: Entry) -> dict[str, Any]:
-    """What the baseline keeps of a claim: claim, label, and per URL label/reason."""
+def entry(claim: ClaimResult) -> dict[str, Any]:
+    """What the baseline keeps of a checked claim: claim, label, and per URL label/reason."""
+    assert claim.label is not None
     return {
-        "claim": record.claim,
-        "label": record.label,
+        "claim": claim.text,
+        "label": claim.label.value,
         "citations": [
-            {"url": c.url, "label": c.label.value, "reason": c.reason} for c in record.citations
+            {"url": c.url, "label": c.label.value, "reason": c.reason} for c in claim.citations
         ],
     }
 
@@ -110,13 +82,6 @@ def _entry_problem(stored: Any) -> str | None:
     return None
 
 
-def _rank(label: str) -> int:
-    try:
-        return LABEL_RANK[Label(label)]
-    except ValueError:
-        return len(LABEL_RANK)
-
-
 class Baseline:
     """Stored claim entries keyed by node id."""
 
@@ -152,77 +117,80 @@ class Baseline:
                 )
         return cls(claims)
 
-    def compare(self, record: Entry) -> Change:
-        """Regression, improvement, unchanged or new, by label rank (supported best)."""
-        new = entry(record)
-        old = self.entries.get(record.nodeid)
-        if old is None:
-            return Change("new", None, new)
-        before, after = _rank(old["label"]), _rank(new["label"])
-        if after > before:
-            return Change("regression", old, new)
-        if after < before:
-            return Change("improvement", old, new)
-        return Change("unchanged", old, new)
-
     def unused(self, seen: Iterable[str]) -> list[str]:
-        """Entries no claim of this run matched."""
+        """Entries no claim of this run matched (``seen``: the run's claims' node ids)."""
         seen_ids = set(seen)
         return sorted(nodeid for nodeid in self.entries if nodeid not in seen_ids)
 
-    def updated(self, records: Iterable[Entry], removable: Iterable[str]) -> Baseline:
-        """This baseline with the run's claims written in and ``removable`` entries dropped."""
-        entries = {k: v for k, v in self.entries.items() if k not in set(removable)}
-        for record in records:
-            entries[record.nodeid] = entry(record)
+    def stored_precision(self) -> dict[str, Precision]:
+        """The citation precision the baseline stored, per case (``file::case``)."""
+        known = {label.value for label in Label}
+        cases: dict[str, Precision] = {}
+        for nodeid, stored in self.entries.items():
+            labels = [str(c.get("label")) for c in stored.get("citations") or ()]
+            found = Precision.of(Label(label) for label in labels if label in known)
+            key = stored_location(nodeid).case_key
+            cases[key] = cases[key] + found if key in cases else found
+        return cases
+
+    def updated(self, claims: Iterable[ClaimResult], removable: Iterable[str]) -> Baseline:
+        """This baseline with the run's checked claims written in (an unchecked claim keeps
+        its stored label) and ``removable`` entries dropped."""
+        gone = set(removable)
+        entries = {k: v for k, v in self.entries.items() if k not in gone}
+        for claim in claims:
+            if claim.checked:
+                entries[claim.nodeid] = entry(claim)
         return Baseline(entries)
 
     def reconcile(
         self,
-        records: Sequence[Entry],
-        changes: Mapping[str, tuple[str, str | None]],
+        claims: Sequence[ClaimResult],
         *,
         shown: str,
-        update_to: Path | None = None,
         full_run: bool = True,
-        present: Callable[[str], bool] = lambda nodeid: True,
-        unchecked: frozenset[str] = frozenset(),
+        present: Callable[[str], bool] = lambda file: True,
         owned: Callable[[str], bool] | None = None,
     ) -> Reconciliation:
-        """A run's claims against this baseline, given each claim's change ``(kind, old
-        label)`` by node id; with ``update_to``, also write the updated baseline there (as
-        syrupy's ``--snapshot-update`` does). An unused entry is stale, and so removed by an
-        update, only after a full run of its file, or when its file is gone (``present``
-        says whether a node id's file still exists); a claim in ``unchecked`` (not checked)
-        keeps its stored label. A shard of a run lists only the unused entries of its own
-        files (``owned`` says which node ids those are). An update that cannot be written leaves
-        the file as it was and fails the run (:attr:`Reconciliation.unwritten`)."""
-        by_kind: dict[str, list[str]] = {"regression": [], "improvement": [], "new": []}
-        for nodeid, (kind, _) in changes.items():
-            by_kind.setdefault(kind, []).append(nodeid)
-        unused = [n for n in self.unused(r.nodeid for r in records) if owned is None or owned(n)]
-        ran = {record.nodeid.split("::", 1)[0] for record in records}
-        stale = [n for n in unused if full_run and (n.split("::", 1)[0] in ran or not present(n))]
-        written: int | None = None
-        unwritten: str | None = None
-        if update_to is not None:
-            checked = [record for record in records if record.nodeid not in unchecked]
-            try:
-                self.updated(checked, stale).write(update_to)
-            except UnwritableFile as error:
-                unwritten = str(error)
-            else:
-                written = len(records)
+        """A run's claims against this baseline (each claim's change is its own
+        ``baseline``). An unused entry is stale, and so removed by an update, only after a
+        full run of its file, or when its file is gone (``present`` says whether a case file
+        still exists); a shard of a run lists only the unused entries of its own files
+        (``owned`` says which files those are)."""
+        by_kind: dict[BaselineKind, list[ClaimResult]] = {kind: [] for kind in BaselineKind}
+        for claim in claims:
+            if claim.baseline is not None:
+                by_kind[claim.baseline.kind].append(claim)
+        files = {nodeid: stored_location(nodeid).file for nodeid in self.entries}
+        unused = [
+            n for n in self.unused(c.nodeid for c in claims) if owned is None or owned(files[n])
+        ]
+        ran = {claim.where.file for claim in claims}
+        stale = [n for n in unused if full_run and (files[n] in ran or not present(files[n]))]
+        improved = by_kind[BaselineKind.IMPROVEMENT]
         return Reconciliation(
             shown=shown,
-            regressed=tuple(by_kind["regression"]),
-            improved=tuple((n, changes[n][1]) for n in by_kind["improvement"]),
-            new=tuple(by_kind["new"]),
+            regressed=tuple(c.nodeid for c in by_kind[BaselineKind.REGRESSION]),
+            improved=tuple(
+                (c.nodeid, c.baseline.old_label if c.baseline else None) for c in improved
+            ),
+            new=tuple(c.nodeid for c in by_kind[BaselineKind.NEW]),
             unused=tuple(unused),
             stale=tuple(stale),
-            written=written,
-            unwritten=unwritten,
         )
+
+    def update(
+        self, path: Path, claims: Sequence[ClaimResult], reconciled: Reconciliation
+    ) -> Reconciliation:
+        """Write this baseline, updated with the run's checked claims and without the stale
+        entries, to ``path`` (as syrupy's ``--snapshot-update`` does): the reconciliation
+        with what was written, or why nothing was (the file is then left as it was, and
+        the run fails)."""
+        try:
+            self.updated(claims, reconciled.stale).write(path)
+        except UnwritableFile as error:
+            return replace(reconciled, unwritten=str(error))
+        return replace(reconciled, written=sum(1 for claim in claims if claim.checked))
 
     def write(self, path: Path) -> None:
         """Key-sorted, indented JSON with a trailing newline (stable diffs), written
@@ -305,21 +273,3 @@ class Reconciliation:
 
 def _entries(count: int) -> str:
     return f"{count} baseline {'entry' if count == 1 else 'entries'}"
-
-
-def side_by_side(change: Change) -> str:
-    """Old and new verdicts of a claim, URL by URL."""
-    old = change.old or {"label": "-", "citations": []}
-    lines = [f"label: {old['label']} -> {change.new['label']}"]
-    old_by_url = {c.get("url"): c for c in old.get("citations") or []}
-    for citation in change.new["citations"]:
-        before = old_by_url.get(citation["url"])
-        was = (
-            f"{before.get('label') or '-'}"
-            + (f" ({before['reason']})" if before.get("reason") else "")
-            if before
-            else "-"
-        )
-        now = citation["label"] + (f" ({citation['reason']})" if citation.get("reason") else "")
-        lines.append(f"  {citation['url']}: {was} -> {now}")
-    return "\n".join(lines)

@@ -1,18 +1,26 @@
 """The comparison of a run with its base as values (see :mod:`.regressions` for how it is
-made): how each claim differs (:class:`Regression`), each case (:class:`CaseDiff`), the
-run's precision before and after, and what the gates of ``--citations-fail-on-regression``
-and ``--citations-max-precision-drop`` fail (:meth:`Comparison.failures`). The typed
-interface every output of the diff reads (terminal, JSON, HTML, Markdown)."""
+made): how each claim differs (:class:`ClaimDiff`), each case (:class:`CaseDiff`), the run's
+precision before and after, and what the gates of ``--citations-fail-on-regression`` and
+``--citations-max-precision-drop`` decided, once: each diff says whether it ``fails``, and
+the comparison holds the drops that fail and those that unchecked citations leave
+undecided. The typed interface every output of the diff reads (terminal, JSON, HTML,
+Markdown, GitHub)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..precision import Precision
 from .criteria import Decision, Failure
+
+if TYPE_CHECKING:
+    from .result import Location
+
+#: How a side that could not be checked is named where a label would stand.
+UNCHECKED = "unchecked"
 
 
 class ChangeKind(StrEnum):
@@ -28,21 +36,26 @@ class ChangeKind(StrEnum):
     ADDED = "added"
     #: In the base only.
     REMOVED = "removed"
+    #: Unchecked on either side: it has no label there, so there is nothing to compare.
+    NOT_COMPARED = "not_compared"
 
 
 @dataclass(frozen=True)
 class ClaimState:
-    """One claim as one run saw it."""
+    """One claim as one run saw it: its label (None when it was not checked)."""
 
-    nodeid: str
-    name: str
+    where: Location
     text: str
-    label: str
+    label: str | None
     #: None when the base does not say (a baseline file stores labels only).
     decision: Decision | None
-    line: int = 0
     #: Uncited general phrasing (``general: true``), which needs no citation.
     general: bool = False
+
+    @property
+    def shown(self) -> str:
+        """Its label, or ``unchecked``."""
+        return self.label if self.label is not None else UNCHECKED
 
 
 @dataclass(frozen=True)
@@ -57,19 +70,20 @@ class CaseState:
 
     @property
     def key(self) -> str:
-        """``file::case`` as in node ids."""
+        """``file::case``."""
         return f"{self.file}::{self.case}"
 
 
 @dataclass(frozen=True)
-class Regression:
+class ClaimDiff:
     """A claim that differs from the base (``kind``), with its labels ``before`` and
-    ``after`` (None on the side it is missing from). ``regressed`` marks the regressions
-    proper, the claims that got worse (see :mod:`.regressions`); the other differences are
-    shown, never failed."""
+    ``after`` (``unchecked`` for a side that was not checked, None on the side it is
+    missing from). ``regressed`` marks the claims that got worse (see :mod:`.regressions`);
+    ``fails`` those that fail the run (``--citations-fail-on-regression``); the other
+    differences are shown, never failed."""
 
     case: str
-    claim: str
+    where: Location
     kind: ChangeKind
     before: str | None
     after: str | None
@@ -77,24 +91,31 @@ class Regression:
     #: removed claim).
     text_before: str | None = None
     text_after: str | None = None
-    #: This run's node id (the base's, for a removed claim) and line in its case file.
-    nodeid: str = ""
-    line: int = 0
     regressed: bool = False
+    fails: bool = False
+
+    @property
+    def summary(self) -> str:
+        """What changed, in one line (``supported → contradicted``)."""
+        said = f"{self.before or 'new'} → {self.after or 'removed'}"
+        if self.text_before is not None and self.text_after is not None:
+            said += f" (was: {self.text_before})"
+        return said
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
         return {
             "case": self.case,
-            "claim": self.claim,
-            "nodeid": self.nodeid,
-            "line": self.line,
+            "claim": self.where.name,
+            "nodeid": self.where.nodeid,
+            "line": self.where.line,
             "kind": self.kind.value,
             "before": self.before,
             "after": self.after,
             "text_before": self.text_before,
             "text_after": self.text_after,
             "regressed": self.regressed,
+            "fails": self.fails,
         }
 
 
@@ -113,7 +134,7 @@ class CaseDiff:
     question: str | None
     precision_before: Precision | None
     precision_after: Precision | None
-    changes: tuple[Regression, ...] = ()
+    changes: tuple[ClaimDiff, ...] = ()
     #: Claims of an added or removed case.
     claims: int = 0
 
@@ -160,80 +181,33 @@ def figures(precision: Precision | None) -> dict[str, Any] | None:
         "supported": precision.supported,
         "citations": precision.total,
         "reachable": precision.reachable,
+        "unchecked": precision.unchecked,
     }
 
 
 @dataclass(frozen=True)
-class Comparison:
-    """This run against the base ``base`` (its name as the summary shows it)."""
+class RunComparison:
+    """This run against the base ``base`` (its name as the summary shows it), with what its
+    gates decided: the ``failures`` (a regression under ``--citations-fail-on-regression``,
+    a drop beyond ``--citations-max-precision-drop``) and the drops that unchecked
+    citations leave ``undecided``."""
 
     base: str
     cases: tuple[CaseDiff, ...] = ()
     precision_before: Precision = field(default_factory=lambda: Precision(0, 0, 0))
     precision_after: Precision = field(default_factory=lambda: Precision(0, 0, 0))
+    failures: tuple[Failure, ...] = ()
+    undecided: tuple[Failure, ...] = ()
 
     @property
-    def changes(self) -> tuple[Regression, ...]:
+    def changes(self) -> tuple[ClaimDiff, ...]:
         """Every claim that differs from the base, case by case."""
         return tuple(change for case in self.cases for change in case.changes)
 
     @property
-    def regressions(self) -> tuple[Regression, ...]:
+    def regressions(self) -> tuple[ClaimDiff, ...]:
         """The claims that regressed."""
         return tuple(change for change in self.changes if change.regressed)
-
-    def failures(
-        self,
-        *,
-        fail_on_regression: bool,
-        max_drop: float | None,
-        unchecked: Mapping[str, int] | None = None,
-    ) -> list[Failure]:
-        """What the gates fail: every claim that regressed (with
-        ``fail_on_regression``), and every matched case, and the run, whose citation
-        precision fell by more than ``max_drop`` even if its ``unchecked`` citations (by
-        case key) were all supported: a drop they could undo is :meth:`undecided`."""
-        found = []
-        if fail_on_regression:
-            found += [
-                Failure(
-                    "fail_on_regression",
-                    f"{change.nodeid} regressed against {self.base} "
-                    f"({change.before or 'new'} -> {change.after})",
-                )
-                for change in self.regressions
-            ]
-        if max_drop is not None:
-            found += [drop for drop, open_ in self._drops(max_drop, unchecked or {}) if not open_]
-        return found
-
-    def undecided(self, max_drop: float | None, unchecked: Mapping[str, int]) -> list[Failure]:
-        """The precision drops beyond ``max_drop`` that the ``unchecked`` citations (by case
-        key) could still undo: the gate cannot be decided, so the run is incomplete."""
-        if max_drop is None:
-            return []
-        return [
-            Failure(drop.criterion, f"{drop.message} (undecided: citations unchecked)")
-            for drop, open_ in self._drops(max_drop, unchecked)
-            if open_
-        ]
-
-    def _drops(self, limit: float, unchecked: Mapping[str, int]) -> list[tuple[Failure, bool]]:
-        """Each drop beyond ``limit`` (the cases', then the run's), and whether unchecked
-        citations could undo it."""
-        found = []
-        sides = [(c.case, c.precision_before, c.precision_after, unchecked.get(c.case, 0))
-                 for c in self.cases]  # fmt: skip
-        sides.append(("the run", self.precision_before, self.precision_after,
-                      sum(unchecked.values())))  # fmt: skip
-        for where, before, after, open_citations in sides:
-            if not _dropped(before, after, limit):
-                continue
-            assert after is not None
-            best = Precision(after.supported + open_citations, after.total, after.reachable)
-            drop = _drop(where, before, after, limit, self.base)
-            found.append((drop, _dropped(before, best, limit) is False))
-        return found
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report's ``comparison``."""
@@ -242,32 +216,82 @@ class Comparison:
             "precision_before": figures(self.precision_before),
             "precision_after": figures(self.precision_after),
             "regressions": [change.to_dict() for change in self.regressions],
+            "failures": [str(failure) for failure in self.failures],
+            "undecided": [str(failure) for failure in self.undecided],
             "cases": [case.to_dict() for case in self.cases],
         }
 
 
-def _dropped(before: Precision | None, after: Precision | None, limit: float) -> bool:
-    if before is None or after is None or before.citation is None or after.citation is None:
-        return False
-    return before.citation - after.citation > limit + 1e-9
-
-
-def _drop(where: str, before: Any, after: Any, limit: float, base: str) -> Failure:
-    fell = before.citation - after.citation
-    return Failure(
-        "max_precision_drop",
-        f"{where}: citation precision fell by {fell:.4f} against {base}, from "
-        f"{before.fraction()} to {after.fraction()} (more than {limit:g})",
+def drop_gate(
+    where: str, before: Precision | None, after: Precision | None, limit: float, base: str
+) -> tuple[Failure | None, bool]:
+    """Whether ``where``'s citation precision fell by more than ``limit`` against ``base``:
+    (the failure, False) when it fell by more whatever its unchecked citations (on either
+    side) turn out to be, (the failure, True) when they decide it, (None, False) when it
+    did not. A side with nothing to count compares with nothing."""
+    if before is None or after is None:
+        return None, False
+    low = _less(before.worst, after.best)
+    high = _less(before.best, after.worst)
+    if high is None or low is None or high <= limit + 1e-9:
+        return None, False
+    fell = _less(before.citation, after.citation)
+    by = f" by {fell:.4f}" if fell is not None and fell > limit + 1e-9 else ""
+    said = (
+        f"{where}: citation precision fell{by} against {base}, from {before.fraction()} to "
+        f"{after.fraction()} (more than {limit:g})"
     )
+    if low > limit + 1e-9:
+        return Failure("max_precision_drop", said), False
+    return Failure("max_precision_drop", f"{said} (undecided: citations unchecked)"), True
+
+
+def _less(first: float | None, second: float | None) -> float | None:
+    return None if first is None or second is None else first - second
+
+
+def drops(
+    cases: tuple[CaseDiff, ...], before: Precision, after: Precision, limit: float, base: str
+) -> tuple[list[Failure], list[Failure]]:
+    """The drops beyond ``limit``, each matched case's then the run's: those that fail, and
+    those its unchecked citations leave undecided."""
+    failed: list[Failure] = []
+    undecided: list[Failure] = []
+    sides: list[tuple[str, Precision | None, Precision | None]] = [
+        (case.case, case.precision_before, case.precision_after) for case in cases
+    ]
+    sides.append(("the run", before, after))
+    for where, old, new in sides:
+        found, open_ = drop_gate(where, old, new, limit, base)
+        if found is not None:
+            (undecided if open_ else failed).append(found)
+    return failed, undecided
+
+
+def regression_failures(changes: Iterable[ClaimDiff], base: str) -> list[Failure]:
+    """A ``fail_on_regression`` failure for every change that fails."""
+    return [
+        Failure(
+            "fail_on_regression",
+            f"{change.where.nodeid} regressed against {base} "
+            f"({change.before or 'new'} -> {change.after})",
+        )
+        for change in changes
+        if change.fails
+    ]
 
 
 __all__ = [
     "MATCHED_BY",
+    "UNCHECKED",
     "CaseDiff",
     "CaseState",
     "ChangeKind",
+    "ClaimDiff",
     "ClaimState",
-    "Comparison",
-    "Regression",
+    "RunComparison",
+    "drop_gate",
+    "drops",
     "figures",
+    "regression_failures",
 ]

@@ -8,8 +8,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from ..labels import DEFAULT_FAILING_LABELS, Label, unchecked_meaning
-from ..verdicts import CitationVerdict, ClaimVerdict
+from ..labels import DEFAULT_FAILING_LABELS, Label, Reason, unchecked_meaning
+from ..verdicts import ClaimVerdict
 from .figures import Figure
 from .numbers import has_figures, missing_figures
 
@@ -124,19 +124,62 @@ class ClaimFacts:
     markers: tuple[tuple[str, str], ...] = ()
 
 
+@dataclass(frozen=True)
+class UncheckedCitation:
+    """Why a claim could not be checked: a citation (``url``, its ``marker`` in the case file)
+    and its reason (``judge_error``, ``over_budget``, ``request_refused`` for a request new
+    since the recording, ...), or a check beyond the claim's own citations (no ``url``) in
+    its own words (``detail``)."""
+
+    reason: str
+    url: str | None = None
+    marker: str | None = None
+    detail: str = ""
+
+    @property
+    def meaning(self) -> str:
+        """The reason in words."""
+        return self.detail or unchecked_meaning(self.reason)
+
+    def __str__(self) -> str:
+        if self.url is None:
+            return self.detail or f"{self.reason} ({self.meaning})"
+        marker = f"[{self.marker}] " if self.marker else ""
+        return f"{marker}{self.url}: {self.reason} ({unchecked_meaning(self.reason)})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {"reason": self.reason, "url": self.url, "marker": self.marker,
+                "detail": self.detail, "meaning": self.meaning}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> UncheckedCitation:
+        """Inverse of :meth:`to_dict`."""
+        url, marker = data.get("url"), data.get("marker")
+        return cls(
+            str(data["reason"]),
+            str(url) if url is not None else None,
+            str(marker) if marker is not None else None,
+            str(data.get("detail") or ""),
+        )
+
+
 def describe_unchecked(
     verdict: ClaimVerdict, markers: tuple[tuple[str, str], ...] = ()
-) -> tuple[str, ...]:
-    """One line per citation the verifier could not check: ``[1] url: judge_error (why)``;
-    the claim's problems when no citation carries the reason."""
+) -> tuple[UncheckedCitation, ...]:
+    """Each citation the verifier could not check (``[1] url: judge_error (why)``); the
+    claim's problems when no citation carries the reason (a check beyond its citations)."""
     named = dict(markers)
-
-    def line(citation: CitationVerdict) -> str:
-        marker = f"[{named[citation.url]}] " if citation.url in named else ""
-        return f"{marker}{citation.url}: {citation.reason} ({unchecked_meaning(citation.reason)})"
-
-    lines = tuple(line(citation) for citation in verdict.unchecked)
-    return lines or verdict.problems
+    found = tuple(
+        UncheckedCitation(citation.reason or "", citation.url, named.get(citation.url))
+        for citation in verdict.unchecked
+    )
+    if found:
+        return found
+    why = Reason.OVER_BUDGET if verdict.over_budget else Reason.REQUEST_REFUSED
+    if not verdict.lacks_recording:
+        why = "unchecked"
+    return tuple(UncheckedCitation(why, detail=problem) for problem in verdict.problems)
 
 
 @dataclass(frozen=True)
@@ -146,9 +189,9 @@ class ClaimAssessment:
     verdict: ClaimVerdict
     failures: tuple[Failure, ...] = ()
     missing: tuple[Figure, ...] = ()
-    #: The citations that could not be checked, one line each (see
-    #: :func:`describe_unchecked`); empty when all were, or when the run allows it.
-    unchecked: tuple[str, ...] = ()
+    #: The citations that could not be checked (see :func:`describe_unchecked`); empty
+    #: when all were, or when the run counts them as their labels.
+    unchecked: tuple[UncheckedCitation, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -212,7 +255,7 @@ def assess_claim(verdict: ClaimVerdict, facts: ClaimFacts, criteria: Criteria) -
                     f"{NUMBER_NOT_IN_EVIDENCE}: {shown} appears in no cited passage or quote",
                 )
             )
-    unchecked: tuple[str, ...] = ()
+    unchecked: tuple[UncheckedCitation, ...] = ()
     # A request missing from the recording, or a document without a URL, is never a label,
     # even where the run counts other unchecked citations as their labels: nothing was
     # fetched or judged for it.

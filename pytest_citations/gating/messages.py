@@ -1,16 +1,18 @@
-"""What a failing or unchecked claim and case say: the text pytest prints for their items and
-the fixture's failures. Pure functions of the verdicts and the decisions."""
+"""What a failing or unchecked claim and case say: the text pytest prints for their items,
+the GitHub annotations and the fixture's failures, rendered from the decided results (a
+claim's :class:`~.result.ClaimResult`, a case's :class:`~.result.CaseResult`), never stored
+as the truth. Pure functions."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from ..assertions import explain
-from ..cases import Case
+from ..assertions import UNCHECKED_STATE, explain
 from ..labels import Label
 from ..verdicts import ClaimVerdict
-from .criteria import ClaimAssessment, Criteria, Failure
+from .criteria import Criteria, Decision, UncheckedCitation
 from .decisions import THRESHOLDS
+from .result import BaselineChange, CaseInfo, CaseResult, ClaimResult
 
 #: The next step after an unchecked citation, in every message that reports one.
 ALLOW_UNCHECKED_HINT = (
@@ -29,27 +31,38 @@ DOCUMENT_HINT = (
 )
 
 
-def notes(case: Case, verdict: ClaimVerdict) -> str:
-    """The lines a claim's explanation adds for joint support and misattribution."""
+def notes(claim: ClaimResult, retrieved: Mapping[str, str]) -> str:
+    """The lines a claim's explanation adds for joint support and misattribution
+    (``retrieved``: the marker of each retrieved source the case names)."""
     extra = ""
-    if verdict.joint_support:
-        extra += "\n  supported jointly by: " + ", ".join(verdict.joint_support)
-    if verdict.misattributed_to:
-        markers = case.retrieved_markers
+    if claim.joint_support:
+        extra += "\n  supported jointly by: " + ", ".join(claim.joint_support)
+    if claim.misattributed_to:
         extra += "\n  supported instead by the uncited source: " + ", ".join(
-            (f"[{markers[url]}] " if url in markers else "") + url
-            for url in verdict.misattributed_to
+            (f"[{retrieved[url]}] " if url in retrieved else "") + url
+            for url in claim.misattributed_to
         )
     return extra
 
 
-def unchecked_message(verdict: ClaimVerdict, unchecked: Sequence[str], explanation: str) -> str:
+def explanation(claim: ClaimResult, retrieved: Mapping[str, str] | None = None) -> str:
+    """A claim as its item explains it: its text, its label (or that it has none), each
+    citation with its marker, and the joint and misattribution notes."""
+    if claim.label is not None:
+        said = explain(claim.verdict(claim.label), claim.markers, shown=claim.shown_label)
+    else:
+        verdict = claim.verdict(Label.NOT_FOUND)
+        said = explain(verdict, claim.markers, state=UNCHECKED_STATE, shown=claim.shown_label)
+    return said + notes(claim, retrieved or {})
+
+
+def unchecked_message(
+    verdict: ClaimVerdict, unchecked: Sequence[UncheckedCitation], explained: str
+) -> str:
     """The message of a claim that could not be checked: which citations and why (one line
-    each, see :func:`~pytest_citations.gating.criteria.describe_unchecked`), the verdict as
-    far as it got, and the next step."""
+    each), the claim as far as it got, and the next step."""
     if verdict.unchecked:
-        count = len(verdict.unchecked)
-        what = f"{count} of {len(verdict.citations)} citations unchecked"
+        what = f"{len(verdict.unchecked)} of {len(verdict.citations)} citations unchecked"
     elif verdict.lacks_recording:  # the joint or misattribution check (retrieved sources)
         what = "a request it needs is missing from the recording"
     else:
@@ -57,7 +70,7 @@ def unchecked_message(verdict: ClaimVerdict, unchecked: Sequence[str], explanati
     lines = [
         f"claim could not be checked: {what}",
         *(f"  {line}" for line in unchecked),
-        explanation,
+        explained,
         _hint(verdict),
     ]
     return "\n".join(lines)
@@ -69,64 +82,85 @@ def _hint(verdict: ClaimVerdict) -> str:
     return DOCUMENT_HINT if verdict.never_a_label else ALLOW_UNCHECKED_HINT
 
 
-def claim_failure(
-    assessment: ClaimAssessment, criteria: Criteria, regression: str | None, explanation: str
-) -> str | None:
-    """Why a checked claim fails (each criterion it missed, a regression against the
-    baseline), then its explanation; None when it passes."""
-    verdict = assessment.verdict
+def side_by_side(change: BaselineChange, claim: ClaimResult) -> str:
+    """Old and new verdicts of a claim against the baseline, URL by URL."""
+    now = claim.label.value if claim.label is not None else "-"
+    lines = [f"label: {change.old_label or '-'} -> {now}"]
+    old_by_url = {url: (label, reason) for url, label, reason in change.old_citations}
+    for citation in claim.citations:
+        before = old_by_url.get(citation.url)
+        was = "-"
+        if before is not None:
+            was = (before[0] or "-") + (f" ({before[1]})" if before[1] else "")
+        new = citation.label.value + (f" ({citation.reason})" if citation.reason else "")
+        lines.append(f"  {citation.url}: {was} -> {new}")
+    return "\n".join(lines)
+
+
+def claim_message(claim: ClaimResult, info: CaseInfo, run: Criteria) -> str | None:
+    """What a claim's item says: why it fails (each criterion it missed, a regression
+    against the baseline), or why it could not be checked, then its explanation; None when
+    it passes."""
+    explained = explanation(claim, info.retrieved_markers)
+    if claim.decision is Decision.INCOMPLETE:
+        verdict = claim.verdict(claim.label or Label.NOT_FOUND)
+        return unchecked_message(verdict, claim.unchecked, explained)
+    if claim.decision is Decision.PASS:
+        return None
     messages = []
-    for failure in assessment.failures:
-        if failure.criterion == "fail_on":
-            failing = ", ".join(criteria.fail_on)
-            messages.append(f"claim is {verdict.label.value} (failing labels: {failing})")
+    for failure in claim.failures:
+        if failure.criterion == "fail_on" and claim.label is not None:
+            failing = ", ".join(info.rules(run).fail_on)
+            messages.append(f"claim is {claim.label.value} (failing labels: {failing})")
+        elif failure.criterion == "baseline" and claim.baseline is not None:
+            shown = claim.baseline.shown
+            said = side_by_side(claim.baseline, claim)
+            messages.append(f"claim regressed against the baseline {shown}\n{said}")
         else:
             messages.append(f"claim fails {failure}")
-    if regression is not None:
-        messages.append(regression)
-    if not messages:
-        return None
-    if assessment.unchecked:
+    if claim.unchecked:
         messages.append(
-            f"also not checked: {len(assessment.unchecked)} of {len(verdict.citations)} "
-            "citations\n" + "\n".join(f"  {line}" for line in assessment.unchecked)
+            f"also not checked: {claim.open_citations} of {len(claim.citations)} "
+            "citations\n" + "\n".join(f"  {line}" for line in claim.unchecked)
         )
-    return "\n".join([*messages, explanation])
+    return "\n".join([*messages, explained])
 
 
-def claim_explanation(case: Case, verdict: ClaimVerdict, markers: Sequence[str]) -> str:
-    """A claim's verdict as its item explains it: :func:`~pytest_citations.assertions.explain`
-    with the case's markers, and the joint and misattribution notes."""
-    return explain(verdict, markers) + notes(case, verdict)
-
-
-def case_messages(
-    case: Case,
-    names: Sequence[str],
-    assessments: Sequence[ClaimAssessment],
-    failures: Sequence[Failure],
-    undecided: Sequence[Failure],
-) -> tuple[str | None, str | None]:
-    """(error, failure) of a case's precision item: a missed threshold fails it, one that
-    unchecked citations could still meet makes it an error."""
-    missed = [f for f in failures if f.criterion in THRESHOLDS]
+def case_message(case: CaseResult) -> str | None:
+    """What a case's own item says: each threshold of the case it missed (with the
+    citations that were not supported), or those that unchecked citations leave undecided
+    (and the next step); None when its item passes."""
+    missed = [f for f in case.failures if f.criterion in THRESHOLDS]
     if missed:
-        lines = [f"case {case.id!r} fails {failure}" for failure in missed]
+        lines = [f"case {case.info.case!r} fails {failure}" for failure in missed]
         if any(f.criterion == "min_precision" for f in missed):
-            lines += _not_supported(names, assessments)
-        return None, "\n".join(lines)
-    if undecided:
-        lines = [f"case {case.id!r} could not be decided: {f}" for f in undecided]
-        lines += [*_not_supported(names, assessments), ALLOW_UNCHECKED_HINT]
-        return "\n".join(lines), None
-    return None, None
+            lines += _not_supported(case)
+        return "\n".join(lines)
+    if case.undecided:
+        lines = [f"case {case.info.case!r} could not be decided: {f}" for f in case.undecided]
+        return "\n".join([*lines, *_not_supported(case), ALLOW_UNCHECKED_HINT])
+    return None
 
 
-def _not_supported(names: Sequence[str], assessments: Sequence[ClaimAssessment]) -> list[str]:
+def _not_supported(case: CaseResult) -> list[str]:
     lines = []
-    for name, assessment in zip(names, assessments, strict=True):
-        for citation in assessment.verdict.citations:
-            if citation.label is not Label.SUPPORTED:
+    for claim in case.claims:
+        for citation in claim.citations:
+            if citation.label is not Label.SUPPORTED or not claim.counted(citation):
                 reason = f" ({citation.reason})" if citation.reason else ""
-                lines.append(f"  {name}: {citation.label.value:<12} {citation.url}{reason}")
+                shown = claim.shown_label(citation)
+                lines.append(f"  {claim.where.name}: {shown:<12} {citation.url}{reason}")
     return lines
+
+
+__all__ = [
+    "ALLOW_UNCHECKED_HINT",
+    "DOCUMENT_HINT",
+    "MISSING_RECORDING_HINT",
+    "case_message",
+    "claim_message",
+    "explanation",
+    "notes",
+    "side_by_side",
+    "unchecked_message",
+]

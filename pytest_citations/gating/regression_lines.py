@@ -1,16 +1,16 @@
 """The summary's section on a run against its base (``Regressions against BASE.json: …``),
-as lines built from a :class:`~.regressions.Comparison`; nothing here prints."""
+as lines built from a :class:`~.comparison.RunComparison`; nothing here prints."""
 
 from __future__ import annotations
 
-from .regressions import CaseDiff, ChangeKind, Comparison, Regression
+from .comparison import CaseDiff, ChangeKind, ClaimDiff, RunComparison
 
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def headline(comparison: Comparison) -> str:
+def headline(comparison: RunComparison) -> str:
     """``Regressions against base.json: 1 claim regressed; cases: 2 changed, …``."""
     statuses = [case.status for case in comparison.cases if case.changed]
     parts = [
@@ -19,6 +19,8 @@ def headline(comparison: Comparison) -> str:
         if statuses.count(status)
     ]
     said = _plural(len(comparison.regressions), "claim") + " regressed"
+    open_ = sum(1 for change in comparison.changes if change.kind is ChangeKind.NOT_COMPARED)
+    said += f", {open_} not compared (unchecked)" if open_ else ""
     cases = f"; cases: {', '.join(parts)}" if parts else "; no case changed"
     before, after = comparison.precision_before, comparison.precision_after
     return (
@@ -27,19 +29,22 @@ def headline(comparison: Comparison) -> str:
     )
 
 
-def _change_lines(change: Regression) -> list[str]:
+def _change_lines(change: ClaimDiff) -> list[str]:
     flag = " (regressed)" if change.regressed else ""
+    name = change.where.name
     if change.kind is ChangeKind.ADDED:
-        lines = [f"    {change.claim} added: {change.after}{flag}"]
+        lines = [f"    {name} added: {change.after}{flag}"]
     elif change.kind is ChangeKind.REMOVED:
-        lines = [f"    {change.claim} removed (was {change.before})"]
+        lines = [f"    {name} removed (was {change.before})"]
     elif change.kind is ChangeKind.CHANGED:
-        lines = [f"    {change.claim} changed: {change.before} -> {change.after}{flag}"]
+        lines = [f"    {name} changed: {change.before} -> {change.after}{flag}"]
     elif change.kind is ChangeKind.DECISION:
-        lines = [f"    {change.claim}: {change.after}, decision changed{flag}"]
+        lines = [f"    {name}: {change.after}, decision changed{flag}"]
+    elif change.kind is ChangeKind.NOT_COMPARED:
+        lines = [f"    {name} not compared: {change.before} -> {change.after}"]
     else:
-        lines = [f"    {change.claim}: {change.before} -> {change.after}{flag}"]
-    if change.kind in (ChangeKind.LABEL, ChangeKind.DECISION):
+        lines = [f"    {name}: {change.before} -> {change.after}{flag}"]
+    if change.kind in (ChangeKind.LABEL, ChangeKind.DECISION, ChangeKind.NOT_COMPARED):
         lines.append(f"      claim: {change.text_after}")
         return lines
     if change.text_before is not None:
@@ -62,7 +67,7 @@ def _case_lines(case: CaseDiff) -> list[str]:
     return [head, *(line for change in case.changes for line in _change_lines(change))]
 
 
-def comparison_lines(comparison: Comparison) -> list[str]:
+def comparison_lines(comparison: RunComparison) -> list[str]:
     """The headline, then each case that changed and how its claims did."""
     lines = [headline(comparison)]
     for case in comparison.cases:

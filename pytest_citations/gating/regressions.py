@@ -21,9 +21,13 @@ regression is shown, not failed) when it got worse against the base:
 - a claim added to a case the base had that fails, or that its citations do not fully
   support (uncited general phrasing, ``general: true``, excepted).
 
-A claim that could not be checked now has not regressed (the run is incomplete anyway), and
-neither has a claim of a case the base did not have: it is new, and fails (or passes) on
-its own criteria. A baseline file stores no decisions, so only labels count against one.
+A claim unchecked on either side has no label there: it is *not compared* (a kind of its
+own, never a change of label) and has not regressed; a claim added unchecked has not
+regressed either (the run is incomplete anyway), and neither has a claim of a case the base
+did not have: it is new, and fails (or passes) on its own criteria. A baseline file stores
+no decisions, so only labels count against one. Citation precision counts checked citations
+only: a drop that unchecked citations on either side could still undo, or make, is
+undecided.
 """
 
 from __future__ import annotations
@@ -34,38 +38,38 @@ from ..labels import LABEL_RANK, Label
 from ..precision import Precision
 from .comparison import (
     MATCHED_BY,
+    UNCHECKED,
     CaseDiff,
     CaseState,
     ChangeKind,
+    ClaimDiff,
     ClaimState,
-    Comparison,
-    Regression,
-    figures,
+    RunComparison,
+    drops,
+    regression_failures,
 )
-from .criteria import Decision
-from .records import ClaimRecord
-from .run_report import RunReport
+from .criteria import Decision, Failure
+from .result import CaseResult, ClaimResult
 
 
-def states_of(report: RunReport) -> tuple[CaseState, ...]:
+def states_of(cases: Iterable[CaseResult]) -> tuple[CaseState, ...]:
     """The cases of a run, as the comparison reads them."""
     return tuple(
         CaseState(
-            case.file,
-            case.case_id,
-            case.question,
-            tuple(_claim_state(claim) for claim in case.claims),
+            case.info.file,
+            case.info.case,
+            case.info.question,
+            tuple(claim_state(claim) for claim in case.claims),
             case.precision,
         )
-        for case in report.cases
+        for case in cases
     )
 
 
-def _claim_state(claim: ClaimRecord) -> ClaimState:
-    name = claim.nodeid.rsplit("::", 1)[-1]
-    return ClaimState(
-        claim.nodeid, name, claim.claim, claim.label, claim.decision, claim.line, claim.general
-    )
+def claim_state(claim: ClaimResult) -> ClaimState:
+    """A claim of this run, as the comparison reads it."""
+    label = claim.label.value if claim.label is not None else None
+    return ClaimState(claim.where, claim.text, label, claim.decision, claim.general)
 
 
 def _norm(text: str | None) -> str:
@@ -109,12 +113,14 @@ def _count(cases: Iterable[CaseState], key: Callable[[CaseState], str], value: s
 
 
 def _regressed(before: ClaimState | None, after: ClaimState) -> bool:
-    """Worse than in the base (see the module's docstring)."""
-    if after.decision is Decision.INCOMPLETE:
+    """Worse than in the base (see the module's docstring); both sides checked."""
+    if after.label is None:
         return False
     if before is None:
         holds = after.label == Label.SUPPORTED or (after.label == Label.UNCITED and after.general)
         return after.decision is Decision.FAIL or not holds
+    if before.label is None:
+        return False
     if _rank(after.label) > _rank(before.label):
         return True
     return after.decision is Decision.FAIL and before.decision not in (None, Decision.FAIL)
@@ -127,12 +133,26 @@ def _rank(label: str) -> int:
         return len(LABEL_RANK)
 
 
+def _kind(old: ClaimState, new: ClaimState, matched: ChangeKind | None) -> ChangeKind | None:
+    """How a claim matched in the base differs from it, if it does."""
+    if old.label is None or new.label is None:
+        return ChangeKind.NOT_COMPARED
+    if matched is not None:
+        return matched
+    if old.label != new.label:
+        return ChangeKind.LABEL
+    if None not in (old.decision, new.decision) and old.decision != new.decision:
+        return ChangeKind.DECISION
+    return None
+
+
 def claim_changes(
     case: str, before: Sequence[ClaimState], after: Sequence[ClaimState], left_out: frozenset[str]
-) -> tuple[Regression, ...]:
-    """How the claims of one matched case differ, in the run's order, removed ones last."""
+) -> tuple[ClaimDiff, ...]:
+    """How the claims of one matched case differ, in the run's order, removed ones last
+    (base claims whose node id the run ``left_out`` excepted)."""
     unmatched = list(before)
-    found: list[Regression] = []
+    found: list[ClaimDiff] = []
     matched: dict[int, tuple[ClaimState, ChangeKind | None]] = {}
     for number, claim in enumerate(after):  # the same text first
         same = next((old for old in unmatched if _norm(old.text) == _norm(claim.text)), None)
@@ -140,40 +160,86 @@ def claim_changes(
             unmatched.remove(same)
             matched[number] = (same, None)
     for number, claim in enumerate(after):  # then the same name, another text
-        named = next((old for old in unmatched if old.name == claim.name), None)
+        named = next((old for old in unmatched if old.where.name == claim.where.name), None)
         if number not in matched and named is not None:
             unmatched.remove(named)
             matched[number] = (named, ChangeKind.CHANGED)
     for number, claim in enumerate(after):
-        old, kind = matched.get(number, (None, ChangeKind.ADDED))
-        if kind is None and old is not None:
-            kind = ChangeKind.LABEL if old.label != claim.label else None
-            if kind is None and None not in (old.decision, claim.decision):
-                kind = ChangeKind.DECISION if old.decision != claim.decision else None
+        if number not in matched:
+            found.append(_diff(case, ChangeKind.ADDED, None, claim))
+            continue
+        old, how = matched[number]
+        kind = _kind(old, claim, how)
         if kind is not None:
-            found.append(_change(case, kind, old, claim))
+            found.append(_diff(case, kind, old, claim))
     found += [
-        Regression(case, old.name, ChangeKind.REMOVED, old.label, None, old.text, None,
-                   old.nodeid, old.line)
+        ClaimDiff(case, old.where, ChangeKind.REMOVED, old.shown, None, old.text, None)
         for old in unmatched
-        if old.nodeid not in left_out
-    ]  # fmt: skip
+        if old.where.nodeid not in left_out
+    ]
     return tuple(found)
 
 
-def _change(case: str, kind: ChangeKind, old: ClaimState | None, new: ClaimState) -> Regression:
-    return Regression(
+def _diff(case: str, kind: ChangeKind, old: ClaimState | None, new: ClaimState) -> ClaimDiff:
+    compared = kind is not ChangeKind.NOT_COMPARED
+    return ClaimDiff(
         case,
-        new.name,
+        new.where,
         kind,
-        old.label if old is not None else None,
-        new.label,
+        old.shown if old is not None else None,
+        new.shown,
         old.text if old is not None and kind is ChangeKind.CHANGED else None,
         new.text,
-        new.nodeid,
-        new.line,
-        _regressed(old, new),
+        compared and _regressed(old, new),
     )
+
+
+def _case_diffs(
+    before: Sequence[CaseState],
+    after: Sequence[CaseState],
+    left_out: frozenset[str],
+    fail_on_regression: bool,
+) -> tuple[CaseDiff, ...]:
+    """Every case of either side against the other, sorted by the run's name of it."""
+    diffs: list[CaseDiff] = []
+    for old, new, matched_by in _pair_cases(before, after):
+        if new is None:
+            assert old is not None
+            claims = [c for c in old.claims if c.where.nodeid not in left_out]
+            if claims:
+                diffs.append(
+                    CaseDiff(
+                        old.key,
+                        old.key,
+                        None,
+                        old.question,
+                        old.precision,
+                        None,
+                        claims=len(claims),
+                    )
+                )
+        elif old is None:
+            diffs.append(
+                CaseDiff(
+                    new.key, None, None, new.question, None, new.precision, claims=len(new.claims)
+                )
+            )
+        else:
+            changes = claim_changes(new.key, old.claims, new.claims, left_out)
+            if fail_on_regression:
+                changes = tuple(_failing(change) for change in changes)
+            diffs.append(
+                CaseDiff(
+                    new.key,
+                    old.key,
+                    matched_by,
+                    new.question,
+                    old.precision,
+                    new.precision,
+                    changes,
+                )
+            )
+    return tuple(sorted(diffs, key=lambda diff: diff.case))
 
 
 def compare_runs(
@@ -183,44 +249,60 @@ def compare_runs(
     base: str,
     in_scope: Callable[[str], bool] = lambda file: True,
     left_out: frozenset[str] = frozenset(),
-) -> Comparison:
-    """This run's cases (``after``) against the base's (``before``). Base cases whose file
-    is not ``in_scope`` (another shard's, or a file a selection did not run) are left out
-    of the comparison, and so are base claims whose node id the run ``left_out``
-    (deselected)."""
+    fail_on_regression: bool = False,
+    max_drop: float | None = None,
+) -> RunComparison:
+    """This run's cases (``after``) against the base's (``before``), with the gates
+    decided: each regression ``fails`` under ``fail_on_regression``, and drops beyond
+    ``max_drop`` fail or are undecided. Base cases whose file is not ``in_scope`` (another
+    shard's, or a file a selection did not run) are left out of the comparison, and so are
+    base claims whose node id the run ``left_out`` (deselected)."""
     scoped = [case for case in before if in_scope(case.file)]
-    diffs: list[CaseDiff] = []
-    for old, new, matched_by in _pair_cases(scoped, after):
-        if new is None:
-            assert old is not None
-            claims = [c for c in old.claims if c.nodeid not in left_out]
-            if claims:
-                diffs.append(CaseDiff(old.key, old.key, None, old.question, old.precision, None,
-                                      claims=len(claims)))  # fmt: skip
-        elif old is None:
-            diffs.append(CaseDiff(new.key, None, None, new.question, None, new.precision,
-                                  claims=len(new.claims)))  # fmt: skip
-        else:
-            changes = claim_changes(new.key, old.claims, new.claims, left_out)
-            diffs.append(CaseDiff(new.key, old.key, matched_by, new.question, old.precision,
-                                  new.precision, changes))  # fmt: skip
-    return Comparison(
+    cases = _case_diffs(scoped, after, left_out, fail_on_regression)
+    precision_before = sum((case.precision for case in scoped), Precision(0, 0, 0))
+    precision_after = sum((case.precision for case in after), Precision(0, 0, 0))
+    failed: list[Failure] = []
+    undecided: list[Failure] = []
+    if max_drop is not None:
+        matched = tuple(case for case in cases if case.status == "matched")
+        failed, undecided = drops(matched, precision_before, precision_after, max_drop, base)
+    every = tuple(change for case in cases for change in case.changes)
+    return RunComparison(
         base,
-        tuple(sorted(diffs, key=lambda diff: diff.case)),
-        sum((case.precision for case in scoped), Precision(0, 0, 0)),
-        sum((case.precision for case in after), Precision(0, 0, 0)),
+        cases,
+        precision_before,
+        precision_after,
+        (*regression_failures(every, base), *failed),
+        tuple(undecided),
+    )
+
+
+def _failing(change: ClaimDiff) -> ClaimDiff:
+    if not change.regressed:
+        return change
+    return ClaimDiff(
+        change.case,
+        change.where,
+        change.kind,
+        change.before,
+        change.after,
+        change.text_before,
+        change.text_after,
+        regressed=True,
+        fails=True,
     )
 
 
 __all__ = [
+    "UNCHECKED",
     "CaseDiff",
     "CaseState",
     "ChangeKind",
+    "ClaimDiff",
     "ClaimState",
-    "Comparison",
-    "Regression",
+    "RunComparison",
     "claim_changes",
+    "claim_state",
     "compare_runs",
-    "figures",
     "states_of",
 ]

@@ -160,10 +160,6 @@ class ShardPlan:
             found = preferences(path, self.shard.count)[0] + 1
         return found == self.shard.index
 
-    def owns_node(self, nodeid: str) -> bool:
-        """Whether this shard answers for the file of a node id (``file::case::claim``)."""
-        return self.owns(nodeid.split("::", 1)[0])
-
     def to_dict(self) -> dict[str, Any]:
         """The JSON report's ``run.shard``: the shard, its files, and the identity of every
         file of the run (how many, and a digest) so that a merge can tell a missing,

@@ -35,7 +35,7 @@ from .formats import (
 )
 from .records import AnswerRecord, BadAnswerRecord, read_records
 from .render import case_mapping, render_case_file
-from .result import CaseFile, ClaimChange, ImportResult, RecordOutcome
+from .result import ClaimChange, ImportedFile, ImportResult, RecordOutcome
 
 __all__ = [
     "AUTO",
@@ -49,11 +49,11 @@ __all__ = [
     "AnswerFormatError",
     "AnswerRecord",
     "BadAnswerRecord",
-    "CaseFile",
     "ClaimChange",
     "Grouping",
     "ImportResult",
     "ImportedAnswer",
+    "ImportedFile",
     "RecordOutcome",
     "Unmarked",
     "build_answer",

@@ -25,7 +25,7 @@ from .formats import AUTO, check_format
 from .merge import Sentences
 from .records import AnswerRecord, BadAnswerRecord, read_records
 from .render import case_mapping, render_case_file
-from .result import CaseFile, ImportResult, RecordOutcome
+from .result import ImportedFile, ImportResult, RecordOutcome
 from .update import Fresh, update_file
 
 #: The JSON Schema of case files, for the ``# yaml-language-server: $schema=…`` line that
@@ -185,7 +185,7 @@ def _write_files(
     group: Grouping,
     overwrite: bool,
     schema_url: str | None,
-) -> tuple[CaseFile, ...]:
+) -> tuple[ImportedFile, ...]:
     """Write (or merge) the case files, in name order."""
     by_file: dict[str, list[Fresh]] = {}
     for entry in built:

@@ -40,7 +40,7 @@ class _Flow(list[Any]):
     """A short list shown on one line: ``cites: [1, 3]``."""
 
 
-class _Dumper(yaml.SafeDumper):
+class _CaseFileDumper(yaml.SafeDumper):
     """Safe YAML with block text and one-line lists, and never an alias: case files refuse
     aliases, and PyYAML would write one for any object it meets twice."""
 
@@ -61,8 +61,8 @@ def _represent_flow(dumper: yaml.SafeDumper, data: _Flow) -> yaml.SequenceNode:
     return dumper.represent_sequence("tag:yaml.org,2002:seq", list(data), flow_style=True)
 
 
-_Dumper.add_representer(_Block, _represent_block)
-_Dumper.add_representer(_Flow, _represent_flow)
+_CaseFileDumper.add_representer(_Block, _represent_block)
+_CaseFileDumper.add_representer(_Flow, _represent_flow)
 
 
 def marker_key(marker: str) -> int | str:
@@ -173,7 +173,7 @@ def _mapping_lines(case: Mapping[str, Any]) -> list[str]:
         width = FOLD_WIDTH if isinstance(value, _Block) else _NO_WRAP
         piece = yaml.dump(
             {key: value},
-            Dumper=_Dumper,
+            Dumper=_CaseFileDumper,
             allow_unicode=True,
             sort_keys=False,
             default_flow_style=False,

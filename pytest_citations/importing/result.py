@@ -64,7 +64,7 @@ class ClaimChange:
 
 
 @dataclass(frozen=True)
-class CaseFile:
+class ImportedFile:
     """A case file of the import and what happened to it."""
 
     path: Path
@@ -99,7 +99,7 @@ class ImportResult:
     """Everything an import did: the files, and one outcome per record in input order."""
 
     out_dir: Path
-    files: tuple[CaseFile, ...]
+    files: tuple[ImportedFile, ...]
     records: tuple[RecordOutcome, ...]
     #: The format asked for: a name, or ``auto`` when each record's shape was detected.
     format: str = AUTO
@@ -115,7 +115,7 @@ class ImportResult:
         return tuple(r for r in self.records if not r.imported)
 
     @property
-    def unmerged(self) -> tuple[CaseFile, ...]:
+    def unmerged(self) -> tuple[ImportedFile, ...]:
         """The files that could not take the import and were kept as they were."""
         return tuple(f for f in self.files if f.status == "kept")
 
@@ -167,7 +167,7 @@ class ImportResult:
         return [f"Detected format{'s' if len(found) > 1 else ''}: {detected}"]
 
 
-def file_lines(case_file: CaseFile) -> list[str]:
+def file_lines(case_file: ImportedFile) -> list[str]:
     """What became of one case file: its status, and for a merge the edits it kept and each
     sentence that changed (old and new text) or left the answer."""
     path, status = case_file.path, case_file.status

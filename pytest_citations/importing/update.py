@@ -25,7 +25,7 @@ from .answers import AnswerClaim
 from .identity import without_tracking
 from .merge import ClaimsMerge, Sentences, merge_claims
 from .render import IMPORT_NOTE, render_case_file, yaml_value
-from .result import CaseFile, ClaimChange
+from .result import ClaimChange, ImportedFile
 
 #: Case keys whose value is the record's, whatever the file says.
 IMPORTED = frozenset({"id", "question", "answer", "citations"})
@@ -203,7 +203,7 @@ def _with_schema_line(text: str, schema_url: str | None) -> str:
 
 def _merge(
     path: Path, text: str, fresh: Sequence[Fresh], grouped: bool, schema_url: str | None
-) -> tuple[CaseFile, str]:
+) -> tuple[ImportedFile, str]:
     """The file after the merge and the text to write ("" when nothing changes)."""
     merge = _merged_cases(path, text, fresh, grouped)
     cases = [done.case for done in merge.cases]
@@ -218,7 +218,7 @@ def _merge(
             load_cases(path, wanted)
         except CaseFileError as error:
             raise NotMerged(f"the merged file would not load: {error.message}") from None
-    result = CaseFile(
+    result = ImportedFile(
         path,
         "unchanged" if wanted == text else "updated",
         tuple(new.id for new in fresh),
@@ -233,7 +233,7 @@ def _merge(
 
 def update_file(
     path: Path, fresh: Sequence[Fresh], *, grouped: bool, overwrite: bool, schema_url: str | None
-) -> CaseFile:
+) -> ImportedFile:
     """Write the import's cases to ``path``: created, merged into the file there (its review
     kept), or, with ``overwrite``, replacing it."""
     ids = tuple(new.id for new in fresh)
@@ -245,15 +245,17 @@ def update_file(
     except FileNotFoundError:
         existing = None
     if existing == text.encode("utf-8"):
-        return CaseFile(path, "unchanged", ids, uncited=uncited)
+        return ImportedFile(path, "unchanged", ids, uncited=uncited)
     if existing is not None and not overwrite:
         try:
             result, text = _merge(path, existing.decode("utf-8"), fresh, grouped, schema_url)
         except (NotMerged, UnicodeDecodeError) as error:
             reason = "it is not UTF-8 text" if isinstance(error, UnicodeDecodeError) else error
-            return CaseFile(path, "kept", ids, reason=str(reason))
+            return ImportedFile(path, "kept", ids, reason=str(reason))
     else:
-        result = CaseFile(path, "created" if existing is None else "replaced", ids, uncited=uncited)
+        result = ImportedFile(
+            path, "created" if existing is None else "replaced", ids, uncited=uncited
+        )
     if text:
         # An interrupted import leaves the old file or the new one, never half of one; a new
         # file gets the user's umask like any source file, a replaced one keeps its mode.

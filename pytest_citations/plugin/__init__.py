@@ -21,22 +21,23 @@ from typing import Any
 
 import pytest
 
-from ..gating.run_report import UNVERIFIED
+from ..gating.result import Location
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
 from ..redact import LogRedaction
+from ..reports.terminal import UNVERIFIED
 from . import hookspecs, identity
 from .drift import check as check_drift
 from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
 from .header import header_line
-from .items import CASE_MARKER, CaseFile, note_declared_marks
+from .items import CASE_MARKER, CaseFile, ClaimItem, _CaseItem, note_declared_marks
 from .not_run import CaseFilesNotRun
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options, register
 from .preflight import check_recording_secrets, check_signing, refuse_budget_under_xdist
 from .printing import neutralise_failure, neutralised_logs, printed
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
-from .results import attach_problems, attach_result, result_of
+from .results import attach_problems, attach_result, attach_where, own_time, result_of
 from .scheduling import (
     CollectionErrors,
     case_file_scheduler,
@@ -49,7 +50,7 @@ from .sharding import hand_over, left_to_other_shards, shard_items
 __all__ = ["citation_verifier"]
 
 REPORTER_KEY = pytest.StashKey[CitationsReporter]()
-DESELECTED_KEY = pytest.StashKey[set[str]]()
+DESELECTED_KEY = pytest.StashKey[dict[str, Location]]()
 COLLECTION_KEY = pytest.StashKey[CollectionErrors]()
 NOT_RUN_KEY = pytest.StashKey[CaseFilesNotRun]()
 LOGS_KEY = pytest.StashKey[LogRedaction]()
@@ -151,15 +152,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
         return None
     if options.cassette_dir.resolve() in file_path.resolve().parents:
         return None
-    try:
-        text = file_path.read_text(encoding="utf-8", errors="replace")
+    try:  # read once: to tell a case file, for its digest, and to parse it
+        data: bytes | None = file_path.read_bytes()
     except OSError:
-        text = None  # unreadable: the case file reports it, with its name
-    if text is not None and not holds_cases(text):
+        data = None  # unreadable: the case file reports it, with its name
+    if data is not None and not holds_cases(data.decode("utf-8", errors="replace")):
         return None
-    case_file: CaseFile = CaseFile.from_parent(parent, path=file_path)
+    case_file: CaseFile = CaseFile.from_parent(parent, path=file_path, data=data)
     config.stash[COLLECTION_KEY].case_files.add(case_file.nodeid)
-    identity.remember_case_file(config, case_file.nodeid, file_path)
+    identity.remember_case_file(config, case_file.nodeid, data)
     return case_file
 
 
@@ -175,10 +176,10 @@ def pytest_deselected(items: Sequence[pytest.Item]) -> None:
     that the summary says how many cases the decision does not cover; the items another
     shard runs are not left out."""
     for item in items:
-        if item.get_closest_marker(CASE_MARKER) is None:
+        if not isinstance(item, _CaseItem):
             continue
         if not left_to_other_shards(item.config, item.nodeid):
-            item.config.stash.setdefault(DESELECTED_KEY, set()).add(item.nodeid)
+            item.config.stash.setdefault(DESELECTED_KEY, {})[item.nodeid] = item.where
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -200,6 +201,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
     for path in case_files:
         citations.layout.case_file(path)
+    claims = [item for item in session.items if isinstance(item, ClaimItem)]
+    citations.select([(c.path, c.case.id, c.claim.index) for c in claims])
     for test in tests:
         citations.test_cassette_path(test)
     if not hasattr(session.config, "workerinput"):
@@ -265,11 +268,11 @@ def pytest_report_teststatus(
     if report.when != "call" or not report.passed:
         return None
     found = result_of(report, config)
-    record = found.claim if found is not None else None
-    if record is None:
+    claim = found.claim if found is not None else None
+    if claim is None:
         return None
-    unverified = [c for c in record.citations if c.label.value in UNVERIFIED]
-    word = f"PASSED [{record.label}]"
+    unverified = [c for c in claim.citations if c.label.value in UNVERIFIED]
+    word = f"PASSED [{claim.label}]"
     if not unverified:
         return "passed", ".", (word, {"green": True})
     word += " " + ", ".join(
@@ -285,6 +288,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     Actions make the failure of a case item or of a test using the fixture (page text, URLs)
     text the runner reads no command in."""
     report = yield
+    if isinstance(item, _CaseItem):
+        own_time(item, report)
+        attach_where(item.where, report)
     attach_result(item, report)
     note_call_done(item, call)
     if CASE_MARKER in item.keywords or "citation_verifier" in getattr(item, "fixturenames", ()):
@@ -316,10 +322,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """Hand this process's spending and cassette notes to the reporter (or, on an xdist
     worker, to the controller), then close the session."""
     config = session.config
-    found: set[str] = config.stash.get(DESELECTED_KEY, set())
-    deselected = sorted(found)
+    deselected = list(config.stash.get(DESELECTED_KEY, {}).values())
     if hasattr(config, "workeroutput"):
-        config.workeroutput[DESELECTED_OUTPUT] = deselected
+        config.workeroutput[DESELECTED_OUTPUT] = [item.to_dict() for item in deselected]
         hand_over(config, config.workeroutput)
         identity.hand_over(config, config.workeroutput)
     elif REPORTER_KEY in config.stash:

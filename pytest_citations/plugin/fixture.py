@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from ..assertions import active_verifier, assert_not_contradicted, assert_supported, explain
+from ..assertions import (
+    active_verifier,
+    assert_not_contradicted,
+    assert_supported,
+    explain,
+    explain_unchecked,
+)
 from ..errors import CitationsError
 from ..gating.criteria import describe_unchecked
 from ..gating.messages import unchecked_message
@@ -106,7 +112,8 @@ class CitationVerifier:
         for verdict in verdicts:
             # A request missing from the cassette is never a label, whatever the run allows.
             if not verdict.complete and (not allowed or verdict.never_a_label):
-                message = unchecked_message(verdict, describe_unchecked(verdict), explain(verdict))
+                said = explain_unchecked(verdict)
+                message = unchecked_message(verdict, describe_unchecked(verdict), said)
                 pytest.fail(strip_controls(message), pytrace=False)
         return verdicts
 

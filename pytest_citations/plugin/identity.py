@@ -39,9 +39,11 @@ def _sha256(path: Path) -> str:
         return f"unreadable ({type(error).__name__})"
 
 
-def remember_case_file(config: pytest.Config, nodeid: str, path: Path) -> None:
-    """A case file this process collected, by its path in node ids, and its content's digest."""
-    config.stash.setdefault(_CASE_FILES, {})[nodeid] = _sha256(path)
+def remember_case_file(config: pytest.Config, nodeid: str, data: bytes | None) -> None:
+    """A case file this process collected, by its path in node ids, and the digest of its
+    content as collection read it (None: it could not be read)."""
+    digest = hashlib.sha256(data).hexdigest() if data is not None else "unreadable"
+    config.stash.setdefault(_CASE_FILES, {})[nodeid] = digest
 
 
 def hand_over(config: pytest.Config, output: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
 """Case files as pytest nodes: a file, a collector per case, an item per claim and one that
-reports the case's release decision. Items take their outcome from the session and report
-it; they decide nothing themselves."""
+reports the case's release decision. Items take their result from the session, report it,
+and end as its decision says (a pure function of it: ``fail`` fails the item,
+``incomplete`` is an error in setup, ``pass`` passes); they decide nothing themselves."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ import pytest
 
 from ..cases import Case, CaseFileError, Claim, load_cases
 from ..cases.tags import refused_tag
-from ..gating.assessment import FileAssessment, while_updating
-from ..reports.junit import case_properties, claim_properties
+from ..gating.criteria import Decision
+from ..gating.deciding import FileResult
+from ..gating.messages import case_message, claim_message
+from ..gating.result import PRECISION_ITEM, Location
+from ..gating.run_result import FileError
+from ..reports.junit_report import case_properties, claim_properties
 from ..sanitize import strip_controls
 from .printing import printed
 from .results import PROBLEMS_KEY, ItemResult, publish
@@ -43,19 +48,35 @@ class CitationCheckFailure(Exception):
 
 
 class CaseFile(pytest.File):
-    """A YAML case file; parsing errors are collection errors naming file and line."""
+    """A YAML case file, read once (``data``: its bytes, as collection read them to tell it
+    is a case file); parsing errors are collection errors naming file and line."""
 
     cases: list[Case]
 
+    def __init__(self, *, data: bytes | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.data = data
+
+    def _text(self) -> str | None:
+        """The file's text (None: it could not be read, which reading it again reports)."""
+        try:
+            return self.data.decode("utf-8") if self.data is not None else None
+        except UnicodeDecodeError as error:
+            raise CaseFileError(self.path, 0, f"cannot read the file: {error}") from None
+
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         try:
-            self.cases = load_cases(self.path)
+            self.cases = load_cases(self.path, self._text())
+            self.data = None  # read: the cases hold what the run needs of it
             for case in self.cases:
                 yield CaseNode.from_parent(self, name=case.id, case=case)
         except CaseFileError as error:  # each problem at its line, for the annotations
             self.stash[PROBLEMS_KEY] = [
                 (line, strip_controls(text)) for line, text in error.problems
             ]
+            raise
+        except Exception as error:  # still a case file that was not collected: never a pass
+            self.stash[PROBLEMS_KEY] = [(0, strip_controls(f"{type(error).__name__}: {error}"))]
             raise
 
     def repr_failure(  # type: ignore[override]
@@ -102,9 +123,14 @@ class CaseNode(pytest.Collector):
         self.add_marker(marker)
 
     def collect(self) -> Iterator[pytest.Item]:
-        for claim in self.case.claims:
-            yield ClaimItem.from_parent(self, name=claim.name, case=self.case, claim=claim)
-        yield PrecisionItem.from_parent(self, name="precision", case=self.case)
+        try:
+            for claim in self.case.claims:
+                yield ClaimItem.from_parent(self, name=claim.name, case=self.case, claim=claim)
+            yield PrecisionItem.from_parent(self, name=PRECISION_ITEM, case=self.case)
+        except Exception as error:  # its case file was not collected whole: never a pass
+            said = strip_controls(f"{type(error).__name__}: {error}")
+            self.stash[PROBLEMS_KEY] = [(self.case.line, said)]
+            raise
 
 
 class _CaseItem(pytest.Item):
@@ -120,20 +146,35 @@ class _CaseItem(pytest.Item):
         assert node is not None
         return node
 
-    def _assessment(self) -> FileAssessment | None:
-        """This file's assessment; a file that could not be verified fails the item (and a
-        refused account stops the run)."""
+    @property
+    def where(self) -> Location:
+        """Where this item is: its case file as node ids name it, its case, its name, line."""
+        return Location(self.case_file.nodeid, self.case.id, self.name, self.case.line)
+
+    def _decided(self) -> FileResult | None:
+        """This file's results; a file that could not be verified is an error of the item
+        (and a refused account stops the run)."""
         file = self.case_file
         try:
-            return session_of(self.config).assessment(file.path, file.nodeid, file.cases)
+            return session_of(self.config).file_result(file.path, file.nodeid, file.cases)
         except FileNotVerified as error:
             if error.stop:
                 self.session.shouldstop = printed(str(error))
-            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-            message = strip_controls(str(error))
-            publish(self, ItemResult(file_error=(file.nodeid, first), message=message))
+            said = strip_controls(str(error))
+            first = said.strip().splitlines()[0] if said.strip() else ""
+            found = FileError(file.nodeid, first, True, message=said, items=(self.where,))
+            publish(self, ItemResult(file_error=found))
             self._failure = str(error)
             return None
+
+    def _end(self, decision: Decision | None, message: str | None) -> None:
+        """End as ``decision`` says: an error here, in setup, when it is ``incomplete`` (so
+        that pytest reports ERROR rather than FAILED), a failure in runtest when it is
+        ``fail``."""
+        if decision is Decision.INCOMPLETE:
+            pytest.fail(strip_controls(message or "could not be decided"), pytrace=False)
+        if decision is Decision.FAIL:
+            self._failure = message or "failed"
 
     def runtest(self) -> None:
         if self._failure is not None:
@@ -159,28 +200,30 @@ class ClaimItem(_CaseItem):
         markers = "".join(f"[{m}]" for m in self.claim.markers) or "uncited"
         return f"<ClaimItem {self.name} {self.claim.text!r} {markers}>"
 
+    @property
+    def where(self) -> Location:
+        """Where this claim is: its case file, case, name, line and index."""
+        claim = self.claim
+        return Location(self.case_file.nodeid, self.case.id, claim.name, claim.line, claim.index)
+
     def setup(self) -> None:
-        """Verify the file (once) and report this claim; a claim that could not be checked
-        is an error here, in setup, so that pytest reports ERROR rather than FAILED."""
-        assessed = self._assessment()
-        if assessed is None:
+        """Verify the file (once) and report this claim, ending as its decision says."""
+        decided = self._decided()
+        if decided is None:
             return
-        claim = assessed.claims[(self.case.id, self.claim.index)]
+        claim = decided.claims[(self.case.id, self.claim.index)]
+        info = decided.cases[self.case.id].info
         session = session_of(self.config)
-        if session.options.update_baseline:
-            claim = while_updating(claim)
         path = self.case_file.path
         found = ItemResult(
-            claim=claim.record,
-            message=strip_controls(claim.error or claim.failure or "") or None,
+            case=info,
+            claim=claim,
             seconds=session.claim_seconds(path, self.case.id, self.claim.index),
             waited=session.take_wait(path),
         )
         publish(self, found)
-        self.user_properties += claim_properties(claim.record)
-        if claim.error is not None:
-            pytest.fail(strip_controls(claim.error), pytrace=False)
-        self._failure = claim.failure
+        self.user_properties += claim_properties(claim)
+        self._end(claim.decision, claim_message(claim, info, session.options.criteria))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.claim.line - 1, f"{self.case.id}::{self.claim.name}"
@@ -193,17 +236,14 @@ class PrecisionItem(_CaseItem):
 
     def setup(self) -> None:
         """Report the case's decision; an undecided threshold is an error here, in setup."""
-        assessed = self._assessment()
-        if assessed is None:
+        decided = self._decided()
+        if decided is None:
             return
-        case = assessed.cases[self.case.id]
-        message = strip_controls(case.error or case.failure or "") or None
+        case = decided.cases[self.case.id]
         waited = session_of(self.config).take_wait(self.case_file.path)
-        publish(self, ItemResult(case=case.outcome, message=message, waited=waited))
-        self.user_properties += case_properties(case.outcome)
-        if case.error is not None:
-            pytest.fail(strip_controls(case.error), pytrace=False)
-        self._failure = case.failure
+        publish(self, ItemResult(case=case.info, decided=True, waited=waited))
+        self.user_properties += case_properties(case)
+        self._end(case.item, case_message(case))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, self.case.line - 1, f"{self.case.id}::precision"
+        return self.path, self.case.line - 1, f"{self.case.id}::{PRECISION_ITEM}"

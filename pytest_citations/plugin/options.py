@@ -17,8 +17,8 @@ import pytest
 
 from ..drift import DEFAULT_FAIL_ON
 from ..fetchers import FETCHERS
-from ..gating.conclusion import RunGates
 from ..gating.criteria import Criteria
+from ..gating.run_result import RunGates
 from ..gating.shards import Shard
 from ..judges import JUDGES, JudgeConfig
 from ..judges.config import DEFAULT_PROVIDER, MODEL_VARIABLE, PROVIDER_VARIABLE
@@ -28,7 +28,7 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import BUDGETS, LIMITS, Limit
 from ..recording import RecordMode
 from ..recording.signing import TrustedKeys
-from ..reports import WRITERS
+from ..reports import RENDERERS
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
 from ..retrieval.choosing import EVIDENCE_WORDS
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
@@ -277,6 +277,8 @@ class Options:
             compare=shown(self.compare, self.root) if self.compare is not None else None,
             fail_on_regression=self.fail_on_regression,
             max_precision_drop=self.max_precision_drop,
+            update_baseline=self.update_baseline,
+            baseline_fail_unused=self.baseline_fail_unused,
         )
 
     @property
@@ -317,7 +319,7 @@ class Options:
         judge = backends.judge_config(os.environ, provider=values["judge"], model=values["model"])
         cassettes = Path(values["cassette_dir"])
         # Each report format's option has the format's name (the JSON report's is "report").
-        formats = {name: values.get("report" if name == "json" else name) for name in WRITERS}
+        formats = {name: values.get("report" if name == "json" else name) for name in RENDERERS}
         return cls(
             enabled=bool(config.getoption("citations", False)),
             root=root,

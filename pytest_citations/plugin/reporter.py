@@ -1,14 +1,14 @@
-"""The reporter: gathers claim records and case decisions (from this process or from xdist
-workers), decides the run's own gates once, writes the report files, and prints the lines
-:mod:`pytest_citations.reports.terminal` builds. Registered only where reports are made
-(never on an xdist worker), like pytest's own junitxml plugin."""
+"""The reporter: gathers what the run found (from this process or from xdist workers), has it
+decided once as the run's result (:func:`~pytest_citations.gating.build.build_run`), writes
+the baseline and the report files, and prints the lines
+:mod:`pytest_citations.reports.terminal` builds; the exit status is the result's. Registered
+only where reports are made (never on an xdist worker), like pytest's own junitxml plugin."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,44 +17,28 @@ from ..distribution import __version__
 from ..drift import DriftReport
 from ..errors import AccountError, CitationsError
 from ..gating.base_report import load_base
-from ..gating.baseline import Baseline, Reconciliation
-from ..gating.calibration import Agreement
-from ..gating.conclusion import Base, conclude
-from ..gating.decisions import RunDecision
-from ..gating.regression_lines import comparison_lines
-from ..gating.release import release_of
-from ..gating.run_report import RunReport
+from ..gating.build import Findings, build_run
+from ..gating.result import Location
+from ..gating.run_result import Base, BaselineFacts, RunResult
 from ..gating.shards import ShardPlan
 from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
-from ..reports import WRITERS, RunInfo
-from ..reports.github import (
-    commands,
-    regression_annotations,
-    regressions_of,
-    under_github_actions,
-)
-from ..reports.markdown_report import render, whole_run
+from ..reports import RENDERERS, RunInfo, write_report
+from ..reports.github import annotations_of, commands, under_github_actions
+from ..reports.markdown_report import whole_run
 from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..upkeep.prune import prune_command, stale_tally
 from ..usage import Spending, SpendPlan, Usage
 from . import identity
+from .github import append_summary, github_place, step_summary
 from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
-from .outcomes import (
-    ItemLog,
-    add_sites,
-    append_summary,
-    github_place,
-    junit_path,
-    step_summary,
-)
 from .printing import printed
-from .results import result_of
-from .scheduling import matches_any
+from .results import problems_of, result_of, where_of
+from .session import baseline_of
 from .sharding import plan_of
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
@@ -81,8 +65,7 @@ class CitationsReporter:
     def __init__(self, config: pytest.Config, options: Options) -> None:
         self.base: Base | None = None
         try:  # read before anything runs: a damaged baseline or base is the user's to fix
-            if options.baseline is not None:
-                Baseline.load(options.baseline)
+            baseline_of(config, options)
             if options.compare is not None:
                 self.base = Base(load_base(options.compare), options.gates.compare or "")
         except CitationsError as error:
@@ -102,20 +85,14 @@ class CitationsReporter:
         )
         self.config = config
         self.options = options
-        self.report = RunReport()
-        self.decision = RunDecision()
-        self.agreement: Agreement | None = None
-        self.baseline: Reconciliation | None = None
+        self.found = Findings()
+        self.result: RunResult | None = None
         self.drift: DriftReport | Exception | None = None
         #: The run's settings and backends (for the pages the stale count reads).
         self.settings: tuple[Settings, Backends] | None = None
         #: Why each report file that could not be written was not (each left as it was).
         self.unwritten: list[str] = []
-        #: Where each case item is and how it ended (JUnit sites, GitHub annotations).
-        self.items = ItemLog()
-        self.junit = junit_path(config)
-        #: What the CI outputs (the JUnit sites, the job summary) could not take: said, never
-        #: a failed gate.
+        #: What the job summary could not take: said, never a failed gate.
         self.ci_notes: list[str] = []
         self.info = RunInfo(
             plugin_version=__version__,
@@ -125,7 +102,6 @@ class CitationsReporter:
             record_mode=options.record_mode.value,
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             run_id=config.stash[RUN_ID_KEY],
-            gates=options.gates,
             files=tuple((name, str(path)) for name, path in options.reports.items()),
         )
 
@@ -133,15 +109,15 @@ class CitationsReporter:
         """The drift check's report, or why it could not run."""
         self.drift = found
         if isinstance(found, DriftReport):
-            self.report.drift = found.to_dict()
+            self.found.drift = found.to_dict()
         else:
-            self.report.drift = {"error": strip_controls(str(found)), "failed": True}
+            self.found.drift = {"error": strip_controls(str(found)), "failed": True}
 
     def add_settings(self, settings: Settings, backends: Backends) -> None:
         """The run's budget and what recording needs, for the summary's next steps."""
         self.settings = (settings, backends)
         prefix = shown(self.config.rootpath, self.options.root)
-        self.report.spending = Spending(
+        self.found.spending = Spending(
             budget=settings.budgets,
             record_variables=tuple(settings.required(backends)),
             file_prefix="" if prefix == "." else f"{prefix}/",
@@ -150,88 +126,119 @@ class CitationsReporter:
 
     def add_plan(self, plan: SpendPlan) -> None:
         """What the run was about to record when it started (a recording run)."""
-        self.report.spending = replace(self.report.spending, plan=plan)
+        self.found.spending = replace(self.found.spending, plan=plan)
 
     def plan_line(self) -> str:
         """The plan and the budget, as the summary shows them."""
-        spending = self.report.spending
+        spending = self.found.spending
         return plan_line(spending.plan or SpendPlan(), spending.budget)
 
     def add_process(self, usage: Usage, notes: list[str]) -> None:
         """What one process (this one or an xdist worker) spent and left unrecorded."""
-        self.report.usage.add(usage)
-        self.report.add_cassette_notes(notes)
+        self.found.usage.add(usage)
+        self.found.add_cassette_notes(notes)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """A case file that could not be collected is not checked: never a pass."""
-        path = report.nodeid.split("::", 1)[0]
-        if report.failed and path and matches_any(Path(path), self.options.case_globs):
-            lines = str(report.longrepr).strip().splitlines()
-            why = lines[0].split(": ", 1)[-1] if lines else "it could not be read"
-            self.report.add_file_error(path, f"not collected: {strip_controls(why)}")
-            self.items.add_collected(report)
+        error = problems_of(report)
+        if error is not None:
+            self.found.add_file_error(error)
 
-    def add_deselected(self, nodeids: Iterable[str]) -> None:
+    def add_deselected(self, items: Iterable[Location]) -> None:
         """Case items the user's selection left out (from this process or a worker)."""
-        self.report.deselected.update(nodeids)
+        self.found.add_deselected(items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Collect a claim's record, a case's decision, a file that was not verified, or a
-        case item that did not run."""
-        if CASE_MARKER in report.keywords:
-            self.items.add(report, result_of(report, self.config))
+        """Collect a claim's result, a decided case, a file that was not verified, or a case
+        item that did not run."""
         if report.when == "setup" and report.skipped and CASE_MARKER in report.keywords:
-            self.report.add_skipped(report.nodeid)
+            where = where_of(report)
+            if where is not None:
+                self.found.add_skipped(where)
             return
-        # A claim that could not be checked is an error in setup; its record is there.
+        # A claim that could not be checked is an error in setup; its result is there.
         if report.when != "call" and not (report.when == "setup" and report.failed):
             return
         found = result_of(report, self.config)
         if found is None:
             return
-        if found.claim is not None:
-            self.report.add_claim(found.claim)
-        if found.case is not None:
-            self.report.add_case(found.case)
+        if found.claim is not None and found.case is not None:
+            self.found.add_claim(found.case, found.claim)
+        elif found.decided and found.case is not None:
+            self.found.add_case(found.case)
         if found.file_error is not None:
-            self.report.add_file_error(*found.file_error)
+            self.found.add_file_error(found.file_error)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """Merge an xdist worker's spending and cassette notes."""
+        """Merge an xdist worker's spending, cassette notes and what it deselected."""
         output = getattr(node, "workeroutput", {})
         if USAGE_OUTPUT in output:
             self.add_process(Usage.from_dict(output[USAGE_OUTPUT]), output.get(NOTES_OUTPUT, []))
-        self.add_deselected(output.get(DESELECTED_OUTPUT, ()))
+        self.add_deselected(Location.from_dict(item) for item in output.get(DESELECTED_OUTPUT, ()))
         self.shard = self.shard or plan_of(self.config, output)
         self.case_files = self.case_files or identity.case_files_of(self.config, output)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Decide the run's gates, write the baseline and the reports, set the exit status."""
+        """Decide the run, write the baseline and the reports, set the exit status."""
         self.shard = self.shard or plan_of(self.config)
-        if not self.report and self.shard is None:
+        if not self.found and self.shard is None:
             return
         if self.shard is not None:  # a file another shard runs is that shard's to report
-            shard = self.shard
-            errors = self.report.file_errors
-            self.report.file_errors = {f: why for f, why in errors.items() if shard.owns(f)}
-        conclusion = conclude(self.report, self.options.gates, self.base, in_scope=self._in_scope)
-        self.decision, self.agreement = conclusion.decision, conclusion.agreement
-        # Before _baseline(): an update run rewrites the baseline file there.
-        self.info = self.info.with_results(
-            self.agreement, self.options.baseline, conclusion.comparison
+            errors = self.found.file_errors
+            self.found.file_errors = {f: e for f, e in errors.items() if self.shard.owns(f)}
+        result = build_run(
+            self.found,
+            self.options.gates,
+            base=self.base,
+            in_scope=self._in_scope,
+            baseline=self._stored(),
         )
+        self.result = self._reconciled(result)
         planned = self.shard.with_case_files(self._case_files()) if self.shard else None
         self.info = replace(self.info, shard=planned, identity=self._identity())
-        self.baseline = self._baseline()
+        self._write(self.result)
+        self._exit_status(session, self.result)
+
+    def _stored(self) -> BaselineFacts | None:
+        """The precision the baseline stored per case, read before an update rewrites it."""
+        baseline = baseline_of(self.config, self.options)
+        if baseline is None or self.options.baseline is None:
+            return None
+        return BaselineFacts(shown(self.options.baseline, self.options.root),
+                             baseline.stored_precision())  # fmt: skip
+
+    def _reconciled(self, result: RunResult) -> RunResult:
+        """The run's claims against the baseline, and the update written when asked."""
+        baseline = baseline_of(self.config, self.options)
+        path = self.options.baseline
+        if baseline is None or path is None or result.baseline is None:
+            return result
+        root, shard = self.config.rootpath, self.shard
+        reconciled = baseline.reconcile(
+            result.claims,
+            shown=result.baseline.name,
+            full_run=is_full_run(self.config),
+            present=lambda file: (root / file).exists(),
+            owned=shard.owns if shard is not None else None,
+        )
+        if self.options.update_baseline:
+            reconciled = baseline.update(path, result.claims, reconciled)
+        return replace(result, baseline=replace(result.baseline, reconciliation=reconciled))
+
+    def _write(self, result: RunResult) -> None:
+        """Every report asked for, and the job summary under GitHub Actions: each rendered
+        once (the Markdown serves both)."""
+        summary = step_summary()
+        names = list(self.options.reports) + (["markdown"] if summary is not None else [])
+        texts = {name: RENDERERS[name](result, self.info) for name in dict.fromkeys(names)}
         for name, path in self.options.reports.items():
-            try:
-                WRITERS[name](path, self.report, self.decision, self.info)
-            except CitationsError as error:  # a full disk, a folder that cannot be made
-                self.unwritten.append(f"FAIL {name} report not written: {error}")
-        self._ci_outputs()
-        self._exit_status(session)
+            problem = write_report(name, path, texts[name])
+            self.unwritten += [problem] if problem is not None else []
+        if summary is not None:
+            note = append_summary(summary, texts["markdown"], whole_run(self.info))
+            self.ci_notes += [note] if note else []
 
     def _case_files(self) -> dict[str, str]:
         """The digest of each case file the run collected (here or on a worker)."""
@@ -243,35 +250,16 @@ class CitationsReporter:
             return {}
         return identity.run_identity(self.options, self._case_files(), self.cassettes)
 
-    def _exit_status(self, session: pytest.Session) -> None:
+    def _exit_status(self, session: pytest.Session, result: RunResult) -> None:
         """The exit status never contradicts the printed decision, whatever marks say."""
-        failed = release_of(self.report, self.decision).failed or bool(self.unwritten)
-        if self.baseline is not None and self.baseline.fails(self.options.baseline_fail_unused):
-            failed = True  # as syrupy fails a run that leaves unused snapshots
-        if isinstance(self.drift, DriftReport):
-            failed = failed or self.drift.failed
-        elif self.drift is not None:  # a check that could not run is never a pass
-            failed = True
-            if isinstance(self.drift, AccountError):
-                session.exitstatus = pytest.ExitCode.INTERRUPTED
+        failed = result.failed or bool(self.unwritten)
+        if isinstance(self.drift, AccountError):  # a check that could not run stops the run
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
         if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.shard is not None:
             # Every file collected is another shard's: this shard has done its part.
             session.exitstatus = pytest.ExitCode.OK
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    def _ci_outputs(self) -> None:
-        """The case items' JUnit sites (after pytest's junitxml wrote its file: this hook
-        runs last) and the job summary under GitHub Actions."""
-        if self.junit is not None and self.items.sites:
-            prefix = self.config.getoption("junitprefix", None)
-            note = add_sites(self.junit, self.items.sites, prefix)
-            self.ci_notes += [note] if note else []
-        summary = step_summary()
-        if summary is not None:
-            markdown = render(self.report, self.decision, self.info)
-            note = append_summary(summary, markdown, whole_run(self.info))
-            self.ci_notes += [note] if note else []
 
     def _in_scope(self, file: str) -> bool:
         """Whether this run answers for a case file of the base: a shard for its own
@@ -280,49 +268,18 @@ class CitationsReporter:
             return self.shard.owns(file)
         if is_full_run(self.config):
             return True
-        return file in {case.file for case in self.report.cases} | set(self.report.file_errors)
-
-    def _baseline(self) -> Reconciliation | None:
-        path = self.options.baseline
-        if path is None:
-            return None
-        claims = self.report.claims
-        root = self.config.rootpath
-        shard = self.shard
-        return Baseline.load(path).reconcile(
-            claims,
-            {c.nodeid: (c.baseline.kind, c.baseline.old_label) for c in claims if c.baseline},
-            shown=shown(path, self.options.root),
-            update_to=path if self.options.update_baseline else None,
-            full_run=is_full_run(self.config),
-            present=lambda nodeid: (root / nodeid.split("::", 1)[0]).exists(),
-            unchecked=frozenset(c.nodeid for c in claims if c.decision == "incomplete"),
-            owned=shard.owns_node if shard is not None else None,
-        )
+        ran = {info.file for info in self.found.cases.values()}
+        return file in ran or file in self.found.file_errors
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the ``citations`` section."""
-        if not self.report and self.shard is None:
+        result = self.result
+        if result is None:
             return
         terminalreporter.section("citations")
-        report = self.options.report
-        baseline = self.baseline
-        comparison = self.info.comparison
-        lines = summary_lines(
-            self.report,
-            self.decision,
-            baseline=baseline.lines(fail_unused=self.options.baseline_fail_unused)
-            if baseline is not None
-            else (),
-            comparison=comparison_lines(comparison) if comparison is not None else (),
-            shard=self.shard,
-            calibration=self.agreement.lines() if self.agreement is not None else (),
-            report_path=str(report) if report is not None else None,
-            min_precision=self.options.min_precision,
-        )
-        for line in lines:
+        for line in summary_lines(result, self.info):
             markup = {line.colour: True} if line.colour else {}
-            # Records are cleaned where they are made; this also covers worker records.
+            # Results are cleaned where they are made; this also covers worker results.
             terminalreporter.write_line(printed(line.text), **markup)
         stale = self._stale_line()
         if stale is not None:
@@ -334,9 +291,7 @@ class CitationsReporter:
         self._drift_summary(terminalreporter)
         if under_github_actions():  # after every other line: GitHub hides these
             place = github_place(self.config.rootpath)
-            worse = regressions_of(self.report, self.info)
-            annotations = self.items.annotations(place) + regression_annotations(worse, place)
-            for command in commands(annotations):
+            for command in commands(annotations_of(result, place)):
                 terminalreporter.write_line(command)
 
     def _stale_line(self) -> str | None:
@@ -376,3 +331,6 @@ class CitationsReporter:
             terminalreporter.write_line(printed(line))
         colour = {"red": True} if drift.failed else {"green": True}
         terminalreporter.write_line(printed(decision), **colour)
+
+
+__all__ = ["DESELECTED_OUTPUT", "NOTES_OUTPUT", "USAGE_OUTPUT", "CitationsReporter"]

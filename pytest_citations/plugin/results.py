@@ -1,6 +1,9 @@
-"""What a case-file item found, handed to the reporter and the status line: the typed record
+"""What a case-file item found, handed to the reporter and the status line: the typed result
 itself in this process, as JSON from an xdist worker (whose reports are serialised). Kept
-out of ``user_properties``, which junitxml prints: those carry flat, readable properties."""
+out of ``user_properties``, which junitxml prints: those carry flat, readable properties.
+Every case item's report also carries where the item is (:func:`attach_where`), so that an
+item that did not run, or a case file that could not be collected, is named by its typed
+place, never by a node id split back into parts."""
 
 from __future__ import annotations
 
@@ -9,10 +12,14 @@ from typing import Any
 
 import pytest
 
-from ..gating.records import CaseOutcome, ClaimRecord
+from ..gating.result import CaseInfo, ClaimResult, Location
+from ..gating.run_result import FileError
+from ..gating.serial import claim_from_dict, claim_to_dict, info_from_dict, info_to_dict
 
 #: The report attribute a worker's results travel in.
 REPORT_ATTRIBUTE = "citations"
+#: The report attribute that says where a case item is.
+WHERE_ATTRIBUTE = "citations_where"
 #: This process's results, by node id.
 RESULTS_KEY = pytest.StashKey[dict[str, "ItemResult"]]()
 #: The problems of a case file that could not be collected, each (1-based line or 0,
@@ -23,14 +30,13 @@ PROBLEMS_ATTRIBUTE = "citations_problems"
 
 @dataclass(frozen=True)
 class ItemResult:
-    """A claim's record, a case's decision, or a file that could not be verified."""
+    """What a case item found: a claim's result (with its case), a case whose own item ran
+    (``decided``), or a case file that could not be verified."""
 
-    claim: ClaimRecord | None = None
-    case: CaseOutcome | None = None
-    #: (the case file's node id, the first line of why) when the file was not verified.
-    file_error: tuple[str, str] | None = None
-    #: What the item says when it fails or is an error (its message, as pytest prints it).
-    message: str | None = None
+    case: CaseInfo | None = None
+    claim: ClaimResult | None = None
+    decided: bool = False
+    file_error: FileError | None = None
     #: A claim's share of its file's verification time (None for other items).
     seconds: float | None = None
     #: How long the item waited for its file's verification (the first item to ask): pytest
@@ -39,36 +45,44 @@ class ItemResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (an xdist worker's report attribute)."""
-        found: dict[str, Any] = {
-            "message": self.message,
-            "seconds": self.seconds,
-            "waited": self.waited,
-        }
-        if self.claim is not None:
-            found["claim"] = self.claim.to_dict()
+        found: dict[str, Any] = {"decided": self.decided}
         if self.case is not None:
-            found["case"] = self.case.to_dict()
+            found["case"] = info_to_dict(self.case)
+        if self.claim is not None:
+            found["claim"] = claim_to_dict(self.claim)
         if self.file_error is not None:
-            found["file_error"] = {"file": self.file_error[0], "why": self.file_error[1]}
+            found["file_error"] = self.file_error.to_dict()
         return found
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ItemResult:
         """Inverse of :meth:`to_dict`."""
+        case = info_from_dict(data["case"]) if "case" in data else None
+        claim = None
+        if case is not None and "claim" in data:
+            claim = claim_from_dict(data["claim"], case.file, case.case)
         error = data.get("file_error")
         return cls(
-            claim=ClaimRecord.from_dict(data["claim"]) if "claim" in data else None,
-            case=CaseOutcome.from_dict(data["case"]) if "case" in data else None,
-            file_error=(str(error["file"]), str(error.get("why") or "")) if error else None,
-            message=data.get("message"),
-            seconds=float(data["seconds"]) if data.get("seconds") is not None else None,
-            waited=float(data.get("waited") or 0.0),
+            case=case,
+            claim=claim,
+            decided=bool(data.get("decided")),
+            file_error=FileError.from_dict(error) if error else None,
         )
 
 
 def publish(item: pytest.Item, result: ItemResult) -> None:
     """Hand ``item``'s result to its reports (see :func:`result_of`)."""
     item.config.stash.setdefault(RESULTS_KEY, {})[item.nodeid] = result
+
+
+def own_time(item: pytest.Item, report: pytest.TestReport) -> None:
+    """Make a case item's setup report carry the item's own time: the wait for its file's
+    verification (counted in the setup of the item that asked first) taken out, a claim's
+    share of that verification put in. pytest's ``--durations`` and ``--junitxml`` then
+    show each item's own time."""
+    found = item.config.stash.get(RESULTS_KEY, {}).get(item.nodeid)
+    if found is not None and report.when == "setup":
+        report.duration = max(report.duration - found.waited, 0.0) + (found.seconds or 0.0)
 
 
 def attach_result(item: pytest.Item, report: pytest.TestReport) -> None:
@@ -90,17 +104,38 @@ def result_of(report: pytest.TestReport, config: pytest.Config) -> ItemResult | 
     return ItemResult.from_dict(raw) if isinstance(raw, dict) else None
 
 
+def attach_where(where: Location, report: pytest.TestReport) -> None:
+    """Say on a case item's report where the item is (it travels from an xdist worker), and
+    make the report's location the case file's own line, 1-based, as a reader of a case
+    file counts it: pytest's JUnit XML (``junit_family=xunit1``) writes it as it is."""
+    setattr(report, WHERE_ATTRIBUTE, where.to_dict())
+    path, _, domain = report.location
+    report.location = (path, where.line, domain)
+
+
+def where_of(report: pytest.TestReport) -> Location | None:
+    """Where the case item of ``report`` is (None for other tests)."""
+    raw = getattr(report, WHERE_ATTRIBUTE, None)
+    return Location.from_dict(raw) if isinstance(raw, dict) else None
+
+
 def attach_problems(collector: pytest.Collector, report: pytest.CollectReport) -> None:
-    """Put the problems of a case file that could not be collected on its report, as JSON
-    (xdist hands a worker's collection errors to the controller as they are)."""
+    """Put the problems of a case file (or one of its cases) that could not be collected on
+    its report, as JSON (xdist hands a worker's collection errors to the controller as they
+    are), with the case file as node ids name it."""
     problems = collector.stash.get(PROBLEMS_KEY, None)
-    if problems and report.failed:
-        setattr(report, PROBLEMS_ATTRIBUTE, [[line, text] for line, text in problems])
+    file = collector.getparent(pytest.File)  # type: ignore[type-abstract]
+    if problems and report.failed and file is not None:
+        found = {"file": file.nodeid, "problems": [[line, text] for line, text in problems]}
+        setattr(report, PROBLEMS_ATTRIBUTE, found)
 
 
-def problems_of(report: pytest.CollectReport) -> list[tuple[int, str]]:
-    """The problems :func:`attach_problems` put on a report (none for other reports)."""
+def problems_of(report: pytest.CollectReport) -> FileError | None:
+    """The case file that :func:`attach_problems` said could not be collected, with each of
+    its problems (None for other reports)."""
     raw = getattr(report, PROBLEMS_ATTRIBUTE, None)
-    if not isinstance(raw, list):
-        return []
-    return [(int(line), str(text)) for line, text in raw]
+    if not isinstance(raw, dict):
+        return None
+    problems = tuple((int(line), str(text)) for line, text in raw["problems"])
+    why = problems[0][1] if problems else "it could not be read"
+    return FileError(str(raw["file"]), why, collected=False, problems=problems)

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from ..cases import looks_like_case_file, looks_like_misspelt_case_file
+from ..gating.result import stored_location
+from .results import problems_of
 
 
 def matches_any(path: Path, patterns: Sequence[str]) -> bool:
@@ -30,7 +32,8 @@ def matches_any(path: Path, patterns: Sequence[str]) -> bool:
 
 class CollectionErrors:
     """Lets the run go on after collection errors only when every one came from a case
-    file, so that ``--citations`` never changes how a broken Python module is handled."""
+    file (its report says so: :func:`~.results.problems_of`), so that ``--citations`` never
+    changes how a broken Python module is handled."""
 
     def __init__(self) -> None:
         self.case_files: set[str] = set()
@@ -38,7 +41,7 @@ class CollectionErrors:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """Count a collection error that no case file caused."""
-        if report.failed and not self._in_case_file(report.nodeid):
+        if report.failed and problems_of(report) is None:
             self.other_errors += 1
 
     @pytest.hookimpl(tryfirst=True)
@@ -46,9 +49,6 @@ class CollectionErrors:
         """Before pytest decides to stop on collection errors: go on if all were ours."""
         if session.testsfailed and not self.other_errors:
             session.config.option.continue_on_collection_errors = True
-
-    def _in_case_file(self, nodeid: str) -> bool:
-        return nodeid in self.case_files or nodeid.split("::", 1)[0] in self.case_files
 
 
 #: How the header names the scheduling that keeps each case file on one xdist worker.
@@ -69,7 +69,8 @@ def case_file_scheduler(config: pytest.Config, log: Any, patterns: Sequence[str]
 
     class CaseFileScheduling(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
+            # xdist hands node ids over as text: a case item's is read from the right.
+            path = stored_location(nodeid).file
             # Node ids are relative to the rootdir; patterns with a "/" match full paths.
             return path if matches_any(root / path, patterns) else nodeid
 

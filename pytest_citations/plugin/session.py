@@ -1,8 +1,9 @@
 """The one object a pytest process shares between case-file items and the fixture: the
-settings, the cassettes, the verifier, and each case file's assessment. Built by one factory
-(:func:`session_of`) because custom items cannot request fixtures. It only wires the engine
-together: where cassettes live is :mod:`pytest_citations.recording.layout`'s to say, and what
-a claim's verdict means is :func:`pytest_citations.gating.assessment.assess_file`'s.
+settings, the cassettes, the verifier, the baseline (read once), and each case file's
+decided results. Built by one factory (:func:`session_of`) because custom items cannot
+request fixtures. It only wires the engine together: where cassettes live is
+:mod:`pytest_citations.recording.layout`'s to say, and what a claim's verdict means is
+:func:`pytest_citations.gating.deciding.decide_file`'s.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import pytest
 
 from ..cases import Case
 from ..errors import AccountError, CitationsError, ConfigurationError
-from ..gating.assessment import BaselineRef, FileAssessment, assess_file
 from ..gating.baseline import Baseline
+from ..gating.deciding import BaselineRef, FileResult, decide_file
 from ..paths import shown
 from ..pipeline.audit import AuditLog
 from ..pipeline.backends import Backends
@@ -43,6 +44,18 @@ from .preflight import check_cassette_folder, check_recording_secrets
 from .printing import printed
 
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
+#: The run's baseline, read once per process (the reporter's and the session's).
+BASELINE_KEY = pytest.StashKey[Baseline]()
+
+
+def baseline_of(config: pytest.Config, options: Options) -> Baseline | None:
+    """The run's baseline (``--citations-baseline``), read on first use; a file that cannot
+    be read is a :class:`~pytest_citations.errors.CitationsError` naming it."""
+    if options.baseline is None:
+        return None
+    if BASELINE_KEY not in config.stash:
+        config.stash[BASELINE_KEY] = Baseline.load(options.baseline)
+    return config.stash[BASELINE_KEY]
 
 
 @dataclass(frozen=True)
@@ -137,15 +150,18 @@ class CitationsSession:
         self.audit = (
             AuditLog(options.audit, run_id=config.stash[RUN_ID_KEY]) if options.audit else None
         )
+        baseline = baseline_of(config, options)
         self.baseline = (
-            BaselineRef(Baseline.load(options.baseline), shown(options.baseline, self.root))
-            if options.baseline
+            BaselineRef(baseline, shown(options.baseline, self.root))
+            if baseline is not None and options.baseline is not None
             else None
         )
         self._verifier: SyncVerifier | None = None
         self._plan: list[tuple[Path, Sequence[Case]]] = []
         self._ahead: VerifyAhead | None = None
-        self._assessed: dict[Path, FileAssessment | FileNotVerified] = {}
+        self._decided: dict[Path, FileResult | FileNotVerified] = {}
+        #: The claims the run runs, (case id, claim index) by case file (None: all of them).
+        self._selected: dict[Path, set[tuple[str, int]]] | None = None
         self._seconds: dict[Path, dict[tuple[str, int], float]] = {}
         self._waited: dict[Path, float] = {}
 
@@ -204,10 +220,18 @@ class CitationsSession:
         which does not know which files it will be given."""
         self._plan = list(files)
 
-    def assessment(self, path: Path, nodeid: str, cases: Sequence[Case]) -> FileAssessment:
-        """Every claim and case of a case file, verified and assessed on first request.
+    def select(self, claims: Sequence[tuple[Path, str, int]]) -> None:
+        """The claims the run runs, (case file, case id, claim index): a case is decided
+        over those of its claims (the selection, ``-k``, ``-m``, leaves out the others)."""
+        selected: dict[Path, set[tuple[str, int]]] = {}
+        for path, case, index in claims:
+            selected.setdefault(path, set()).add((case, index))
+        self._selected = selected
+
+    def file_result(self, path: Path, nodeid: str, cases: Sequence[Case]) -> FileResult:
+        """Every claim and case of a case file, verified and decided on first request.
         Raises :class:`FileNotVerified` (for every item of the file) when it could not be."""
-        known = self._assessed.get(path)
+        known = self._decided.get(path)
         if known is None:
             try:
                 ahead = self._verifying_ahead()
@@ -218,8 +242,17 @@ class CitationsSession:
                 self._waited[path] = time.perf_counter() - started
                 claims = [(case.id, claim.index) for case in cases for claim in case.claims]
                 self._seconds[path] = dict(zip(claims, verified.seconds, strict=True))
-                known = assess_file(
-                    nodeid, cases, verified.verdicts, self.options.criteria, self.baseline
+                selected = self._selected
+                known = decide_file(
+                    nodeid,
+                    cases,
+                    verified.verdicts,
+                    self.options.criteria,
+                    self.baseline,
+                    updating=self.options.update_baseline,
+                    selected=lambda case, index: (
+                        selected is None or (case, index) in selected.get(path, ())
+                    ),
                 )
             except AccountError as error:
                 if self._ahead is not None:
@@ -227,7 +260,7 @@ class CitationsSession:
                 known = FileNotVerified(str(error), stop=True)
             except CitationsError as error:
                 known = FileNotVerified(str(error), stop=False)
-            self._assessed[path] = known
+            self._decided[path] = known
         if isinstance(known, FileNotVerified):
             raise known
         return known

@@ -26,9 +26,9 @@ SHARD_OUTPUT = "citations_shard"
 
 def _file(item: pytest.Item) -> str:
     """The item's file as node ids name it, from its file's node (a file's name may itself
-    hold ``::``)."""
+    hold ``::``); an item under no file is a unit of its own."""
     node = item.getparent(pytest.File)  # type: ignore[type-abstract]
-    return node.nodeid if node is not None else item.nodeid.split("::", 1)[0]
+    return node.nodeid if node is not None else item.nodeid
 
 
 def shard_items(config: pytest.Config, items: list[pytest.Item], case_files: Iterable[str]) -> None:

@@ -1,9 +1,11 @@
-"""Reports: each renders the run's typed results (:mod:`pytest_citations.gating`) and never
-decides anything itself. The terminal summary as lines (:mod:`.terminal`), and one module
-per file format, each written from the same input.
+"""Reports: each renders the run's result (:class:`~pytest_citations.gating.run_result.RunResult`)
+and decides nothing, loads nothing and writes nothing itself: the terminal summary as lines
+(:mod:`.terminal`), and one module per file format whose ``render(result, info)`` returns the
+file's text. :func:`write_report` is the one place a rendered report reaches its file, whole
+or not at all.
 
-A new format is one module with ``write(path, report, decision, info)`` plus one line in
-:data:`WRITERS` (and, in the plugin, one row in the option table naming its flag).
+A new format is one module with ``render(result, info) -> str`` plus one line in
+:data:`RENDERERS` (and, in the plugin, one row in the option table naming its flag).
 """
 
 from __future__ import annotations
@@ -11,20 +13,33 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..gating.decisions import RunDecision
-from ..gating.run_report import RunReport
-from . import csv_report, html_report, json_report, junit_report, markdown_report
+from ..atomic import write_atomically
+from ..errors import CitationsError
+from ..gating.run_result import RunResult
+from . import csv_report, html_report, json_report, markdown_report
 from .info import RunInfo
 
-Writer = Callable[[Path, RunReport, RunDecision, RunInfo], None]
+Renderer = Callable[[RunResult, RunInfo], str]
 
-#: Report writers by format: ``--citations-report`` (json), ``--citations-html``,
+#: Report renderers by format: ``--citations-report`` (json), ``--citations-html``,
 #: ``--citations-csv``, ``--citations-markdown``.
-WRITERS: dict[str, Writer] = {
-    "json": json_report.write,
-    "html": html_report.write,
-    "csv": csv_report.write,
-    "markdown": markdown_report.write,
+RENDERERS: dict[str, Renderer] = {
+    "json": json_report.render,
+    "html": html_report.render,
+    "csv": csv_report.render,
+    "markdown": markdown_report.render,
 }
 
-__all__ = ["WRITERS", "RunInfo", "Writer", "junit_report"]
+
+def write_report(name: str, path: Path, text: str) -> str | None:
+    """Write the rendered report ``name`` to ``path``, atomically: None when it was
+    written, else why not (a full disk, a folder that cannot be made), the file left as it
+    was."""
+    try:
+        write_atomically(path, text)
+    except CitationsError as error:
+        return f"FAIL {name} report not written: {error}"
+    return None
+
+
+__all__ = ["RENDERERS", "Renderer", "RunInfo", "write_report"]

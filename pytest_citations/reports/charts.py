@@ -10,7 +10,7 @@ import html
 from collections.abc import Mapping
 
 from ..gating.calibration import Agreement
-from ..gating.run_report import LABEL_ORDER
+from ..gating.result import COUNTED
 
 #: One colour per label, shared by the bars, the legend and the badges.
 COLOURS = {
@@ -21,6 +21,8 @@ COLOURS = {
     "unreachable": "#424a53",
     "uncited": "#bc4c00",
     "misattributed": "#8250df",
+    #: A claim that could not be checked has no label: a state, shown beside them.
+    "unchecked": "#d4a72c",
 }
 _OTHER = "#afb8c1"
 
@@ -36,8 +38,8 @@ def _percent(part: int, whole: int) -> str:
 
 def ordered(counts: Mapping[str, int]) -> list[tuple[str, int]]:
     """(label, count) of the labels that occur, in the report's label order."""
-    known = [label for label in LABEL_ORDER if counts.get(label)]
-    extra = sorted(label for label in counts if label not in LABEL_ORDER and counts[label])
+    known = [label for label in COUNTED if counts.get(label)]
+    extra = sorted(label for label in counts if label not in COUNTED and counts[label])
     return [(label, counts[label]) for label in (*known, *extra)]
 
 

@@ -1,19 +1,17 @@
 """The batch report of 000 as CSV: one row per citation (claim–URL pair), in 000's nine
 columns, then the claim's id (its node id), the claim's label, the citation's evidence
-quote and the claim's decision (``pass``, ``fail`` or ``incomplete``)."""
+quote and the claim's decision (``pass``, ``fail`` or ``incomplete``). A citation or claim
+that could not be checked has no label: its label cell says ``unchecked``."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..atomic import write_atomically
-from ..gating.decisions import RunDecision
-from ..gating.records import ClaimRecord
-from ..gating.run_report import RunReport
+from ..gating.result import ClaimResult, ClaimStatus
+from ..gating.run_result import RunResult
 from ..sanitize import csv_cell
 from .info import RunInfo
 
@@ -34,31 +32,35 @@ CSV_FIELDS = (
 )
 
 
+def _named(claim: ClaimResult) -> tuple[str, str]:
+    return claim.where.case_key, claim.nodeid
+
+
 def rows(
-    claims: Iterable[ClaimRecord], case_of: dict[str, str] | None = None
+    claims: Iterable[ClaimResult], named: Callable[[ClaimResult], tuple[str, str]] = _named
 ) -> list[dict[str, Any]]:
-    """One row per claim–URL pair; ``case`` is the case key (``file::case``), or what
-    ``case_of`` maps the claim's node id to (a batch record's id). A claim that cites
-    nothing has no row."""
+    """One row per claim–URL pair; ``named`` gives each claim's ``case`` and ``claim_id``
+    cells (by default its case key, ``file::case``, and its node id; a batch record's id
+    and line). A claim that cites nothing has no row."""
     found = []
     for claim in claims:
-        case = (case_of or {}).get(claim.nodeid) or f"{claim.file}::{claim.case}"
+        case, claim_id = named(claim)
+        claim_label = claim.label.value if claim.label is not None else ClaimStatus.UNCHECKED
         for citation in claim.citations:
+            status = citation.original_status
             found.append(
                 {
                     "case": case,
-                    "claim": claim.claim,
+                    "claim": claim.text,
                     "url": citation.url,
-                    "label": citation.label.value,
+                    "label": claim.shown_label(citation),
                     "reason": citation.reason or "",
                     "confidence": f"{citation.confidence:.4f}",
                     "final_url": citation.final_url or "",
-                    "original_status": ""
-                    if citation.original_status is None
-                    else citation.original_status,
+                    "original_status": "" if status is None else status,
                     "rid": citation.rid or "",
-                    "claim_id": claim.nodeid,
-                    "claim_label": claim.label,
+                    "claim_id": claim_id,
+                    "claim_label": claim_label,
                     "evidence_quote": citation.evidence_quote or "",
                     "decision": claim.decision,
                 }
@@ -70,7 +72,7 @@ def rows(
 DRIFT_FIELDS = ("drift_status", "drift_old_label", "drift_new_label", "drift_detail", "drift_diff")
 
 
-def with_drift(table: list[dict[str, Any]], drift: dict[str, Any]) -> list[dict[str, Any]]:
+def with_drift(table: list[dict[str, Any]], drift: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The rows with each citation's drift (status, old and new label, what changed and
     the passage diff); a citation drift did not check has empty drift cells."""
     found = {(d["nodeid"], d["url"]): d for d in drift.get("citations", [])}
@@ -100,17 +102,9 @@ def text(table: Iterable[dict[str, Any]], fields: Sequence[str] = CSV_FIELDS) ->
     return buffer.getvalue()
 
 
-def write_rows(
-    path: Path, table: Iterable[dict[str, Any]], fields: Sequence[str] = CSV_FIELDS
-) -> None:
-    """Write rows (see :func:`rows`) as a CSV file, atomically."""
-    write_atomically(path, text(table, fields))
-
-
-def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
-    """Write the run's CSV report (with the drift columns when drift was checked)."""
-    table = rows(report.claims)
-    if report.drift is not None:
-        write_rows(path, with_drift(table, report.drift), (*CSV_FIELDS, *DRIFT_FIELDS))
-    else:
-        write_rows(path, table)
+def render(result: RunResult, info: RunInfo) -> str:
+    """The run's CSV report (with the drift columns when drift was checked)."""
+    table = rows(result.claims)
+    if result.drift is not None:
+        return text(with_drift(table, result.drift), (*CSV_FIELDS, *DRIFT_FIELDS))
+    return text(table)

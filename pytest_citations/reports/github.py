@@ -1,8 +1,10 @@
 """What GitHub Actions shows of a run: workflow commands (``::error file=…,line=…``) that put
-an annotation at the case file and line of each failing or unchecked item, and the shape of
-a regression against the base run that the outputs show (a ``::warning`` when it does not
-fail the gate). Pure functions (but :func:`under_github_actions`, which reads GitHub's own
-variable): the plugin and the command line decide where they are printed.
+an annotation at the case file and line of each claim and case that fails or could not be
+checked, of each problem of a case file that could not be collected and each item of one
+that could not be verified, and of each regression against the base run (a ``::warning``
+when it does not fail the gate), all read from the run's result (:func:`annotations_of`). Pure
+functions (but :func:`under_github_actions`, which reads GitHub's own variable): the plugin
+decides where they are printed.
 
 Escaping follows GitHub's toolkit (``@actions/core`` ``command.ts``): in the message ``%``,
 ``\\r`` and ``\\n`` are percent-encoded; in a property also ``:`` and ``,``. So no text a page
@@ -18,14 +20,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
 
 from ..gating.criteria import Decision
-from ..gating.run_report import RunReport
+from ..gating.messages import case_message, claim_message
+from ..gating.result import CaseResult, ClaimResult
+from ..gating.run_result import FileError, RunResult
 from ..sanitize import strip_controls
-from .info import RunInfo
 
 #: Characters of a message GitHub would show as an annotation; a longer one is cut (the
 #: log and the reports hold the whole text).
@@ -54,32 +57,6 @@ def neutralise(text: str) -> str:
             line = line[: len(line) - len(body)] + ":" + _BREAK + body[1:]
         parts[index] = line
     return "".join(parts)
-
-
-class Regression(Protocol):
-    """A claim (or case) that got worse against the base run, as the outputs show it. The
-    comparison that finds them is not here: whatever it yields, with these attributes, is
-    rendered by :func:`regression_annotations` and the Markdown summary."""
-
-    @property
-    def nodeid(self) -> str:
-        """The claim's node id (``cases/x.yaml::case::claim-2``) or the case's."""
-        ...
-
-    @property
-    def line(self) -> int:
-        """Its 1-based line in the case file (0 when unknown)."""
-        ...
-
-    @property
-    def summary(self) -> str:
-        """What changed, in one line (``supported → contradicted``)."""
-        ...
-
-    @property
-    def fails(self) -> bool:
-        """Whether it fails the gate (its item then carries an ``::error`` already)."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -116,52 +93,65 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def regression_annotations(
-    regressions: Iterable[Regression], place: Callable[[str], str]
-) -> list[Annotation]:
-    """A ``::warning`` for each regression that does not fail the gate (one that fails it
-    is an error of its item already). ``place`` turns a node id's file into the path
-    GitHub knows."""
+Level = Literal["error", "warning", "notice"]
+
+
+def _claim(claim: ClaimResult, case: CaseResult, result: RunResult) -> list[tuple[Level, str, str]]:
+    """(level, title, message) of a claim: an error when it fails or could not be checked, and
+    its regression against the base (an error when it fails the gate, else a warning),
+    unless its own error says it already."""
+    found: list[tuple[Level, str, str]] = []
+    name = claim.where.in_file
+    message = claim_message(claim, case.info, result.gates.criteria)
+    if message is not None and claim.decision is Decision.FAIL:
+        found.append(("error", f"citations: {name} failed ({claim.label})", message))
+    elif message is not None:
+        found.append(("error", f"citations: {name} could not be checked", message))
+    change = claim.change
+    if change is not None and change.regressed and claim.decision is not Decision.FAIL:
+        level: Level = "error" if change.fails else "warning"
+        found.append((level, f"citations: {name} regressed against the base", change.summary))
+    return found
+
+
+def _case(case: CaseResult) -> tuple[Level, str, str] | None:
+    message = case_message(case)
+    if message is None:
+        return None
+    name = case.info.item.in_file
+    failed = case.item is Decision.FAIL
+    title = f"citations: {name} failed" if failed else f"citations: {name} could not be decided"
+    return "error", title, message
+
+
+def _file(error: FileError) -> list[tuple[int, str, str]]:
+    """(line, title, message) of each problem of a case file, or item it left unchecked."""
+    if not error.collected:
+        problems = error.problems or ((0, error.why),)
+        return [(line, "citations: case file not collected", text) for line, text in problems]
+    said = "could not be checked (its case file was not verified)"
     return [
-        Annotation(
-            "warning",
-            place(found.nodeid.split("::", 1)[0]),
-            found.line,
-            f"citations: {found.nodeid.split('::', 1)[-1]} regressed against the base",
-            found.summary,
-        )
-        for found in regressions
-        if not found.fails
+        (item.line, f"citations: {item.in_file} {said}", error.message or error.why)
+        for item in error.items
     ]
 
 
-@dataclass(frozen=True)
-class Worse:
-    """A regression of the run's comparison with its base, as the outputs show it."""
-
-    nodeid: str
-    line: int
-    summary: str
-    fails: bool
-
-
-def regressions_of(report: RunReport, info: RunInfo) -> list[Worse]:
-    """The claims of ``info``'s comparison that got worse against the base. One fails the
-    gate when the run fails on regressions (``--citations-fail-on-regression``) or when the
-    claim's own item fails (it then carries an ``::error`` already)."""
-    if info.comparison is None:
-        return []
-    failing = {claim.nodeid for claim in report.claims if claim.decision is Decision.FAIL}
-    gate = info.gates.fail_on_regression
-    found = []
-    for change in info.comparison.changes:
-        if not change.regressed:
-            continue
-        summary = f"{change.before or 'new'} → {change.after or 'removed'}"
-        if change.text_before is not None and change.text_after is not None:
-            summary += f" (was: {change.text_before})"
-        found.append(Worse(change.nodeid, change.line, summary, gate or change.nodeid in failing))
-    return found
+def annotations_of(result: RunResult, place: Callable[[str], str]) -> list[Annotation]:
+    """Every annotation of the run, by file and line (the same under xdist). ``place`` turns
+    a case file, as node ids name it, into the path GitHub knows."""
+    found: list[tuple[str, int, Level, str, str]] = []
+    for case in result.cases:
+        for claim in case.claims:
+            line = claim.where.line
+            found += [(claim.where.file, line, *said) for said in _claim(claim, case, result)]
+        own = _case(case) if case.decision is not None else None
+        if own is not None:
+            found.append((case.info.file, case.info.line, *own))
+    for error in result.file_errors:
+        found += [(error.file, line, "error", title, text) for line, title, text in _file(error)]
+    found.sort(key=lambda entry: (entry[0], entry[1], entry[3], entry[4]))
+    return [Annotation(level, place(file), line, title, text)
+            for file, line, level, title, text in found]  # fmt: skip
 
 
 def commands(annotations: Sequence[Annotation]) -> list[str]:
@@ -171,12 +161,10 @@ def commands(annotations: Sequence[Annotation]) -> list[str]:
 
 __all__ = [
     "Annotation",
-    "Regression",
+    "annotations_of",
     "commands",
     "escape_data",
     "escape_property",
     "neutralise",
-    "regression_annotations",
-    "regressions_of",
     "under_github_actions",
 ]

@@ -1,6 +1,6 @@
-"""The HTML report's detail: every case and claim with its label, and each citation's
-evidence quote, shown on its own and highlighted inside the passage it came from (folded
-until opened)."""
+"""The HTML report's detail: every case and claim with its label (``unchecked`` for one that
+could not be checked: it has none), and each citation's evidence quote, shown on its own and
+highlighted inside the passage it came from (folded until opened)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ import html
 import re
 
 from ..gating.calibration import as_judge_label
-from ..gating.records import ClaimRecord
-from ..gating.run_report import CaseRecord
-from ..judges.guard import locate
-from ..labels import LABEL_RANK, Label
+from ..gating.result import CaseResult, ClaimResult, ClaimStatus
+from ..labels import LABEL_RANK
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix
@@ -19,9 +17,9 @@ from .charts import label_mix
 _CHANGES = {"regression": "regressed from {old}", "improvement": "improved from {old}"}
 
 
-def highlight(passage: str, quote: str | None) -> str:
-    """The passage as HTML with the quote in ``<mark>``, found as the guard finds it."""
-    span = locate(quote, passage) if quote else None
+def highlight(passage: str, span: tuple[int, int] | None) -> str:
+    """The passage as HTML with the quote in ``<mark>``: its ``span``, where the guard found
+    it (:attr:`~pytest_citations.verdicts.Evidence.quote_span`), never searched for again."""
     if span is None:
         return html.escape(passage)
     start, end = span
@@ -34,52 +32,58 @@ def highlight(passage: str, quote: str | None) -> str:
     )
 
 
-def anchor(case: CaseRecord) -> str:
+def anchor(case: CaseResult) -> str:
     """The id of a case's section (``case-`` and its key, spaces made dashes)."""
     return "case-" + re.sub(r"\s", "-", case.key)
 
 
-def failed(claim: ClaimRecord) -> bool:
+def failed(claim: ClaimResult) -> bool:
     """The claim failed, or could not be checked: the "failing" filter shows it."""
     return bool(claim.failures or claim.unchecked or claim.problems)
 
 
-def _passage_for(claim: ClaimRecord, url: str) -> str | None:
-    """The passage the guard found the quote in, else the best one the judge saw."""
+def shown(claim: ClaimResult) -> str:
+    """A claim's label, or ``unchecked``."""
+    return claim.label.value if claim.label is not None else ClaimStatus.UNCHECKED.value
+
+
+def _passage_for(claim: ClaimResult, url: str) -> tuple[str, tuple[int, int] | None] | None:
+    """The passage the guard found the quote in and where in it, else the best passage the
+    judge saw (and no place)."""
     shown = claim.evidence_of(url)
     if shown is None or not shown.passages:
         return None
     number = shown.quote_passage
-    return shown.passages[number if number is not None else 0]
+    if number is None:
+        return shown.passages[0], None
+    return shown.passages[number], shown.quote_span
 
 
-def _rank(claim: ClaimRecord) -> tuple[int, int, int]:
-    contradicted = claim.label == Label.CONTRADICTED.value
-    try:
-        label_rank = LABEL_RANK[Label(claim.label)]
-    except ValueError:
-        label_rank = 99
+def _rank(claim: ClaimResult) -> tuple[int, int, int]:
+    contradicted = claim.label is not None and claim.label.value == "contradicted"
+    label_rank = LABEL_RANK[claim.label] if claim.label is not None else 99
     return (0 if failed(claim) else 1, 0 if contradicted else 1, -label_rank)
 
 
-def _evidence(claim: ClaimRecord, citation: CitationVerdict) -> str:
+def _evidence(claim: ClaimResult, citation: CitationVerdict) -> str:
     """The quote in view, and the passage it came from folded beneath it."""
     quote = citation.evidence_quote
-    passage = _passage_for(claim, citation.url)
+    found = _passage_for(claim, citation.url)
     shown = f'<p class="quote">{html.escape(quote)}</p>' if quote else ""
-    if passage is None:
+    if found is None:
         return shown
+    passage, span = found
     summary = "passage the quote came from" if quote else "best passage the judge saw"
-    body = highlight(passage, quote) if quote else html.escape(passage)
+    body = highlight(passage, span if quote else None)
     return (
         f'{shown}<details class="passage"><summary>{summary}</summary>'
         f"<blockquote>{body}</blockquote></details>"
     )
 
 
-def _citation_html(claim: ClaimRecord, citation: CitationVerdict) -> str:
+def _citation_html(claim: ClaimResult, citation: CitationVerdict) -> str:
     url = strip_controls(citation.url)
-    label = citation.label.value
+    label = claim.shown_label(citation)
     meta = [f"confidence {citation.confidence:.2f}"]
     if citation.reason:
         meta.append(f"reason {citation.reason}")
@@ -101,12 +105,12 @@ def _citation_html(claim: ClaimRecord, citation: CitationVerdict) -> str:
     )
 
 
-def _tags(claim: ClaimRecord, calibrated: bool) -> tuple[str, bool]:
+def _tags(claim: ClaimResult, calibrated: bool) -> tuple[str, bool]:
     """The human label beside the judge's (when calibration ran) and the change against
     the baseline; and whether judge and human disagree."""
     tags, disagrees = "", False
-    if calibrated and claim.expect:
-        disagrees = as_judge_label(claim.label) != claim.expect
+    if calibrated and claim.expect and claim.label is not None:
+        disagrees = as_judge_label(claim.label.value) != claim.expect
         sign = "≠ judge" if disagrees else "= judge"
         tags += (
             f'<span class="expect {"disagree" if disagrees else "agree"}" '
@@ -120,10 +124,10 @@ def _tags(claim: ClaimRecord, calibrated: bool) -> tuple[str, bool]:
     return tags, disagrees
 
 
-def _claim_html(claim: ClaimRecord, calibrated: bool) -> str:
-    label = claim.label
+def _claim_html(claim: ClaimResult, calibrated: bool) -> str:
+    label = shown(claim)
     failures = [
-        *claim.failures,
+        *(str(failure) for failure in claim.failures),
         *(f"could not be checked: {line}" for line in claim.unchecked),
         *(f"not checked: {problem}" for problem in claim.problems),
     ]
@@ -148,29 +152,28 @@ def _claim_html(claim: ClaimRecord, calibrated: bool) -> str:
         f'<article class="{classes}" data-label="{html.escape(label)}" '
         f'id="{html.escape(claim.nodeid)}"><div class="claim-head">'
         f'<span class="badge {html.escape(label)}">{html.escape(label)}</span>{tags}'
-        f'<span class="claim-text">{html.escape(claim.claim)}</span></div>'
+        f'<span class="claim-text">{html.escape(claim.text)}</span></div>'
         f'<div class="meta">{html.escape(claim.nodeid)}</div>'
         f'{failure_list}{notes}<div class="citations">{citations}</div></article>'
     )
 
 
-def case_html(case: CaseRecord, calibrated: bool) -> str:
+def case_html(case: CaseResult, calibrated: bool) -> str:
     """One case's section: its question, precision, label mix and release decision, then
     its claims, failing and contradicted ones first."""
-    outcome = case.outcome
     badge = ""
-    if outcome is not None:
-        reasons = outcome.failures or outcome.incomplete
+    if case.decision is not None:
+        reasons = [str(failure) for failure in case.failures] or list(case.incomplete)
         why = f" ({reasons[0]})" if reasons else ""
         badge = (
-            f'<div class="decision {html.escape(outcome.decision)}">release decision: '
-            f"{html.escape(outcome.decision)}{html.escape(why)}</div>"
+            f'<div class="decision {html.escape(case.decision)}">release decision: '
+            f"{html.escape(case.decision)}{html.escape(why)}</div>"
         )
     claims = sorted(case.claims, key=_rank)
-    question = case.question
+    question = case.info.question
     return (
         f'<section class="case" id="{html.escape(anchor(case))}"><div class="case-head">'
-        f"<h2>{html.escape(case.file)} :: {html.escape(case.case_id)}</h2>"
+        f"<h2>{html.escape(case.info.file)} :: {html.escape(case.info.case)}</h2>"
         f"{label_mix(case.label_counts(), case.key)}</div>"
         + (f'<div class="question">{html.escape(question)}</div>' if question else "")
         + f'<div class="meta">citation precision {case.precision.fraction()}</div>{badge}'

@@ -1,11 +1,12 @@
 """The HTML report's drift section (``--citations-drift``): how many citations each drift
 status holds, the decision of the policy, what the check cost against a full re-record,
 and each citation that drifted, with its old and new label and the passage diff folded
-beneath. Built from the JSON-ready drift data (``RunReport.drift``); all text escaped."""
+beneath. Built from the JSON-ready drift data (``RunResult.drift``); all text escaped."""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import Any
 
 from ..sanitize import strip_controls
@@ -39,7 +40,7 @@ def _citation(citation: dict[str, Any]) -> str:
     )
 
 
-def drift_section(drift: dict[str, Any]) -> str:
+def drift_section(drift: Mapping[str, Any]) -> str:
     """The section, or a line saying why the check could not run."""
     if "error" in drift:
         return (

@@ -8,8 +8,8 @@ import html
 from collections.abc import Iterable, Mapping
 
 from ..gating.calibration import Agreement
-from ..gating.records import ClaimRecord
-from ..gating.run_report import LABEL_ORDER, CaseRecord, RunReport
+from ..gating.result import COUNTED, CaseResult, ClaimResult
+from ..gating.run_result import RunResult
 from ..precision import Precision
 from .charts import colour, heatmap, label_mix, legend
 from .html_cases import anchor, failed
@@ -77,9 +77,9 @@ def _against(now: Precision, before: Precision | None) -> str:
     )
 
 
-def _changes(claims: Iterable[ClaimRecord], *, quiet: bool = False, prefix: str = "") -> str:
+def _changes(claims: Iterable[ClaimResult], *, quiet: bool = False, prefix: str = "") -> str:
     """How many claims regressed, improved or are new against the baseline."""
-    kinds = [claim.baseline.kind for claim in claims if claim.baseline is not None]
+    kinds = [claim.baseline.kind.value for claim in claims if claim.baseline is not None]
     counts = [(kinds.count(kind), shown) for kind, shown in _CHANGE_WORDS]
     said = ", ".join(f"{count} {shown}" for count, shown in counts if count)
     if not kinds or (quiet and not said):
@@ -87,18 +87,24 @@ def _changes(claims: Iterable[ClaimRecord], *, quiet: bool = False, prefix: str 
     return f'<div class="changes">{prefix}{said or "no claim changed"}</div>'
 
 
-def _baselined(report: RunReport, info: RunInfo) -> bool:
-    return info.baseline is not None or any(c.baseline is not None for c in report.claims)
+def _baselined(result: RunResult) -> bool:
+    return result.baseline is not None or any(c.baseline is not None for c in result.claims)
 
 
-def cards(report: RunReport, info: RunInfo) -> str:
+def _checked(count: int, unchecked: int, noun: str) -> str:
+    """``3 of 4 citations``, and how many could not be checked."""
+    return f" ({count} of {count + unchecked} {noun} checked)" if unchecked else ""
+
+
+def cards(result: RunResult, info: RunInfo) -> str:
     """The run's figures: precision (against the baseline), supported share, claims, cost."""
-    precision, share, usage = report.precision, report.share, report.usage
-    keys = [case.key for case in report.cases]
-    before = info.baseline.precision(keys) if info.baseline is not None else None
-    failing = sum(1 for claim in report.claims if failed(claim))
+    precision, share, usage = result.precision, result.share, result.usage
+    keys = [case.key for case in result.cases]
+    before = result.baseline.precision(keys) if result.baseline is not None else None
+    failing = sum(1 for claim in result.claims if failed(claim))
     saved = f"; a replay saved {usage.replayed_credits:g} credits" if usage.replayed_crawls else ""
-    changes = _changes(report.claims, prefix="against the baseline: ")
+    changes = _changes(result.claims, prefix="against the baseline: ")
+    citations = _checked(precision.total, precision.unchecked, "citations")
     return (
         '<div class="cards">'
         + "".join(
@@ -106,7 +112,7 @@ def cards(report: RunReport, info: RunInfo) -> str:
                 _card(
                     "citation precision",
                     _number(precision.citation),
-                    f"{precision.supported} of {precision.total} citations supported",
+                    f"{precision.supported} of {precision.total} citations supported{citations}",
                     "citation_precision",
                     _against(precision, before),
                 ),
@@ -119,13 +125,14 @@ def cards(report: RunReport, info: RunInfo) -> str:
                 _card(
                     "fully supported claims",
                     _number(share.value),
-                    f"{share.supported} of {share.total} claims",
+                    f"{share.supported} of {share.total} claims"
+                    + _checked(share.total, share.unchecked, "claims"),
                     "supported_share",
                 ),
                 _card(
                     "claims",
-                    str(len(report.claims)),
-                    f"in {len(report.cases)} cases; {failing} failing",
+                    str(len(result.claims)),
+                    f"in {len(result.cases)} cases; {failing} failing",
                     "claims",
                     changes,
                 ),
@@ -142,53 +149,53 @@ def cards(report: RunReport, info: RunInfo) -> str:
     )
 
 
-def _row(case: CaseRecord, info: RunInfo, baselined: bool) -> str:
+def _row(case: CaseResult, result: RunResult, baselined: bool) -> str:
     counts = case.label_counts()
     precision = case.precision
-    outcome = case.outcome.decision if case.outcome is not None else ""
+    outcome = case.decision or ""
     cells = [
         f'<th scope="row"><a href="#{html.escape(anchor(case))}"><b>'
-        f"{html.escape(case.case_id)}</b><span>{html.escape(case.file)}</span></a></th>",
+        f"{html.escape(case.info.case)}</b><span>{html.escape(case.info.file)}</span></a></th>",
         f'<td><span class="pill {html.escape(outcome)}">{html.escape(outcome or "—")}</span></td>',
         f'<td class="num">{len(case.claims)}</td>',
         *(
             f'<td class="num{" zero" if not counts[label] else ""}">{counts[label]}</td>'
-            for label in LABEL_ORDER
+            for label in COUNTED
         ),
         f'<td class="bar">{label_mix(counts, case.key)}</td>',
         f'<td class="num">{html.escape(precision.fraction())}</td>',
         f'<td class="num">{html.escape(precision.reachable_fraction())}</td>',
     ]
     if baselined:
-        before = info.baseline.precision([case.key]) if info.baseline is not None else None
+        before = result.baseline.precision([case.key]) if result.baseline is not None else None
         shown = _against(precision, before) + _changes(case.claims, quiet=True)
         cells.append(f'<td class="baseline">{shown}</td>')
     return f'<tr data-case="{html.escape(case.key)}">{"".join(cells)}</tr>'
 
 
-def case_table(report: RunReport, info: RunInfo, counts: Mapping[str, int]) -> str:
-    """The terminal's per-case table: claims, claim labels, precision, reachable precision;
-    with a label-mix bar per case, and the run (``counts``: its claims per label) in the last
-    row."""
-    baselined = _baselined(report, info)
+def case_table(result: RunResult, counts: Mapping[str, int]) -> str:
+    """The terminal's per-case table: claims, claim labels and unchecked claims, precision,
+    reachable precision; with a label-mix bar per case, and the run (``counts``: its claims
+    per label) in the last row."""
+    baselined = _baselined(result)
     header = "".join(
         [
             *(f'<th scope="col">{name}</th>' for name in ("case", "decision", "claims")),
             *(
                 f'<th scope="col" class="label-col" title="{label} claims"><span>'
                 f'<i class="swatch" style="background:{colour(label)}"></i>{label}</span></th>'
-                for label in LABEL_ORDER
+                for label in COUNTED
             ),
             *(f'<th scope="col">{name}</th>' for name in ("label mix", "precision", "reachable")),
             '<th scope="col">against the baseline</th>' if baselined else "",
         ]
     )
-    rows = "".join(_row(case, info, baselined) for case in report.cases)
-    precision = report.precision
+    rows = "".join(_row(case, result, baselined) for case in result.cases)
+    precision = result.precision
     total = [
         '<th scope="row">all cases</th><td></td>',
-        f'<td class="num">{len(report.claims)}</td>',
-        *(f'<td class="num">{counts[label]}</td>' for label in LABEL_ORDER),
+        f'<td class="num">{len(result.claims)}</td>',
+        *(f'<td class="num">{counts[label]}</td>' for label in COUNTED),
         f'<td class="bar">{label_mix(counts, "the run")}</td>',
         f'<td class="num">{html.escape(precision.fraction())}</td>',
         f'<td class="num">{html.escape(precision.reachable_fraction())}</td>',

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import html
 
+from ..gating.comparison import CaseDiff, ClaimDiff, RunComparison
 from ..gating.regression_lines import headline
-from ..gating.regressions import CaseDiff, Comparison, Regression
 from ..sanitize import strip_controls
 
 
@@ -15,7 +15,7 @@ def _text(value: object) -> str:
     return html.escape(strip_controls(str(value)))
 
 
-def _change(change: Regression) -> str:
+def _change(change: ClaimDiff) -> str:
     failing = ' <b class="regressed">regressed</b>' if change.regressed else ""
     labels = f"{change.before or '—'} → {change.after or '—'}"
     sides: tuple[tuple[str, str | None], ...] = (
@@ -32,7 +32,8 @@ def _change(change: Regression) -> str:
     failing_flag = str(change.regressed).lower()
     return (
         f'<li data-kind="{_text(change.kind.value)}" data-regressed="{failing_flag}">'
-        f"<code>{_text(change.claim)}</code> {_text(change.kind.value)}: {_text(labels)}{failing}"
+        f"<code>{_text(change.where.name)}</code> {_text(change.kind.value)}: {_text(labels)}"
+        f"{failing}"
         f"{texts}</li>"
     )
 
@@ -58,7 +59,7 @@ def _row(case: CaseDiff) -> str:
     )
 
 
-def regressions_section(comparison: Comparison) -> str:
+def regressions_section(comparison: RunComparison) -> str:
     """The section, with every case that changed against the base."""
     rows = "".join(_row(case) for case in comparison.cases if case.changed)
     table = (

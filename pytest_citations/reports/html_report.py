@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
-from pathlib import Path
 
-from ..atomic import write_atomically
 from ..gating.calibration import as_judge_label
-from ..gating.decisions import RunDecision
-from ..gating.release import release_of
-from ..gating.run_report import RunReport
-from ..labels import Label
+from ..gating.result import COUNTED
+from ..gating.run_result import RunResult
 from ..sanitize import strip_controls
 from .html_assets import SCRIPT, STYLE
 from .html_cases import case_html, failed, highlight
@@ -30,12 +26,12 @@ from .info import RunInfo
 TITLE = "pytest-citations report"
 
 
-def _filters(report: RunReport, counts: Mapping[str, int], calibrated: bool) -> tuple[str, int]:
-    """The label filter's buttons (``counts``: the run's claims per label), and how many
-    claims there are."""
-    labels = [label.value for label in Label]
+def _filters(result: RunResult, counts: Mapping[str, int], calibrated: bool) -> tuple[str, int]:
+    """The label filter's buttons (``counts``: the run's claims per label, and unchecked),
+    and how many claims there are."""
+    labels = list(COUNTED)
     total = sum(counts.values())
-    failing = sum(1 for claim in report.claims if failed(claim))
+    failing = sum(1 for claim in result.claims if failed(claim))
 
     def button(label: str, shown: str, pressed: bool) -> str:
         state = "true" if pressed else "false"
@@ -51,15 +47,17 @@ def _filters(report: RunReport, counts: Mapping[str, int], calibrated: bool) -> 
     if calibrated:
         disagree = sum(
             1
-            for claim in report.claims
-            if claim.expect and claim.expect != as_judge_label(claim.label)
+            for claim in result.claims
+            if claim.expect
+            and claim.label is not None
+            and claim.expect != as_judge_label(claim.label.value)
         )
         buttons.append(button("disagree", f"judge ≠ human ({disagree})", False))
     return "".join(buttons), total
 
 
-def _header(report: RunReport, decision: RunDecision, info: RunInfo, title: str) -> str:
-    release = release_of(report, decision)
+def _header(result: RunResult, info: RunInfo, title: str) -> str:
+    release = result.release
     final = release.line or ""
     shown = release.verdict.value if release.verdict is not None else ""
     verdict = f'<span class="verdict {shown}">{shown}</span>' if shown else ""
@@ -71,38 +69,32 @@ def _header(report: RunReport, decision: RunDecision, info: RunInfo, title: str)
     )
 
 
-def render_html(
-    report: RunReport, decision: RunDecision, info: RunInfo | None = None, title: str = TITLE
-) -> str:
-    """The whole page. Page text is shown without control sequences (the records were
+def render(result: RunResult, info: RunInfo | None = None, title: str = TITLE) -> str:
+    """The whole page. Page text is shown without control sequences (the results were
     cleaned where they were made; these lines are built from them)."""
     info = info or RunInfo()
-    calibrated = info.agreement is not None
+    calibrated = result.agreement is not None
     cases = sorted(
-        report.cases,
-        key=lambda case: (
-            0 if case.outcome is not None and case.outcome.decision == "fail" else 1,
-            case.file,
-            case.case_id,
-        ),
+        result.cases,
+        key=lambda case: (0 if case.decision == "fail" else 1, case.info.file, case.info.case),
     )
-    counts = report.label_counts()
-    buttons, total = _filters(report, counts, calibrated)
+    counts = result.label_counts()
+    buttons, total = _filters(result, counts, calibrated)
     overview = (
         '<section class="overview" id="overview"><h2>Overview</h2>'
-        + cards(report, info)
+        + cards(result, info)
         + run_mix(counts)
-        + case_table(report, info, counts)
+        + case_table(result, counts)
         + "</section>"
-        + (regressions_section(info.comparison) if info.comparison is not None else "")
-        + (calibration(info.agreement) if info.agreement is not None else "")
-        + (drift_section(report.drift) if report.drift is not None else "")
+        + (regressions_section(result.comparison) if result.comparison is not None else "")
+        + (calibration(result.agreement) if result.agreement is not None else "")
+        + (drift_section(result.drift) if result.drift is not None else "")
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-        + _header(report, decision, info, title)
+        + _header(result, info, title)
         + "<main>"
         + overview
         + '<div class="claims-head"><h2>Claims</h2>'
@@ -114,9 +106,4 @@ def render_html(
     )
 
 
-def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
-    """Write the self-contained HTML report to ``path``, atomically."""
-    write_atomically(path, render_html(report, decision, info))
-
-
-__all__ = ["TITLE", "highlight", "render_html", "write"]
+__all__ = ["TITLE", "highlight", "render"]

@@ -1,27 +1,32 @@
-"""The JSON report read back (what :mod:`.json_report` wrote) into the typed results it was
-written from: the claim records and case decisions of a :class:`RunReport`, with what was
-not verified or did not run and what the run spent, and the run's metadata and gates. What
-``pytest-citations merge`` decides a run from: the decisions a report states are read only
-to be held against those its claims make (:mod:`~pytest_citations.gating.redecision`), and
-every value is checked to be one a run writes (labels, counts, criteria)."""
+"""The JSON report read back (what :mod:`.json_report` wrote) into the typed values it was
+written from: each case as the report states it (its claims, its decision), what was not
+verified or did not run and what the run spent (the :class:`~pytest_citations.gating.build.Findings`
+besides the cases), and the run's metadata and gates. What ``pytest-citations merge``
+decides a run from: the decisions a report states are read only to be held against those
+its claims make (:mod:`~pytest_citations.gating.redecision`), and every value is checked to
+be one a run writes (labels, counts, criteria). A report of another shape (another
+``run.report_version``) is refused, naming the version that wrote it."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import CitationsError
-from ..gating.conclusion import RunGates
-from ..gating.criteria import Decision, checked_criteria
-from ..gating.records import CaseInfo, CaseOutcome, ClaimRecord
-from ..gating.run_report import RunReport
+from ..gating.build import Findings
+from ..gating.criteria import Decision
+from ..gating.redecision import StatedCase
+from ..gating.result import Location
+from ..gating.run_result import FileError, RunGates
+from ..gating.serial import claim_from_dict, info_from_dict
 from ..gating.shards import ShardReport
 from ..precision import Precision
 from ..usage import Spending, SpendPlan, Usage, amounts
 from .info import RunInfo
+from .json_report import REPORT_VERSION
 
 
 @dataclass(frozen=True)
@@ -29,8 +34,14 @@ class ReadReport:
     """One JSON report, read back."""
 
     name: str
-    report: RunReport
+    #: Each case as the report states it.
+    cases: tuple[StatedCase, ...]
+    #: What else it found: the files not verified, the items skipped or left out, what it
+    #: spent, the cassettes it left unwritten.
+    found: Findings
     info: RunInfo
+    #: What the run was asked to meet (``run.gates``).
+    gates: RunGates
     #: ``run.shard`` of a shard's report (None for a run that was not sharded).
     shard: ShardReport | None
     #: The stored precision of each case a baseline held (``cases[].baseline``), and the
@@ -44,7 +55,7 @@ class ReadReport:
         gate, the baseline, and ``run.identity`` (the case files, the cassettes, the
         settings that change what the checks find)."""
         info = self.info
-        gates = info.gates.to_dict()
+        gates = self.gates.to_dict()
         return {
             "plugin_version": info.plugin_version,
             "judge": info.judge,
@@ -69,60 +80,41 @@ class _Budget:
 
 def _counts(data: Mapping[str, Any]) -> Precision:
     counts = data["counts"]
-    return Precision.counted(counts["supported"], counts["citations"], counts["reachable"])
+    return Precision.counted(
+        counts["supported"], counts["citations"], counts["reachable"], counts["unchecked"]
+    )
 
 
-def _case_info(data: Mapping[str, Any]) -> CaseInfo:
-    """The case as its report names it, its own criteria checked (a claim's copy of them
-    is not read: every claim of the case takes this one)."""
-    own = data.get("criteria") or {}
-    if not isinstance(own, Mapping):
-        raise ValueError(f"the criteria of {data['file']}::{data['id']} are not an object")
-    minimum = checked_criteria({"min_precision": data.get("min_precision")})["min_precision"]
-    return CaseInfo(str(data["file"]), str(data["id"]), data.get("question"), minimum,
-                    checked_criteria(own))  # fmt: skip
-
-
-def _add_case(report: RunReport, data: Mapping[str, Any]) -> None:
-    info = _case_info(data)
-    for claim in data.get("claims") or ():
-        record = replace(ClaimRecord.from_dict(claim), info=info)
-        if not record.nodeid.startswith(f"{info.key}::"):
-            raise ValueError(f"the claim {record.nodeid} is not one of {info.key}")
-        report.add_claim(record)
+def _stated(data: Mapping[str, Any]) -> StatedCase:
+    """A case as its report states it: its own fields (a claim's copy of them is not read),
+    its claims, and its decision."""
+    info = info_from_dict(data)
+    claims = tuple(claim_from_dict(claim, info.file, info.case) for claim in data["claims"])
     release = data.get("release") or {}
-    if release.get("decision"):
-        report.add_case(CaseOutcome(
-            info,
-            Decision(release["decision"]),
-            _counts(data),
-            tuple(release.get("failures") or ()),
-            tuple(release.get("incomplete") or ()),
-            Decision(data.get("precision_item") or Decision.PASS),
-        ))  # fmt: skip
+    decision = Decision(release["decision"]) if release.get("decision") else None
+    item = Decision(data["precision_item"]) if data.get("precision_item") else None
+    return StatedCase(info, claims, decision, _counts(data), item)
 
 
-def _run_report(data: Mapping[str, Any]) -> RunReport:
-    report = RunReport()
-    for case in data["cases"]:
-        _add_case(report, case)
-    summary = data["summary"]
-    report.usage = Usage.from_dict(summary.get("usage") or {})
+def _found(summary: Mapping[str, Any]) -> Findings:
+    found = Findings(usage=Usage.from_dict(summary.get("usage") or {}))
     for file, why in (summary.get("not_verified") or {}).items():
-        report.add_file_error(str(file), str(why))
-    for nodeid in summary.get("skipped") or ():
-        report.add_skipped(str(nodeid))
-    report.deselected.update(str(nodeid) for nodeid in summary.get("deselected") or ())
-    report.add_cassette_notes(str(note) for note in summary.get("cassette_notes") or ())
+        collected = not str(why).startswith("not collected: ")
+        reason = str(why).removeprefix("not collected: ")
+        found.add_file_error(FileError(str(file), reason, collected))
+    for item in summary.get("skipped") or ():
+        found.add_skipped(Location.from_dict(item))
+    found.add_deselected(Location.from_dict(item) for item in summary.get("deselected") or ())
+    found.add_cassette_notes(str(note) for note in summary.get("cassette_notes") or ())
     plan = summary.get("plan")
     budget = summary.get("budget") or {}
-    report.spending = Spending(
+    found.spending = Spending(
         budget={str(name): float(value) for name, value in amounts(_Budget, budget).items()},
         record_variables=tuple(str(name) for name in summary.get("record_variables") or ()),
         plan=SpendPlan.from_dict(plan) if plan else None,
         holders=1,
     )
-    return report
+    return found
 
 
 def _info(run: Mapping[str, Any]) -> RunInfo:
@@ -135,7 +127,6 @@ def _info(run: Mapping[str, Any]) -> RunInfo:
         record_mode=str(run.get("record_mode") or ""),
         started=str(run.get("started") or ""),
         run_id=str(run.get("run_id") or ""),
-        gates=RunGates.from_dict(run.get("gates") or {}),
         identity=_identity(run.get("identity")),
     )
 
@@ -152,10 +143,11 @@ def _baseline(data: Mapping[str, Any]) -> tuple[dict[str, Precision], str] | Non
     if name is None:
         return None
     stored = {
-        f"{case['file']}::{case['id']}": Precision.counted(
+        info_from_dict(case).key: Precision.counted(
             case["baseline"]["supported"],
             case["baseline"]["citations"],
             case["baseline"]["reachable"],
+            case["baseline"]["unchecked"],
         )
         for case in data["cases"]
         if case.get("baseline")
@@ -174,14 +166,14 @@ def read_report(path: Path, name: str | None = None) -> ReadReport:
         raise CitationsError(f"cannot read the report {shown}: {error}") from None
     if not (isinstance(data, dict) and isinstance(data.get("cases"), list) and "run" in data):
         raise CitationsError(f"{shown} is not a pytest-citations JSON report (--citations-report)")
-    needs = ("gates", "identity")
-    if any(key not in data["run"] for key in needs) or any(
-        "counts" not in case for case in data["cases"]
-    ):
+    run = data["run"]
+    version = run.get("report_version") if isinstance(run, dict) else None
+    if version != REPORT_VERSION:
+        wrote = run.get("plugin_version") if isinstance(run, dict) else None
         raise CitationsError(
-            f"{shown} was written by a pytest-citations that does not record what a merge "
-            "needs (run.gates, run.identity, each case's counts): run the shards again with "
-            "this version"
+            f"{shown} was written by pytest-citations {wrote or 'of an earlier version'} "
+            f"(report version {version or 1}), whose reports this merge cannot read "
+            f"(version {REPORT_VERSION}): run the shards again with this version"
         )
     if data.get("drift") is not None:
         raise CitationsError(
@@ -189,9 +181,11 @@ def read_report(path: Path, name: str | None = None) -> ReadReport:
             "with pytest-citations drift, rather than in each shard"
         )
     try:
-        run = data["run"]
         shard = ShardReport.from_dict(shown, run["shard"]) if run.get("shard") else None
-        return ReadReport(shown, _run_report(data), _info(run), shard, _baseline(data))
+        cases = tuple(_stated(case) for case in data["cases"])
+        found = _found(data["summary"])
+        gates = RunGates.from_dict(run.get("gates") or {})
+        return ReadReport(shown, cases, found, _info(run), gates, shard, _baseline(data))
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as error:
         raise CitationsError(f"{shown} is not a complete pytest-citations JSON report ({error!r})"
                              ) from None  # fmt: skip

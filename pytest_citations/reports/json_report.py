@@ -4,51 +4,56 @@ run id, the gates it was asked to meet, its shard, release decision), a summary 
 figures and costs and of what was not verified or did not run, and, when they were
 measured, the judge's calibration, the precision of the baseline and the comparison with
 the base. It holds everything ``pytest-citations merge`` needs to decide a run again from
-shard reports (:mod:`.json_reader` reads it back)."""
+shard reports (:mod:`.json_reader` reads it back). A claim that could not be checked has
+``status: unchecked`` and no label; precision and share count what was checked, with the
+unchecked counted beside them."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-from ..atomic import write_atomically
 from ..gating.calibration import Agreement
-from ..gating.decisions import RunDecision
-from ..gating.release import release_of
-from ..gating.run_report import CaseRecord, RunReport
+from ..gating.result import CaseResult
+from ..gating.run_result import RunResult
+from ..gating.serial import claim_to_dict, info_to_dict
 from ..precision import Precision
 from .info import RunInfo
 
+#: The shape of the report: a reader of another version's report knows it by this.
+REPORT_VERSION = 2
 
-def _case(case: CaseRecord, info: RunInfo) -> dict[str, Any]:
+
+def _counts(precision: Precision) -> dict[str, int]:
+    return {
+        "supported": precision.supported,
+        "citations": precision.total,
+        "reachable": precision.reachable,
+        "unchecked": precision.unchecked,
+    }
+
+
+def _case(case: CaseResult, result: RunResult) -> dict[str, Any]:
     precision = case.precision
-    outcome = case.outcome
     found: dict[str, Any] = {
-        "file": case.file,
-        "id": case.case_id,
-        "question": case.question,
-        "min_precision": case.min_precision,
-        "criteria": dict(case.info.criteria),
+        **info_to_dict(case.info),
         "citation_precision": precision.citation,
         "reachable_precision": precision.reachable_precision,
         "supported_share": case.share.value,
-        "counts": {
-            "supported": precision.supported,
-            "citations": precision.total,
-            "reachable": precision.reachable,
-        },
+        "counts": _counts(precision),
+        "claims_checked": case.share.total,
+        "claims_unchecked": case.share.unchecked,
         "release": {
-            "decision": outcome.decision if outcome else None,
-            "failures": list(outcome.failures) if outcome else [],
-            "incomplete": list(outcome.incomplete) if outcome else [],
+            "decision": case.decision,
+            "failures": [str(failure) for failure in case.failures],
+            "incomplete": list(case.incomplete) if case.decision is not None else [],
         },
         # What the case's precision item reported (a merge writes it into JUnit).
-        "precision_item": outcome.item if outcome else None,
+        "precision_item": case.item,
     }
-    if info.baseline is not None:
-        found["baseline"] = _precision(info.baseline.precision([case.key]))
-    found["claims"] = [claim.to_dict() for claim in case.claims]
+    if result.baseline is not None:
+        found["baseline"] = _precision(result.baseline.precision([case.key]))
+    found["claims"] = [claim_to_dict(claim) for claim in case.claims]
     return found
 
 
@@ -59,9 +64,7 @@ def _precision(precision: Precision | None) -> dict[str, Any] | None:
     return {
         "citation_precision": precision.citation,
         "reachable_precision": precision.reachable_precision,
-        "supported": precision.supported,
-        "citations": precision.total,
-        "reachable": precision.reachable,
+        **_counts(precision),
     }
 
 
@@ -86,58 +89,61 @@ def calibration(agreement: Agreement) -> dict[str, Any]:
     }
 
 
-def _run(info: RunInfo, report: RunReport) -> dict[str, Any]:
+def _run(result: RunResult, info: RunInfo) -> dict[str, Any]:
     """The run's metadata, the embedders that chose its evidence beside the setting's."""
-    found = info.to_dict()
+    found = {"report_version": REPORT_VERSION, **info.to_dict()}
     if found.get("embedder") is not None:
-        found["embedder"] = {**found["embedder"], "chose": report.chosen_by()}
-    return found
+        found["embedder"] = {**found["embedder"], "chose": result.chosen_by()}
+    found["gates"] = result.gates.to_dict()
+    return {**found, "decision": result.release.verdict or None}
 
 
-def document(report: RunReport, decision: RunDecision, info: RunInfo) -> dict[str, Any]:
-    """The report as JSON-ready data."""
-    precision = report.precision
-    release = release_of(report, decision)
-    usage = report.usage
+def _summary(result: RunResult) -> dict[str, Any]:
+    precision, usage = result.precision, result.usage
     summary: dict[str, Any] = {
-        "cases": len(report.cases),
-        "claims": len(report.claims),
+        "cases": len(result.cases),
+        "claims": len(result.claims),
         "citations": precision.total,
         "supported": precision.supported,
         "reachable": precision.reachable,
+        "unchecked": precision.unchecked,
         "citation_precision": precision.citation,
         "reachable_precision": precision.reachable_precision,
-        "supported_share": report.share.value,
-        "release_decision": release.line,
+        "supported_share": result.share.value,
+        "claims_unchecked": result.share.unchecked,
+        "release_decision": result.release.line,
         "usage": {**usage.to_dict(), "credits_by_kind": usage.credits_by_kind()},
-        "budget": dict(report.spending.budget),
-        "not_verified": dict(sorted(report.file_errors.items())),
-        "skipped": sorted(report.skipped_items),
-        "deselected": sorted(report.deselected),
-        "cassette_notes": sorted(report.cassette_notes),
+        "budget": dict(result.spending.budget),
+        "not_verified": {error.file: error.reason for error in result.file_errors},
+        "skipped": [item.to_dict() for item in result.skipped],
+        "deselected": [item.to_dict() for item in result.deselected],
+        "cassette_notes": sorted(result.cassette_notes),
+        "record_variables": list(result.spending.record_variables),
     }
-    summary["record_variables"] = list(report.spending.record_variables)
-    if report.spending.plan is not None:
-        summary["plan"] = report.spending.plan.to_dict()
-    if info.baseline is not None:
-        stored = info.baseline.precision([case.key for case in report.cases])
-        summary["baseline_file"] = info.baseline.name
-        summary["baseline"] = _precision(stored)
-    found: dict[str, Any] = {
-        "run": {**_run(info, report), "decision": release.verdict or None},
-        "summary": summary,
-    }
-    if info.agreement is not None:
-        found["calibration"] = calibration(info.agreement)
-    if info.comparison is not None:
-        found["comparison"] = info.comparison.to_dict()
-    found["cases"] = [_case(case, info) for case in report.cases]
-    if report.drift is not None:
-        found["drift"] = report.drift
+    if result.spending.plan is not None:
+        summary["plan"] = result.spending.plan.to_dict()
+    if result.baseline is not None:
+        summary["baseline_file"] = result.baseline.name
+        summary["baseline"] = _precision(result.baseline.precision([c.key for c in result.cases]))
+    return summary
+
+
+def document(result: RunResult, info: RunInfo) -> dict[str, Any]:
+    """The report as JSON-ready data."""
+    found: dict[str, Any] = {"run": _run(result, info), "summary": _summary(result)}
+    if result.agreement is not None:
+        found["calibration"] = calibration(result.agreement)
+    if result.comparison is not None:
+        found["comparison"] = result.comparison.to_dict()
+    found["cases"] = [_case(case, result) for case in result.cases]
+    if result.drift is not None:
+        found["drift"] = dict(result.drift)
     return found
 
 
-def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
-    """Write the report as indented JSON with a trailing newline, atomically."""
-    text = json.dumps(document(report, decision, info), indent=2, ensure_ascii=False)
-    write_atomically(path, text + "\n")
+def render(result: RunResult, info: RunInfo) -> str:
+    """The report as indented JSON with a trailing newline."""
+    return json.dumps(document(result, info), indent=2, ensure_ascii=False) + "\n"
+
+
+__all__ = ["REPORT_VERSION", "calibration", "document", "render"]

@@ -1,39 +1,70 @@
-"""A JUnit XML file made from the run's records, for a run that pytest did not make in one
-piece: ``pytest-citations merge`` writes it from shard reports. One ``<testcase>`` per claim
-and per case's precision item, named as pytest's own ``--junitxml`` names them
-(``classname="cases.returns.yaml.returns-policy" name="claim-2"``), with the same flat
-properties (:mod:`.junit`), the case file and the claim's line; a failing claim or case is a
-``<failure>``, one that could not be checked an ``<error>``, an item that did not run
-``<skipped>``, a case file that could not be verified an ``<error>`` of its own. Times are
-not known from records: each is 0."""
+"""What JUnit XML shows of the run. Flat, readable properties a CI page shows as they are
+(:func:`claim_properties`, :func:`case_properties`): the plugin puts them on each case
+item's report, and pytest's ``--junitxml`` writes them. A claim that could not be checked
+has no label: its ``status`` says so, and a citation not checked shows ``unchecked``.
+
+And the whole file, made from the run's result, for a run that pytest did not make in one
+piece (:func:`render`): ``pytest-citations merge`` writes it from shard reports. One
+``<testcase>`` per claim and per case's precision item, named as pytest's own
+``--junitxml`` names them (``classname="cases.returns.yaml.returns-policy"
+name="claim-2"``), with the same properties, the case file and the claim's line; a failing
+claim or case is a ``<failure>``, one that could not be checked an ``<error>``, an item that
+did not run ``<skipped>``, a case file that could not be verified an ``<error>`` of its own.
+Times are not known from shard reports: each is 0."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
-from ..atomic import write_atomically
 from ..gating.criteria import Decision
-from ..gating.decisions import RunDecision
-from ..gating.run_report import RunReport
+from ..gating.result import CaseResult, ClaimResult, Location
+from ..gating.run_result import RunResult
 from ..sanitize import strip_controls
 from .info import RunInfo
-from .junit import case_properties, claim_properties
 
 
-def _names(nodeid: str) -> tuple[str, str]:
-    """(classname, name) of a node id, as pytest's junitxml makes them."""
-    parts = nodeid.split("::")
-    parts[0] = parts[0].replace("/", ".")
-    return ".".join(parts[:-1]), parts[-1]
+def claim_properties(claim: ClaimResult) -> list[tuple[str, object]]:
+    """``claim``, ``label`` (or ``status: unchecked``), then ``citation.1.url``,
+    ``citation.1.label``, ``.reason``, ``.quote``, ``.confidence`` per citation. The
+    passages the judge saw stay in the JSON report."""
+    properties: list[tuple[str, object]] = [("claim", claim.text)]
+    if claim.label is not None:
+        properties.append(("label", claim.label.value))
+    else:
+        properties.append(("status", claim.status.value))
+    for number, citation in enumerate(claim.citations, start=1):
+        properties += [
+            (f"citation.{number}.url", citation.url),
+            (f"citation.{number}.label", claim.shown_label(citation)),
+            (f"citation.{number}.reason", citation.reason or ""),
+            (f"citation.{number}.quote", " ".join((citation.evidence_quote or "").split())),
+            (f"citation.{number}.confidence", f"{citation.confidence:.2f}"),
+        ]
+    return properties
 
 
-def _testcase(suite: ET.Element, nodeid: str, file: str, line: int | None = None) -> ET.Element:
-    classname, name = _names(nodeid)
+def case_properties(case: CaseResult) -> list[tuple[str, object]]:
+    """``precision`` (supported/checked citations, and the unchecked when there are) and
+    ``decision``."""
+    precision = case.precision
+    shown = f"{precision.supported}/{precision.total}"
+    if precision.unchecked:
+        shown += f" ({precision.total} of {precision.total + precision.unchecked} checked)"
+    return [("precision", shown), ("decision", str(case.decision or "not decided"))]
+
+
+def _testcase(suite: ET.Element, classname: str, name: str, file: str, line: int) -> ET.Element:
     attributes = {"classname": classname, "name": name, "file": file, "time": "0.000"}
-    if line is not None:
+    if line:
         attributes["line"] = str(line)
     return ET.SubElement(suite, "testcase", attributes)
+
+
+def _item(suite: ET.Element, where: Location) -> ET.Element:
+    """An item's ``<testcase>``: its file's path with ``.`` for ``/``, then its case, as
+    pytest's junitxml names a node (``cases.x.yaml.case``, ``claim-2``)."""
+    classname = f"{where.file.replace('/', '.')}.{where.case}"
+    return _testcase(suite, classname, where.name, where.file, where.line)
 
 
 def _properties(case: ET.Element, properties: list[tuple[str, object]]) -> None:
@@ -42,10 +73,10 @@ def _properties(case: ET.Element, properties: list[tuple[str, object]]) -> None:
         ET.SubElement(found, "property", {"name": name, "value": strip_controls(str(value))})
 
 
-def _outcome(case: ET.Element, decision: Decision, reasons: tuple[str, ...]) -> str | None:
+def _outcome(case: ET.Element, decision: Decision | None, reasons: list[str]) -> str | None:
     """A ``<failure>`` or ``<error>`` under ``case`` for a decision other than pass; which
     one it was (None for a pass)."""
-    if decision is Decision.PASS:
+    if decision is None or decision is Decision.PASS:
         return None
     tag = "failure" if decision is Decision.FAIL else "error"
     said = "\n".join(strip_controls(reason) for reason in reasons)
@@ -54,37 +85,38 @@ def _outcome(case: ET.Element, decision: Decision, reasons: tuple[str, ...]) -> 
     return tag
 
 
-def _count(counts: dict[str, int], found: str | None) -> None:
-    counts["tests"] += 1
-    if found is not None:
-        counts[found] += 1
-
-
-def render(report: RunReport, name: str = "pytest-citations") -> str:
-    """The JUnit XML document of ``report``."""
+def render(result: RunResult, info: RunInfo | None = None, name: str = "pytest-citations") -> str:
+    """The JUnit XML document of the run."""
     suites = ET.Element("testsuites", {"name": "pytest tests"})
     suite = ET.SubElement(suites, "testsuite", {"name": name})
     counts = {"failure": 0, "error": 0, "skipped": 0, "tests": 0}
-    for case in report.cases:
+
+    def count(found: str | None) -> None:
+        counts["tests"] += 1
+        if found is not None:
+            counts[found] += 1
+
+    for case in result.cases:
         for claim in case.claims:
-            element = _testcase(suite, claim.nodeid, claim.file, claim.line)
+            element = _item(suite, claim.where)
             _properties(element, claim_properties(claim))
-            found = _outcome(element, claim.decision, (*claim.failures, *claim.unchecked))
-            _count(counts, found)
-        if case.outcome is not None:
-            outcome = case.outcome
-            element = _testcase(suite, f"{case.key}::precision", case.file)
-            _properties(element, case_properties(outcome))
-            found = _outcome(element, outcome.item, (*outcome.failures, *outcome.incomplete))
-            _count(counts, found)
-    for nodeid in report.skipped_items:
-        element = _testcase(suite, nodeid, nodeid.split("::", 1)[0])
+            reasons = [str(f) for f in claim.failures] + [str(u) for u in claim.unchecked]
+            count(_outcome(element, claim.decision, reasons))
+        if case.decision is not None:
+            element = _item(suite, case.info.item)
+            _properties(element, case_properties(case))
+            reasons = [str(f) for f in case.failures] + list(case.incomplete)
+            count(_outcome(element, case.item, reasons))
+    for item in result.skipped:
+        element = _item(suite, item)
         ET.SubElement(element, "skipped", {"message": "the case item did not run"})
-        _count(counts, "skipped")
-    for file, why in sorted(report.file_errors.items()):
-        element = _testcase(suite, f"{file}::", file)
-        ET.SubElement(element, "error", {"message": strip_controls(f"not verified: {why}")})
-        _count(counts, "error")
+        count("skipped")
+    for error in result.file_errors:
+        element = _testcase(suite, error.file.replace("/", "."), "", error.file, 0)
+        ET.SubElement(
+            element, "error", {"message": strip_controls(f"not verified: {error.reason}")}
+        )
+        count("error")
     suite.set("tests", str(counts["tests"]))
     suite.set("failures", str(counts["failure"]))
     suite.set("errors", str(counts["error"]))
@@ -94,9 +126,4 @@ def render(report: RunReport, name: str = "pytest-citations") -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
 
 
-def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
-    """Write the JUnit XML of ``report`` to ``path``, atomically."""
-    write_atomically(path, render(report))
-
-
-__all__ = ["render", "write"]
+__all__ = ["case_properties", "claim_properties", "render"]

@@ -12,17 +12,12 @@ note that says so and where the whole run is.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
-from ..atomic import write_atomically
 from ..gating.criteria import Decision
-from ..gating.decisions import RunDecision
-from ..gating.records import ClaimRecord
-from ..gating.release import release_of
-from ..gating.run_report import CaseRecord, RunReport
-from ..labels import Label, is_unchecked, unchecked_meaning
+from ..gating.result import CaseResult, ClaimResult
+from ..gating.run_result import RunResult
+from ..labels import Label
 from ..usage import Usage
-from .github import Regression, regressions_of
 from .info import RunInfo
 
 #: Entries a list shows before it says how many more there are.
@@ -48,25 +43,25 @@ def _row(cells: Iterable[object]) -> str:
     return "| " + " | ".join(str(cell) for cell in cells) + " |"
 
 
-def _case_row(case: CaseRecord) -> str:
+def _case_row(case: CaseResult) -> str:
     claims = case.claims
-    decision = case.outcome.decision.value if case.outcome is not None else "not decided"
+    decision = case.decision.value if case.decision is not None else "not decided"
     return _row([
         text(case.key),
         len(claims),
-        sum(claim.label == Label.SUPPORTED.value for claim in claims),
+        sum(claim.label is Label.SUPPORTED for claim in claims),
         sum(claim.decision is Decision.FAIL for claim in claims),
-        sum(claim.decision is Decision.INCOMPLETE for claim in claims),
+        sum(not claim.checked for claim in claims),
         case.precision.fraction(),
         decision,
     ])  # fmt: skip
 
 
-def case_table(report: RunReport) -> list[str]:
+def case_table(result: RunResult) -> list[str]:
     """One row per case: claims, fully supported, failing and unchecked claims, citation
     precision and the case's decision."""
     header = ["case", "claims", "supported", "failed", "unchecked", "precision", "decision"]
-    rows = [_case_row(case) for case in report.cases]
+    rows = [_case_row(case) for case in result.cases]
     return [_row(header), "| --- | ---: | ---: | ---: | ---: | ---: | --- |", *rows]
 
 
@@ -77,33 +72,33 @@ def _listed(entries: Sequence[str], where: str = "the JSON and HTML reports") ->
     return shown
 
 
-def _failed(claim: ClaimRecord) -> str:
-    why = "; ".join(claim.failures) or "it regressed against the baseline"
+def _failed(claim: ClaimResult) -> str:
+    why = "; ".join(str(failure) for failure in claim.failures)
+    label = claim.label.value if claim.label is not None else "unchecked"
     return (
-        f"{text(claim.nodeid)} (line {claim.line}, {claim.label}): "
-        f"“{text(claim.claim, MAX_CLAIM)}”: {text(why)}"
+        f"{text(claim.nodeid)} (line {claim.where.line}, {label}): "
+        f"“{text(claim.text, MAX_CLAIM)}”: {text(why)}"
     )
 
 
-def _unchecked(claim: ClaimRecord) -> str:
-    """Each citation of ``claim`` that could not be checked and why, in words, then the
-    claim's notes (a request missing from the recording, and the command that records it)."""
-    citations = [
-        f"{text(c.url)}: {text(c.reason)} ({text(unchecked_meaning(c.reason))})"
-        for c in claim.citations
-        if is_unchecked(c.reason)
+def _unchecked(claim: ClaimResult) -> str:
+    """Each citation of ``claim`` that could not be checked and why, in words (or the check
+    beyond its citations that could not run), then the claim's notes (a request missing
+    from the recording, and the command that records it)."""
+    cited = [
+        f"{text(u.url)}: {text(u.reason)} ({text(u.meaning)})" for u in claim.unchecked if u.url
     ]
-    if not citations:  # a check beyond its own citations (joint support, misattribution)
-        citations = [text(line) for line in claim.unchecked[:1]]
+    said = cited or [text(u) for u in claim.unchecked[:1]]
     notes = [f"\n  - {text(problem)}" for problem in claim.problems]
-    return f"{text(claim.nodeid)} (line {claim.line}): {'; '.join(citations)}{''.join(notes)}"
+    where = f"{text(claim.nodeid)} (line {claim.where.line})"
+    return f"{where}: {'; '.join(said)}{''.join(notes)}"
 
 
-def unchecked_entries(report: RunReport) -> list[str]:
-    """What could not be checked and why: citations, case files, items that did not run."""
-    entries = [_unchecked(c) for c in report.claims if c.decision is Decision.INCOMPLETE]
-    entries += [f"{text(file)}: {text(why)}" for file, why in report.file_errors.items()]
-    entries += [f"{text(nodeid)}: did not run (skipped)" for nodeid in report.skipped_items]
+def unchecked_entries(result: RunResult) -> list[str]:
+    """What could not be checked and why: claims, case files, items that did not run."""
+    entries = [_unchecked(claim) for claim in result.claims if not claim.checked]
+    entries += [f"{text(error.file)}: {text(error.reason)}" for error in result.file_errors]
+    entries += [f"{text(item.nodeid)}: did not run (skipped)" for item in result.skipped]
     return entries
 
 
@@ -129,37 +124,37 @@ def _section(title: str, lines: Sequence[str]) -> list[str]:
     return ["", f"### {title}", "", *lines] if lines else []
 
 
-def render(
-    report: RunReport,
-    decision: RunDecision,
-    info: RunInfo,
-    *,
-    regressions: Sequence[Regression] | None = None,
-) -> str:
-    """The Markdown of the run. ``regressions`` are the claims that got worse against the
-    base run (by default those of the run's comparison; none without one)."""
-    if regressions is None:
-        regressions = regressions_of(report, info)
-    release = release_of(report, decision)
+def _regressions(result: RunResult) -> list[str]:
+    """The claims that got worse against the base, and whether each fails the gate."""
+    comparison = result.comparison
+    if comparison is None:
+        return []
+    failing = {claim.nodeid for claim in result.claims if claim.decision is Decision.FAIL}
+    return [
+        f"{text(change.where.nodeid)} (line {change.where.line}): {text(change.summary)}"
+        + ("" if change.fails or change.where.nodeid in failing else " (does not fail the gate)")
+        for change in comparison.regressions
+    ]
+
+
+def render(result: RunResult, info: RunInfo) -> str:
+    """The Markdown of the run, within GitHub's limit of a step's summary."""
+    release = result.release
     verdict = release.verdict.value if release.verdict is not None else "nothing decided"
-    precision = report.precision
+    precision = result.precision
     lines = [f"## Citations: {verdict}", ""]
     lines += [f"**{text(release.line)}**"] if release.line else []
     lines += _listed([text(reason) for reason in release.reasons[1:]])
-    lines += ["", *case_table(report), ""]
+    lines += ["", *case_table(result), ""]
     lines.append(
         f"Citation precision {precision.fraction()} · reachable "
-        f"{precision.reachable_fraction()} · fully supported claims {report.share}"
+        f"{precision.reachable_fraction()} · fully supported claims {result.share}"
     )
-    failed = [claim for claim in report.claims if claim.decision is Decision.FAIL]
+    failed = [claim for claim in result.claims if claim.decision is Decision.FAIL]
     lines += _section("Claims that fail", _listed([_failed(claim) for claim in failed]))
-    lines += _section("Regressions against the base", _listed([
-        f"{text(found.nodeid)} (line {found.line}): {text(found.summary)}"
-        + ("" if found.fails else " (does not fail the gate)")
-        for found in regressions
-    ]))  # fmt: skip
-    lines += _section("Could not be checked", _listed(unchecked_entries(report)))
-    lines += _section("Costs", cost_lines(report.usage))
+    lines += _section("Regressions against the base", _listed(_regressions(result)))
+    lines += _section("Could not be checked", _listed(unchecked_entries(result)))
+    lines += _section("Costs", cost_lines(result.usage))
     html = dict(info.files).get("html")
     if html is not None:
         lines += ["", f"The HTML report, every claim with its evidence: {text(html)}"]
@@ -188,8 +183,3 @@ def capped(markdown: str, room: int, whole: Sequence[str] = ()) -> str:
         return ""
     kept = data[:budget].decode("utf-8", errors="ignore")
     return kept[: kept.rfind("\n") + 1] + note
-
-
-def write(path: Path, report: RunReport, decision: RunDecision, info: RunInfo) -> None:
-    """Write the Markdown of the run to ``path``, atomically."""
-    write_atomically(path, render(report, decision, info))

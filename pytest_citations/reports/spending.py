@@ -1,14 +1,14 @@
 """What a run was about to record and what its budget and its recordings left unchecked, as
 lines: the plan printed before a recording run spends anything, the claims its budget kept
 from being sent, and the claims new since the recording, each with the command that records
-them (naming the variables it needs, never a value). Pure functions of the typed report."""
+them (naming the variables it needs, never a value). Pure functions of the run's result."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..gating.records import ClaimRecord
-from ..gating.run_report import RunReport
+from ..gating.result import ClaimResult
+from ..gating.run_result import RunResult
 from ..pipeline.settings import BUDGETS
 from ..recording.layout import record_command
 from ..usage import Spending, SpendPlan, Usage
@@ -87,13 +87,13 @@ def _spent(usage: Usage, budget: Mapping[str, float]) -> str:
     return ", ".join(shown)
 
 
-def _command(spending: Spending, claims: Sequence[ClaimRecord]) -> str:
+def _command(spending: Spending, claims: Sequence[ClaimResult]) -> str:
     prefix = spending.file_prefix
-    files = dict.fromkeys(f"{prefix}{claim.file}" for claim in claims)
+    files = dict.fromkeys(f"{prefix}{claim.where.file}" for claim in claims)
     return record_command(spending.record_variables, list(files))
 
 
-def pending_lines(report: RunReport) -> list[str]:
+def pending_lines(report: RunResult) -> list[str]:
     """The claims the budget kept from being sent (each named), then how many claims are new
     since the recording, each group with the command that records it."""
     spending = report.spending

@@ -1,22 +1,25 @@
-"""The terminal summary as lines, built by pure functions from the typed report and the
-run's decision: the reporter only prints them (as syrupy's report does)."""
+"""The terminal summary as lines, built by a pure function of the run's result
+(:func:`summary_lines`): the reporter only prints them (as syrupy's report does)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..gating.criteria import Failure
-from ..gating.decisions import RunDecision
-from ..gating.release import FAIL, INCOMPLETE, PASS, release_of
-from ..gating.run_report import LABEL_ORDER, RunReport
+from ..gating.regression_lines import comparison_lines
+from ..gating.result import COUNTED
+from ..gating.run_result import FAIL, INCOMPLETE, PASS, RunResult
 from ..gating.shards import ShardPlan
+from ..labels import Label
 from ..usage import Usage
+from .info import RunInfo
 from .spending import pending_lines, plan_line
 
 _COLOURS = {FAIL: "red", INCOMPLETE: "yellow", PASS: "green"}
 #: Claim labels worth a note under "claims to look at".
 _NOTEWORTHY = frozenset({"contradicted", "uncited", "misattributed", "partial"})
+#: Citation labels worth a line in the summary even when nothing fails.
+UNVERIFIED = frozenset({Label.NOT_FOUND.value, Label.UNREACHABLE.value})
 
 
 @dataclass(frozen=True)
@@ -27,22 +30,20 @@ class Line:
     colour: str | None = None
 
 
-def table_lines(report: RunReport) -> list[str]:
-    """One row per case: claims, claim labels, precision, reachable precision."""
-    header = ["case", "claims", *LABEL_ORDER, "precision", "reachable"]
+def table_lines(result: RunResult) -> list[str]:
+    """One row per case: claims, claims per label and unchecked, precision, reachable
+    precision."""
+    header = ["case", "claims", *COUNTED, "precision", "reachable"]
     rows = [header]
-    for case in report.cases:
-        precision = case.precision
+    for case in result.cases:
         counts = case.label_counts()
-        rows.append(
-            [
-                case.key,
-                str(len(case.claims)),
-                *(str(counts[label]) for label in LABEL_ORDER),
-                precision.fraction(),
-                precision.reachable_fraction(),
-            ]
-        )
+        rows.append([
+            case.key,
+            str(len(case.claims)),
+            *(str(counts[label]) for label in COUNTED),
+            case.precision.fraction(),
+            case.precision.reachable_fraction(),
+        ])  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     return [
         "  ".join(
@@ -74,12 +75,13 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def _notes(report: RunReport) -> list[str]:
+def _notes(result: RunResult) -> list[str]:
     notes = []
-    for claim in report.claims:
-        if claim.label not in _NOTEWORTHY and not claim.joint_support:
+    for claim in result.claims:
+        label = claim.label.value if claim.label is not None else ""
+        if label not in _NOTEWORTHY and not claim.joint_support:
             continue
-        note = f"  {claim.nodeid}: {claim.label}"
+        note = f"  {claim.nodeid}: {label or 'unchecked'}"
         if claim.misattributed_to:
             note += f" (supported instead by {', '.join(claim.misattributed_to)})"
         if claim.joint_support:
@@ -88,43 +90,55 @@ def _notes(report: RunReport) -> list[str]:
     return notes
 
 
-def _disagreements(report: RunReport) -> list[Line]:
-    """The citations the judge could not agree on with itself: the majority label decided
-    them (ties to the stricter label), and a reader should know it was split."""
-    split = report.disagreements()
-    if not split:
-        return []
-    lines = [Line(""), Line(f"judge disagreed with itself on {_count(len(split), 'citation')}:")]
-    for nodeid, citation in split:
-        votes = ", ".join(vote.value for vote in citation.votes)
-        lines.append(Line(f"  {nodeid}: {citation.label.value} (votes {votes}) {citation.url}"))
+def _unverified(result: RunResult) -> list[str]:
+    """Every citation not found, unreachable, or not checked, and why."""
+    lines = []
+    for claim in result.claims:
+        for citation in claim.citations:
+            shown = claim.shown_label(citation)
+            if shown in UNVERIFIED or not claim.counted(citation):
+                reason = f" ({citation.reason})" if citation.reason else ""
+                lines.append(f"  {claim.nodeid}: {shown}{reason} {citation.url}")
     return lines
 
 
-def _gate_line(failure: Failure, min_precision: float | None, report: RunReport) -> Line:
-    if failure.criterion == "min_precision" and min_precision is not None:
+def _disagreements(result: RunResult) -> list[Line]:
+    """The citations the judge could not agree on with itself: the majority label decided
+    them (ties to the stricter label), and a reader should know it was split."""
+    split = result.disagreements()
+    if not split:
+        return []
+    lines = [Line(""), Line(f"judge disagreed with itself on {_count(len(split), 'citation')}:")]
+    for claim, citation in split:
+        votes = ", ".join(vote.value for vote in citation.votes)
+        lines.append(
+            Line(f"  {claim.nodeid}: {citation.label.value} (votes {votes}) {citation.url}")
+        )
+    return lines
+
+
+def _gate_line(failure: Failure, result: RunResult) -> Line:
+    minimum = result.gates.criteria.min_precision
+    if failure.criterion == "min_precision" and minimum is not None:
         text = (
-            f"FAIL Required citation precision of {min_precision:g} not reached: "
-            f"citation_precision={report.precision.fraction()}"
+            f"FAIL Required citation precision of {minimum:g} not reached: "
+            f"citation_precision={result.precision.fraction()}"
         )
         return Line(text, "red")
     return Line(f"FAIL {failure}", "red")
 
 
-def _findings(report: RunReport) -> list[Line]:
+def _findings(result: RunResult) -> list[Line]:
     """The per-case table, the citations not verified, the claims to look at, and the
     citations the judge could not agree on with itself."""
-    lines = [Line(text) for text in table_lines(report)]
-    unverified = report.unverified()
+    lines = [Line(text) for text in table_lines(result)]
+    unverified = _unverified(result)
     if unverified:
-        lines += [Line(""), Line("citations not verified:")]
-        for nodeid, citation in unverified:
-            reason = f" ({citation.reason})" if citation.reason else ""
-            lines.append(Line(f"  {nodeid}: {citation.label.value}{reason} {citation.url}"))
-    notes = _notes(report)
+        lines += [Line(""), Line("citations not verified:"), *(Line(t) for t in unverified)]
+    notes = _notes(result)
     if notes:
         lines += [Line(""), Line("claims to look at:"), *(Line(note) for note in notes)]
-    return lines + _disagreements(report)
+    return lines + _disagreements(result)
 
 
 def shard_line(plan: ShardPlan) -> str:
@@ -136,69 +150,70 @@ def shard_line(plan: ShardPlan) -> str:
     )
 
 
-def summary_lines(
-    report: RunReport,
-    decision: RunDecision,
-    *,
-    baseline: Sequence[str] = (),
-    comparison: Sequence[str] = (),
-    calibration: Sequence[str] = (),
-    report_path: str | None = None,
-    min_precision: float | None = None,
-    shard: ShardPlan | None = None,
-) -> list[Line]:
+def _measured(result: RunResult) -> list[Line]:
+    """The baseline, the comparison with the base and the judge's calibration, when the
+    run measured them."""
+    lines = []
+    baseline = result.baseline.reconciliation if result.baseline is not None else None
+    if baseline is not None:
+        fail_unused = result.gates.baseline_fail_unused
+        lines += [Line(text) for text in baseline.lines(fail_unused=fail_unused)]
+    if result.comparison is not None:
+        lines += [Line(""), *(Line(text) for text in comparison_lines(result.comparison))]
+    if result.agreement is not None:
+        lines += [Line(""), *(Line(text) for text in result.agreement.lines())]
+    return lines
+
+
+def summary_lines(result: RunResult, info: RunInfo) -> list[Line]:
     """Every line of the ``citations`` section, in order."""
-    lines = _findings(report)
+    lines = _findings(result)
     lines.append(Line(""))
-    lines += [Line(text) for text in report.precision.lines()]
-    lines.append(Line(f"supported_share={report.share}"))
-    lines.append(Line(usage_line(report.usage)))
-    plan = report.spending.plan
+    lines += [Line(text) for text in result.precision.lines()]
+    lines.append(Line(f"supported_share={result.share}"))
+    lines.append(Line(usage_line(result.usage)))
+    plan = result.spending.plan
     if plan is not None:
-        lines.append(Line(plan_line(plan, report.spending.budget)))
-    lines += [Line(text) for text in baseline]
-    if comparison:
-        lines += [Line(""), *(Line(text) for text in comparison)]
-    if calibration:
-        lines += [Line(""), *(Line(text) for text in calibration)]
-    release = release_of(report, decision)
+        lines.append(Line(plan_line(plan, result.spending.budget)))
+    lines += _measured(result)
+    release = result.release
     if release.verdict is not None:
         lines.append(Line(""))
         lines += [Line(text, _COLOURS[verdict]) for verdict, text in release.cases]
         lines.append(Line(release.line or "", _COLOURS[release.verdict]))
-    cases, claims = report.left_out()
+    cases, claims = result.left_out()
     if claims or cases:
         lines.append(Line(
             f"the selection (-m, -k, --deselect) left out {_count(cases, 'case')} "
             f"({_count(claims, 'claim')}): the decision above does not cover them"
         ))  # fmt: skip
-    if shard is not None:
-        lines.append(Line(shard_line(shard)))
-    if report_path is not None:
-        lines.append(Line(f"citations report: {report_path}"))
-    lines += [_gate_line(failure, min_precision, report) for failure in decision.failures]
-    lines += [Line(f"INCOMPLETE {failure}", "yellow") for failure in decision.undecided]
-    return lines + _next_steps(report)
+    if info.shard is not None:
+        lines.append(Line(shard_line(info.shard)))
+    report = dict(info.files).get("json")
+    if report is not None:
+        lines.append(Line(f"citations report: {report}"))
+    lines += [_gate_line(failure, result) for failure in result.decision.failures]
+    lines += [Line(f"INCOMPLETE {failure}", "yellow") for failure in result.decision.undecided]
+    return lines + _next_steps(result)
 
 
-def _next_steps(report: RunReport) -> list[Line]:
+def _next_steps(result: RunResult) -> list[Line]:
     """What the run left undone and how to finish it: cassettes it did not write, claims
     its budget kept from being sent or new since the recording, claims not checked."""
     lines = []
-    if report.cassette_notes:
+    if result.cassette_notes:
         lines += [
             Line(""),
             Line("cassettes not written (nothing of a failed or interrupted run is recorded):"),
-            *(Line(f"  {note}", "yellow") for note in report.cassette_notes),
+            *(Line(f"  {note}", "yellow") for note in result.cassette_notes),
         ]
-    pending = pending_lines(report)
+    pending = pending_lines(result)
     if pending:
         lines += [Line(""), *(Line(text, "yellow") for text in pending)]
-    unrecorded = {claim.nodeid for claim in report.claims if claim.unrecorded}
     # Claims that lack a recording have their next step above: the opt-out never counts them.
-    incomplete = [nodeid for nodeid in report.incomplete_claims() if nodeid not in unrecorded]
-    if incomplete:
-        count = len(incomplete)
+    unchecked = [c for c in result.claims if not c.checked and not c.unrecorded]
+    if unchecked:
+        count = len(unchecked)
         lines.append(
             Line(
                 f"{count} claim{'s' if count != 1 else ''} could not be checked (see the errors "
@@ -210,4 +225,4 @@ def _next_steps(report: RunReport) -> list[Line]:
     return lines
 
 
-__all__ = ["Line", "summary_lines", "table_lines"]
+__all__ = ["UNVERIFIED", "Line", "summary_lines", "table_lines", "usage_line"]

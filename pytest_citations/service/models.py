@@ -117,7 +117,7 @@ def request_schema(limits: Limits) -> dict[str, Any]:
     return schema
 
 
-class CitationVerdict(BaseModel):
+class UrlVerdict(BaseModel):
     """The verdict on one cited page. Every field is always sent; those that may be null
     say so (the OpenAPI document leaves nulls out of its examples)."""
 
@@ -180,7 +180,7 @@ class VerifyResponse(BaseModel):
 
     claim: str = Field(description="The claim as checked.")
     overall: Label = Field(description="The claim's label, from the labels of its pages.")
-    citations: list[CitationVerdict]
+    citations: list[UrlVerdict]
     problems: list[str] = Field(
         default_factory=list, description="Why some citations could not be checked at all."
     )

@@ -75,9 +75,10 @@ def test_a_figure_absent_from_the_evidence_fails_even_when_the_judge_says_suppor
     wrong = claims["cases/wrong.yaml::wrong::claim-1"]
     assert wrong["label"] == "supported"
     assert wrong["citations"][0]["evidence_quote"] == REPORT_SENTENCE
-    assert len(wrong["failures"]) == 1
-    assert "number_not_in_evidence" in wrong["failures"][0]
-    assert "'85%'" in wrong["failures"][0]
+    [failure] = wrong["failures"]
+    assert failure["criterion"] == "numbers_traceable"
+    assert "number_not_in_evidence" in failure["message"]
+    assert "'85%'" in failure["message"]
     assert claims["cases/right.yaml::right::claim-1"]["failures"] == []
 
 

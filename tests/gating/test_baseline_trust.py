@@ -15,8 +15,13 @@ from plugin_helpers import BOILING_URL, SUPPORTED_CLAIM, Citations, single_claim
 
 from pytest_citations.errors import CitationsError
 from pytest_citations.gating.base_report import load_base
-from pytest_citations.gating.baseline import Baseline, Change, side_by_side
+from pytest_citations.gating.baseline import Baseline
+from pytest_citations.gating.criteria import Decision
+from pytest_citations.gating.messages import side_by_side
+from pytest_citations.gating.result import BaselineChange, ClaimResult, ClaimStatus, Location
+from pytest_citations.labels import Label
 from pytest_citations.precision import Precision
+from pytest_citations.verdicts import CitationVerdict
 
 BASELINE = "baseline.json"
 NODE = "cases/water.yaml::water::claim-1"
@@ -110,8 +115,14 @@ def test_a_valid_baseline_still_loads_and_an_entry_without_reason_or_claim_is_fi
     path.write_text(json.dumps({"version": 1, "claims": {NODE: entry}}), encoding="utf-8")
 
     assert Baseline.load(path).entries == {NODE: entry}
-    regression = Change("regression", entry, {**good_entry(), "label": "not_found"})
-    assert side_by_side(regression).splitlines()[0] == "label: supported -> not_found"
+    regression = BaselineChange.of(Label.NOT_FOUND, entry)
+    now = CitationVerdict(BOILING_URL, Label.NOT_FOUND)
+    claim = ClaimResult(Location("cases/water.yaml", "water", "claim-1"), SUPPORTED_CLAIM,
+                        ClaimStatus.CHECKED, Label.NOT_FOUND, Decision.FAIL, (now,))  # fmt: skip
+    assert side_by_side(regression, claim).splitlines() == [
+        "label: supported -> not_found",
+        f"  {BOILING_URL}: supported -> not_found",
+    ]
 
 
 # -- a base whose numbers are no counts (issue 24) ---------------------------------------------

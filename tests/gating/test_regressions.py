@@ -1,12 +1,14 @@
 """A run against the base branch's result (``--citations-compare``), case by case, on the
 pure comparison: claims added, removed and changed, labels that changed, precision before and
 after; cases matched by key, then by question (a rephrased answer is the same case), then by
-id; which claims regressed (got worse); the two gates; and the base read from a JSON report or a
-baseline file."""
+id; which claims regressed (got worse); a claim unchecked on either side, which is not
+compared; the two gates, decided once; and the base read from a JSON report or a baseline
+file."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,28 +21,36 @@ from pytest_citations.gating.regressions import (
     CaseState,
     ChangeKind,
     ClaimState,
-    Comparison,
+    RunComparison,
     compare_runs,
 )
+from pytest_citations.gating.result import Location
 from pytest_citations.precision import Precision
 
 PASS, FAIL = Decision.PASS, Decision.FAIL
 
 
-def claim(case: str, n: int, text: str, label: str, decision: Decision | None = PASS) -> ClaimState:
-    return ClaimState(f"{case}::claim-{n}", f"claim-{n}", text, label, decision, line=10 + n)
+def where(key: str, n: int) -> Location:
+    file, _, case = key.rpartition("::")
+    return Location(file, case, f"claim-{n}", 10 + n, n)
+
+
+def claim(
+    case: str, n: int, text: str, label: str | None, decision: Decision | None = PASS
+) -> ClaimState:
+    return ClaimState(where(case, n), text, label, decision)
 
 
 def case(
     key: str,
     question: str | None,
-    *claims: tuple[str, str] | tuple[str, str, Decision | None],
-    precision: tuple[int, int] = (1, 2),
+    *claims: tuple[str, str | None] | tuple[str, str | None, Decision | None],
+    precision: tuple[int, int] | tuple[int, int, int] = (1, 2),
 ) -> CaseState:
     file, _, name = key.rpartition("::")
     states = tuple(claim(key, n, *spec) for n, spec in enumerate(claims, start=1))
-    supported, total = precision
-    return CaseState(file, name, question, states, Precision(supported, total, total))
+    supported, total, *unchecked = precision
+    return CaseState(file, name, question, states, Precision(supported, total, total, *unchecked))
 
 
 RETURNS = "cases/returns.yaml::returns"
@@ -56,19 +66,20 @@ BASE = (
 )  # fmt: skip
 
 
-def by_kind(comparison: Comparison) -> dict[str, list[tuple[str, str | None, str | None]]]:
+def by_kind(comparison: RunComparison) -> dict[str, list[tuple[str, str | None, str | None]]]:
     found: dict[str, list[tuple[str, str | None, str | None]]] = {}
     for change in comparison.changes:
-        found.setdefault(change.kind.value, []).append((change.claim, change.before, change.after))
+        said = (change.where.name, change.before, change.after)
+        found.setdefault(change.kind.value, []).append(said)
     return found
 
 
 def test_nothing_changed_is_no_change_and_no_regression() -> None:
-    comparison = compare_runs(BASE, BASE, base="base.json")
+    comparison = compare_runs(BASE, BASE, base="base.json", fail_on_regression=True, max_drop=0.0)
 
     assert comparison.changes == ()
     assert [c.matched_by for c in comparison.cases] == ["key", "key"]
-    assert comparison.failures(fail_on_regression=True, max_drop=0.0) == []
+    assert comparison.failures == comparison.undecided == ()
     assert comparison_lines(comparison) == [
         "Regressions against base.json: 0 claims regressed; no case changed; "
         "citation_precision 0.7500 (3/4) -> 0.7500 (3/4)"
@@ -85,18 +96,22 @@ def test_a_claim_whose_label_changed_to_failing_became_failing() -> None:
         BASE[1],
     )  # fmt: skip
 
-    comparison = compare_runs(BASE, now, base="base.json")
+    comparison = compare_runs(BASE, now, base="base.json", fail_on_regression=True)
 
     assert by_kind(comparison) == {"label": [("claim-1", "supported", "contradicted")]}
     [regression] = comparison.regressions
-    assert (regression.case, regression.nodeid, regression.line) == (
+    assert (regression.case, regression.where.nodeid, regression.where.line) == (
         RETURNS, f"{RETURNS}::claim-1", 11,
     )  # fmt: skip
-    assert [str(f) for f in comparison.failures(fail_on_regression=True, max_drop=None)] == [
+    # Whether a regression fails the run is decided once, on the regression itself.
+    assert regression.fails
+    assert [str(f) for f in comparison.failures] == [
         f"fail_on_regression: {RETURNS}::claim-1 regressed against base.json "
         "(supported -> contradicted)"
     ]
-    assert comparison.failures(fail_on_regression=False, max_drop=None) == []
+    shown_only = compare_runs(BASE, now, base="base.json", fail_on_regression=False)
+    assert [(r.regressed, r.fails) for r in shown_only.regressions] == [(True, False)]
+    assert shown_only.failures == ()
 
 
 def test_a_rephrased_answer_is_the_same_case_with_changed_claims_old_and_new_text() -> None:
@@ -166,7 +181,7 @@ def test_added_and_removed_claims_and_cases() -> None:
     }
     # A new failing claim in a case the base had is a regression; a supported one is not,
     # and neither is a new case's.
-    assert [r.claim for r in comparison.regressions] == ["claim-3"]
+    assert [r.where.name for r in comparison.regressions] == ["claim-3"]
     assert comparison_lines(comparison)[1:] == [
         f"  {BOILING}: removed (1 claim)",
         f"  {RETURNS}: citation precision 0.6667 (2/3) -> 0.6000 (3/5)",
@@ -185,7 +200,7 @@ def test_a_removed_claim_is_listed_with_its_text() -> None:
     comparison = compare_runs(BASE, now, base="base.json")
 
     [removed] = comparison.changes
-    assert (removed.kind, removed.claim, removed.before, removed.after) == (
+    assert (removed.kind, removed.where.name, removed.before, removed.after) == (
         ChangeKind.REMOVED, "claim-3", "not_found", None,
     )  # fmt: skip
     assert comparison_lines(comparison)[-2:] == [
@@ -219,23 +234,24 @@ def test_a_base_without_decisions_counts_a_worse_label_that_fails_as_a_regressio
 
     comparison = compare_runs(stored, now, base="baseline.json")
 
-    assert [r.claim for r in comparison.regressions] == ["claim-1"]
+    assert [r.where.name for r in comparison.regressions] == ["claim-1"]
 
 
 def test_the_precision_gate_fails_each_case_and_the_run_that_fell_by_more_than_x() -> None:
     now = (case(RETURNS, BASE[0].question, *[(c.text, c.label) for c in BASE[0].claims],
                 precision=(1, 3)), BASE[1])  # fmt: skip
 
-    comparison = compare_runs(BASE, now, base="base.json")
+    def failures(limit: float) -> list[str]:
+        return [str(f) for f in compare_runs(BASE, now, base="base.json", max_drop=limit).failures]
 
-    assert [str(f) for f in comparison.failures(fail_on_regression=False, max_drop=0.2)] == [
+    assert failures(0.2) == [
         f"max_precision_drop: {RETURNS}: citation precision fell by 0.3333 against base.json, "
         "from 0.6667 (2/3) to 0.3333 (1/3) (more than 0.2)",
         "max_precision_drop: the run: citation precision fell by 0.2500 against base.json, "
         "from 0.7500 (3/4) to 0.5000 (2/4) (more than 0.2)",
     ]
-    assert len(comparison.failures(fail_on_regression=False, max_drop=0.3)) == 1
-    assert comparison.failures(fail_on_regression=False, max_drop=0.5) == []
+    assert len(failures(0.3)) == 1
+    assert failures(0.5) == []
 
 
 def test_base_cases_out_of_scope_and_claims_left_out_are_not_removed() -> None:
@@ -274,14 +290,16 @@ def test_the_base_reads_a_json_report_and_a_baseline_file(tmp_path: Path) -> Non
     [from_report] = load_base(report)
     [from_baseline] = load_base(baseline)
 
+    claim_1 = Location("cases/returns.yaml", "returns", "claim-1", 7)
     assert from_report == CaseState(
         "cases/returns.yaml", "returns", "Q?",
-        (ClaimState(f"{RETURNS}::claim-1", "claim-1", "A.", "supported", PASS, 7),),
+        (ClaimState(claim_1, "A.", "supported", PASS),),
         Precision(1, 2, 2),
     )  # fmt: skip
     assert from_baseline == CaseState(
         "cases/returns.yaml", "returns", None,
-        (ClaimState(f"{RETURNS}::claim-1", "claim-1", "A.", "supported", None),),
+        (ClaimState(Location("cases/returns.yaml", "returns", "claim-1"), "A.", "supported",
+                    None),),
         Precision(1, 2, 1),
     )  # fmt: skip
 
@@ -314,16 +332,16 @@ def test_a_worse_label_that_still_passes_is_a_regression_and_a_better_one_is_not
 
     comparison = compare_runs(before, after, base="base.json")
 
-    assert [(r.claim, r.before, r.after) for r in comparison.regressions] == [
+    assert [(r.where.name, r.before, r.after) for r in comparison.regressions] == [
         ("claim-1", "supported", "partial"),
         ("claim-3", "partial", "not_found"),
     ]
-    assert [c.claim for c in comparison.changes] == ["claim-1", "claim-2", "claim-3"]
+    assert [c.where.name for c in comparison.changes] == ["claim-1", "claim-2", "claim-3"]
 
 
 def test_an_added_claim_regresses_unless_its_citations_support_it_or_it_is_general() -> None:
     before = (case(BOILING, None, ("A.", "supported")),)
-    general = ClaimState(f"{BOILING}::claim-4", "claim-4", "Enjoy.", "uncited", PASS, 9, True)
+    general = ClaimState(where(BOILING, 4), "Enjoy.", "uncited", PASS, True)
     after = (
         CaseState(
             "cases/boiling.yaml", "boiling", None,
@@ -335,41 +353,59 @@ def test_an_added_claim_regresses_unless_its_citations_support_it_or_it_is_gener
 
     comparison = compare_runs(before, after, base="base.json")
 
-    assert [(c.claim, c.regressed) for c in comparison.changes] == [
+    assert [(c.where.name, c.regressed) for c in comparison.changes] == [
         ("claim-2", False),
         ("claim-3", True),
         ("claim-4", False),
     ]
 
 
-def test_a_claim_that_could_not_be_checked_has_not_regressed() -> None:
-    before = (case(BOILING, None, ("A.", "supported")),)
-    after = (case(BOILING, None, ("A.", "not_found", Decision.INCOMPLETE)),)
+def test_a_claim_unchecked_on_either_side_is_not_compared() -> None:
+    """A claim that could not be checked was compared as a change of label
+    (``supported -> not_found``): it has no label, and nothing was compared."""
+    before = (case(BOILING, None, ("A.", "supported"), ("B.", None, Decision.INCOMPLETE)),)
+    after = (case(BOILING, None, ("A.", None, Decision.INCOMPLETE), ("B.", "contradicted", FAIL)),)
 
-    comparison = compare_runs(before, after, base="base.json")
+    comparison = compare_runs(before, after, base="base.json", fail_on_regression=True)
 
-    assert [c.kind for c in comparison.changes] == [ChangeKind.LABEL]
-    assert comparison.regressions == ()
+    assert by_kind(comparison) == {
+        "not_compared": [
+            ("claim-1", "supported", "unchecked"),
+            ("claim-2", "unchecked", "contradicted"),
+        ]
+    }
+    assert comparison.regressions == comparison.failures == ()
+    assert comparison_lines(comparison)[0].startswith(
+        "Regressions against base.json: 0 claims regressed, 2 not compared (unchecked); "
+    )
+    assert "    claim-1 not compared: supported -> unchecked" in comparison_lines(comparison)
 
 
 def test_a_precision_drop_that_unchecked_citations_could_undo_is_undecided_not_failed() -> None:
     """A fork's run replays: a new claim's citation is unchecked, so its case's precision
-    looks lower than it may be. The drop gate cannot be decided (incomplete), unless the
-    drop stands even with every unchecked citation supported."""
+    counts one citation fewer. The drop gate cannot be decided (incomplete), unless the drop
+    stands even with every unchecked citation supported, on either side."""
     now = (case(RETURNS, BASE[0].question, *[(c.text, c.label) for c in BASE[0].claims],
-                precision=(1, 3)), BASE[1])  # fmt: skip
-    comparison = compare_runs(BASE, now, base="base.json")
+                precision=(1, 3, 1)), BASE[1])  # fmt: skip
+    comparison = compare_runs(BASE, now, base="base.json", max_drop=0.2)
 
-    one_open = {RETURNS: 1}
-    assert comparison.failures(fail_on_regression=False, max_drop=0.2, unchecked=one_open) == []
-    assert [str(f) for f in comparison.undecided(0.2, one_open)] == [
+    assert comparison.failures == ()
+    assert [str(f) for f in comparison.undecided] == [
         f"max_precision_drop: {RETURNS}: citation precision fell by 0.3333 against base.json, "
-        "from 0.6667 (2/3) to 0.3333 (1/3) (more than 0.2) (undecided: citations unchecked)",
+        "from 0.6667 (2/3) to 0.3333 (1/3, 3 of 4 checked) (more than 0.2) (undecided: "
+        "citations unchecked)",
         "max_precision_drop: the run: citation precision fell by 0.2500 against base.json, "
-        "from 0.7500 (3/4) to 0.5000 (2/4) (more than 0.2) (undecided: citations unchecked)",
+        "from 0.7500 (3/4) to 0.5000 (2/4, 4 of 5 checked) (more than 0.2) (undecided: "
+        "citations unchecked)",
     ]
-    # Without open citations, or with none in the case that fell, the drops fail.
-    assert len(comparison.failures(fail_on_regression=False, max_drop=0.2, unchecked={})) == 2
-    elsewhere = {BASE[1].key: 1}
-    failed = comparison.failures(fail_on_regression=False, max_drop=0.2, unchecked=elsewhere)
-    assert [f.message.startswith(f"{RETURNS}: ") for f in failed] == [True]
+    # A drop the unchecked citations could not undo fails.
+    hopeless = (case(RETURNS, BASE[0].question, *[(c.text, c.label) for c in BASE[0].claims],
+                     precision=(0, 3, 1)), BASE[1])  # fmt: skip
+    failed = compare_runs(BASE, hopeless, base="base.json", max_drop=0.2)
+    assert [f.message.startswith(f"{RETURNS}: ") for f in failed.failures] == [True, False]
+    # The base's unchecked citations leave a drop undecided too.
+    open_base = (replace(BASE[0], precision=Precision(2, 3, 3, 1)), BASE[1])
+    assert compare_runs(open_base, BASE, base="base.json", max_drop=0.2).undecided == ()
+    fell = (case(RETURNS, BASE[0].question, *[(c.text, c.label) for c in BASE[0].claims],
+                 precision=(1, 3)), BASE[1])  # fmt: skip
+    assert len(compare_runs(open_base, fell, base="base.json", max_drop=0.3).undecided) == 1

@@ -90,19 +90,33 @@ def test_judge_down_makes_every_claim_an_error_not_a_pass(boiling: Citations) ->
     )
     result.stdout.fnmatch_lines(
         [
-            "cases/boiling.yaml::boiling-point: fully supported 0 of 2; release decision: "
-            "incomplete (claim-1, claim-2 could not be checked)",
+            "cases/boiling.yaml::boiling-point: fully supported 0 of 0 checked, 2 unchecked; "
+            "release decision: incomplete (claim-1, claim-2 could not be checked)",
             "Release decision: incomplete (cases/boiling.yaml::boiling-point: claim-1, claim-2 "
             "could not be checked)",
         ]
     )
     result.stdout.fnmatch_lines(["*2 claims could not be checked*--citations-allow-unchecked*"])
+    # Unchecked is a state, never a label: its own column in the table, its own status in
+    # the report, and no precision counts it (the 404 citation was checked: unreachable).
+    result.stdout.re_match_lines(
+        [r"cases/boiling\.yaml::boiling-point +2( +0){7} +2 +0\.0000 \(0/1, 1 of 3 checked\)"]
+    )
+    result.stdout.fnmatch_lines(
+        [f"  cases/boiling.yaml::boiling-point::claim-2: unchecked (judge_error) {BOILING_URL}"]
+    )
     case = load_report(boiling.path / "report.json")["cases"][0]
     assert case["release"]["decision"] == "incomplete"
     assert {claim["decision"] for claim in case["claims"]} == {"incomplete"}
-    assert case["claims"][0]["unchecked"] == [
-        f"[1] {BOILING_URL}: judge_error (the judge could not be reached or answered with an error)"
-    ]
+    assert {(claim["status"], claim["label"]) for claim in case["claims"]} == {("unchecked", None)}
+    assert case["counts"] == {"supported": 0, "citations": 1, "reachable": 0, "unchecked": 2}
+    [unchecked] = case["claims"][0]["unchecked"]
+    assert (unchecked["url"], unchecked["reason"], unchecked["marker"]) == (
+        BOILING_URL,
+        "judge_error",
+        "1",
+    )
+    assert unchecked["meaning"] == "the judge could not be reached or answered with an error"
 
 
 def test_judge_answering_errors_is_incomplete_too(boiling: Citations) -> None:
@@ -167,7 +181,8 @@ def test_a_missing_recording_beside_a_recorded_file(citations: Citations) -> Non
     result.stdout.fnmatch_lines(
         [
             "cases/a.yaml::a: fully supported 1 of 1; release decision: pass",
-            "cases/b.yaml::b: fully supported 0 of 1; release decision: incomplete *",
+            "cases/b.yaml::b: fully supported 0 of 0 checked, 1 unchecked; release decision: "
+            "incomplete *",
         ]
     )
 
@@ -223,8 +238,8 @@ def test_a_threshold_that_unchecked_citations_could_still_meet_is_undecided(
     result.stdout.fnmatch_lines(
         [
             "*ERROR at setup of gate::precision*",
-            "case 'gate' could not be decided: min_precision: citation precision 0.5000 (1/2) "
-            "below 0.9, with 1 citation unchecked",
+            "case 'gate' could not be decided: min_precision: citation precision 1.0000 (1/1, "
+            "1 of 2 checked) could fall below 0.9: 1 citation unchecked",
         ]
     )
 
@@ -295,8 +310,13 @@ def test_the_fixture_fails_a_test_whose_claim_could_not_be_checked(citations: Ci
         [
             "claim could not be checked: 1 of 1 citations unchecked",
             f"  {BOILING_URL}: judge_error *",
+            f"claim: {SUPPORTED_CLAIM}",
+            "status: unchecked (no label)",
+            f"  {BOILING_URL}",
+            "      unchecked (judge_error), confidence 0.00",
         ]
     )
+    assert "label: not_found" not in result.stdout.str()  # it has no label
     allowed.assert_outcomes(passed=1)
     allowed.stdout.fnmatch_lines(["*LABEL not_found judge_error*"])
 

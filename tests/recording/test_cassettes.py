@@ -177,9 +177,9 @@ def test_changed_claim_fails_alone_and_never_replays_a_stale_verdict(
         [
             "claim could not be checked: *",
             "claim: On mountains water boils at 90 °C.",
-            "label: not_found",
+            "status: unchecked (no label)",  # a claim nobody checked has no label (issue 25)
             f"  [[]1[]] {BOILING_URL}",
-            "      not_found (request_refused), confidence 0.00",
+            "      unchecked (request_refused), confidence 0.00",
             "*cassettes/cases/three.yaml has no recording of the judge call POST "
             "/v1/chat/completions; record it with: *pytest --citations cases/three.yaml "
             "--citations-record=new_episodes*",

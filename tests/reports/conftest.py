@@ -1,7 +1,8 @@
 """The HTML report's test bed (issues 5 and 11): the shipped examples and the calibration
 set, replayed offline once by ``pytest --citations`` in a subprocess against a baseline that
-differs from them in three claims, with ``--citations-calibrate``; and the same records
-written again with what the reporter measured (calibration, baseline) passed to the writer.
+differs from them in three claims, with ``--citations-calibrate``; and the page rendered
+again from the run's JSON report read back and decided as a merge decides it (with the
+calibration and the baseline's stored precision).
 """
 
 from __future__ import annotations
@@ -16,14 +17,12 @@ from typing import Any
 import pytest
 from ops_support import REPO, base_env, copy_examples, run_pytest
 
-from pytest_citations.gating.calibration import Agreement
-from pytest_citations.gating.criteria import Decision
-from pytest_citations.gating.decisions import RunDecision
-from pytest_citations.gating.records import CaseInfo, CaseOutcome, ClaimRecord
-from pytest_citations.gating.run_report import RunReport
-from pytest_citations.precision import Precision
+from pytest_citations.gating.baseline import Baseline
+from pytest_citations.gating.build import build_run
+from pytest_citations.gating.redecision import decide_again
+from pytest_citations.gating.run_result import BaselineFacts, RunResult
 from pytest_citations.reports import RunInfo, html_report
-from pytest_citations.usage import Usage
+from pytest_citations.reports.json_reader import read_report
 
 #: Claims whose stored label the test baseline changes, and how.
 REGRESSED = "cases/boiling-point.yaml::boiling-point::claim-2"  # contradicted, stored supported
@@ -80,38 +79,13 @@ def _shift_baseline(path: Path) -> dict[str, Any]:
     return data
 
 
-def records_of(report: dict[str, Any]) -> RunReport:
-    """A JSON report's records read back, as the reporter holds them."""
-    run = RunReport()
-    for case in report["cases"]:
-        for claim in case["claims"]:
-            run.add_claim(ClaimRecord.from_dict(claim))
-        release = case["release"]
-        if release["decision"]:
-            labels = [c["label"] for claim in case["claims"] for c in claim["citations"]]
-            supported = labels.count("supported")
-            reachable = len(labels) - labels.count("unreachable")
-            info = CaseInfo(case["file"], case["id"], case["question"], case["min_precision"])
-            run.add_case(
-                CaseOutcome(
-                    info,
-                    Decision(release["decision"]),
-                    Precision(supported, len(labels), reachable),
-                    tuple(release["failures"]),
-                    tuple(release["incomplete"]),
-                )
-            )
-    usage = {k: v for k, v in report["summary"]["usage"].items() if k != "credits_by_kind"}
-    run.usage.add(Usage.from_dict(usage))
-    return run
-
-
-def info_of(report: dict[str, Any]) -> RunInfo:
-    """The ``run`` metadata of a JSON report, read back."""
-    run = dict(report["run"])
-    embedder = run.pop("embedder")
-    run.pop("decision")
-    return RunInfo(**run, embedder=embedder["setting"])
+def result_of(report: Path, baseline: Path) -> tuple[RunResult, RunInfo]:
+    """A JSON report read back and decided again as ``pytest-citations merge`` decides it,
+    with the precision the baseline stored."""
+    read = read_report(report)
+    assert decide_again(read.cases, read.found, read.gates) == ()
+    stored = BaselineFacts(baseline.name, Baseline.load(baseline).stored_precision())
+    return build_run(read.found, read.gates, baseline=stored), read.info
 
 
 @pytest.fixture(scope="session")
@@ -140,11 +114,9 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Replay:
         lexical=False,
     )
     report = json.loads((project / "out" / "report.json").read_text(encoding="utf-8"))
-    records = records_of(report)
-    pairs = [(claim.expect, claim.label) for claim in records.claims if claim.expect]
-    measured = info_of(report).with_results(Agreement.of(pairs), project / "base.json")
+    result, info = result_of(project / "out" / "report.json", project / "base.json")
     measured_path = project / "out" / "measured.html"
-    html_report.write(measured_path, records, RunDecision(), measured)
+    measured_path.write_text(html_report.render(result, info), encoding="utf-8")
     return Replay(
         run.returncode,
         run.stdout + run.stderr,

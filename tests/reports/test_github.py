@@ -1,17 +1,26 @@
 """GitHub workflow commands: escaped as GitHub's toolkit escapes them, so that no text of a
-page or a case file ends a command early or starts another; a warning per regression that
-does not fail the gate, from whatever comparison yields them."""
+page or a case file ends a command early or starts another; and the annotations of a run,
+read from its result: an error at each claim that fails or could not be checked, at each
+case that misses a threshold, at each problem of a case file not collected and each item of
+one not verified, and a warning per regression that does not fail the gate (an error for
+one that does)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tree_helpers import LENIENT, cited, claim, run_of
 
+from pytest_citations.gating.build import Findings
+from pytest_citations.gating.comparison import CaseState, ClaimState
+from pytest_citations.gating.result import CaseInfo, Location
+from pytest_citations.gating.run_result import Base, FileError
+from pytest_citations.labels import Label, Reason
+from pytest_citations.precision import Precision
 from pytest_citations.reports.github import (
     MAX_MESSAGE,
     Annotation,
+    annotations_of,
     escape_data,
     escape_property,
-    regression_annotations,
 )
 
 
@@ -56,30 +65,71 @@ def test_control_sequences_are_dropped_and_a_long_message_is_cut() -> None:
     assert message == "y" * (MAX_MESSAGE - 1) + "…"
 
 
-@dataclass(frozen=True)
-class Found:
-    """A regression as a comparison might yield it."""
-
-    nodeid: str
-    line: int
-    summary: str
-    fails: bool
+CASE = CaseInfo("cases/a.yaml", "case", line=1)
+URL = "https://example.org/a"
 
 
-def test_a_regression_that_does_not_fail_the_gate_is_a_warning_at_its_claim() -> None:
-    regressions = [
-        Found("cases/a.yaml::case::claim-2", 9, "supported → partial", fails=False),
-        Found("cases/a.yaml::case::claim-3", 12, "supported → contradicted", fails=True),
+def _base(*labels: str) -> Base:
+    """A base in which claim ``n`` of the case had the ``n``-th label."""
+    stored = tuple(
+        ClaimState(Location(CASE.file, CASE.case, f"claim-{n}"), f"Claim {n}.", label, None)
+        for n, label in enumerate(labels, start=1)
+    )
+    return Base((CaseState(CASE.file, CASE.case, None, stored, Precision(1, 1, 1)),), "b.json")
+
+
+def test_each_claim_that_fails_or_could_not_be_checked_is_an_error_at_its_line() -> None:
+    result = run_of([
+        (CASE, claim(CASE, 1, "Claim 1.", cited(URL, Label.SUPPORTED))),
+        (CASE, claim(CASE, 2, "Claim 2.", cited(URL, Label.CONTRADICTED))),
+        (CASE, claim(CASE, 3, "Claim 3.", cited(URL, Label.NOT_FOUND, Reason.JUDGE_ERROR))),
+    ])  # fmt: skip
+
+    found = annotations_of(result, lambda path: f"repo/{path}")
+
+    assert [(a.level, a.file, a.line, a.title) for a in found] == [
+        ("error", "repo/cases/a.yaml", 8, "citations: case::claim-2 failed (contradicted)"),
+        ("error", "repo/cases/a.yaml", 10, "citations: case::claim-3 could not be checked"),
     ]
+    assert found[0].message.startswith("claim is contradicted (failing labels: contradicted)\n")
+    assert found[1].message.startswith("claim could not be checked: 1 of 1 citations unchecked")
+    assert "label:" not in found[1].message  # it has no label
 
-    found = regression_annotations(regressions, lambda path: f"repo/{path}")
 
+def test_a_case_below_its_threshold_and_the_files_that_could_not_be_checked() -> None:
+    found_ = Findings()
+    problems = ((4, "cites [9]"), (6, "no text"))
+    found_.add_file_error(FileError("cases/b.yaml", "cites [9]", problems=problems))
+    broken = Location("cases/c.yaml", "c", "claim-1", 7, 1)
+    damaged = FileError("cases/c.yaml", "damaged", True, message="damaged", items=(broken,))
+    found_.add_file_error(damaged)
+    claims = [(CASE, claim(CASE, 1, "Claim 1.", cited(URL, Label.NOT_FOUND)))]
+
+    result = run_of(claims, found=found_, rules=LENIENT.merged({"min_precision": 0.5}))
+
+    found = [(a.file, a.line, a.title) for a in annotations_of(result, str)]
     assert found == [
-        Annotation(
-            "warning",
-            "repo/cases/a.yaml",
-            9,
-            "citations: case::claim-2 regressed against the base",
-            "supported → partial",
-        )
-    ]
+        ("cases/a.yaml", 1, "citations: case::precision failed"),
+        ("cases/b.yaml", 4, "citations: case file not collected"),
+        ("cases/b.yaml", 6, "citations: case file not collected"),
+        ("cases/c.yaml", 7, "citations: c::claim-1 could not be checked (its case file was not "
+                            "verified)"),
+    ]  # fmt: skip
+
+
+def test_a_regression_is_a_warning_unless_it_fails_the_gate() -> None:
+    """A regression that failed the gate (``--citations-fail-on-regression``) while its
+    claim passed got no annotation at all: whether it fails is now decided once, on it."""
+    partial = [(CASE, claim(CASE, 1, "Claim 1.", cited(URL, Label.PARTIAL)))]
+    base = _base("supported")
+    title = "citations: case::claim-1 regressed against the base"
+
+    shown = annotations_of(run_of(partial, base=base), str)
+    gated = annotations_of(run_of(partial, base=base, fail_on_regression=True), str)
+
+    assert shown == [Annotation("warning", "cases/a.yaml", 6, title, "supported → partial")]
+    assert gated == [Annotation("error", "cases/a.yaml", 6, title, "supported → partial")]
+    # A claim that fails on its own says so in its own error; its regression adds nothing.
+    failing = [(CASE, claim(CASE, 1, "Claim 1.", cited(URL, Label.CONTRADICTED)))]
+    [own] = annotations_of(run_of(failing, base=base), str)
+    assert own.title == "citations: case::claim-1 failed (contradicted)"

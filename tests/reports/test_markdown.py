@@ -5,60 +5,33 @@ and mentions no one."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_citations.gating.criteria import Decision
-from pytest_citations.gating.decisions import RunDecision
-from pytest_citations.gating.records import CaseInfo, CaseOutcome, ClaimRecord
-from pytest_citations.gating.run_report import RunReport
+from tree_helpers import cited, claim, run_of
+
+from pytest_citations.gating.build import Findings
+from pytest_citations.gating.comparison import CaseState, ClaimState
+from pytest_citations.gating.result import CaseInfo, ClaimResult, Location
+from pytest_citations.gating.run_result import Base, RunResult
 from pytest_citations.labels import Label, Reason
 from pytest_citations.precision import Precision
-from pytest_citations.reports import WRITERS, RunInfo
+from pytest_citations.reports import RENDERERS, RunInfo, write_report
 from pytest_citations.reports.markdown_report import MAX_ENTRIES, render, text
-from pytest_citations.verdicts import CitationVerdict
 
 INFO = CaseInfo("cases/odd.yaml", "odd")
 HOSTILE = "Pipes | and `ticks` <script>alert(1)</script> *bold* [link](x) @octocat\nnext"
 
 
-def _report(*claims: ClaimRecord, outcome: Decision | None = Decision.FAIL) -> RunReport:
-    report = RunReport()
-    for claim in claims:
-        report.add_claim(claim)
-    if outcome is not None:
-        report.add_case(CaseOutcome(INFO, outcome, Precision(0, 2, 2), ("fail_on: x",)))
-    return report
+def _run(*claims: ClaimResult, decided: bool = True, **more: object) -> RunResult:
+    return run_of(((INFO, c) for c in claims), decided=[INFO] if decided else [], **more)  # type: ignore[arg-type]
 
 
-def _claim(index: int, text_: str, label: str, decision: Decision, **fields: object) -> ClaimRecord:
-    return ClaimRecord(
-        nodeid=f"cases/odd.yaml::odd::claim-{index}",
-        info=INFO,
-        index=index,
-        line=4 + 2 * index,
-        claim=text_,
-        label=label,
-        decision=decision,
-        **fields,  # type: ignore[arg-type]
-    )
-
-
-FAILING = _claim(
-    1,
-    HOSTILE,
-    "contradicted",
-    Decision.FAIL,
-    citations=(CitationVerdict("https://a.example/p", Label.CONTRADICTED),),
-    failures=("fail_on: the claim is contradicted",),
-)
-UNCHECKED = _claim(
+FAILING = claim(INFO, 1, HOSTILE, cited("https://a.example/p", Label.CONTRADICTED))
+UNCHECKED = claim(
+    INFO,
     2,
     "Refunds take 5 days.",
-    "not_found",
-    Decision.INCOMPLETE,
-    citations=(CitationVerdict("https://b.example/q", Label.NOT_FOUND, reason=Reason.JUDGE_ERROR),),
-    unchecked=("[1] https://b.example/q: judge_error (…)",),
+    cited("https://b.example/q", Label.NOT_FOUND, Reason.JUDGE_ERROR),
     problems=("the judge failed: HTTP 503 after 4 attempts",),
 )
 
@@ -76,16 +49,20 @@ def test_text_shows_literally_on_one_line_and_mentions_no_one() -> None:
 
 
 def test_the_summary_holds_the_decision_the_table_the_failures_and_what_was_not_checked() -> None:
-    report = _report(FAILING, UNCHECKED)
+    result = _run(FAILING, UNCHECKED)
     info = RunInfo(files=(("json", "out/citations.json"), ("html", "out/citations.html")))
 
-    markdown = render(report, RunDecision(), info)
+    markdown = render(result, info)
 
     lines = markdown.splitlines()
     assert lines[0] == "## Citations: fail"
-    assert lines[2] == "**Release decision: fail (cases/odd.yaml::odd: fail\\_on: x)**"
+    assert lines[2] == (
+        "**Release decision: fail (cases/odd.yaml::odd: fail\\_on: claim-1 the claim is "
+        "contradicted)**"
+    )
     [row] = [line for line in lines if line.startswith("| cases/odd.yaml::odd |")]
-    assert row == "| cases/odd.yaml::odd | 2 | 0 | 1 | 1 | 0.0000 (0/2) | fail |"
+    # The unchecked citation counts in no precision: 0 of 1 checked, 1 of 2 citations checked.
+    assert row == "| cases/odd.yaml::odd | 2 | 0 | 1 | 1 | 0.0000 (0/1, 1 of 2 checked) | fail |"
     failing = next(line for line in lines if line.startswith("- cases/odd.yaml::odd::claim-1"))
     assert "(line 6, contradicted)" in failing
     assert text(HOSTILE) in failing
@@ -103,46 +80,44 @@ def test_the_summary_holds_the_decision_the_table_the_failures_and_what_was_not_
 
 def test_a_table_row_stays_one_row_whatever_the_case_is_called() -> None:
     info = CaseInfo("cases/a|b.yaml", "x|y")
-    report = RunReport()
-    report.add_case(CaseOutcome(info, Decision.PASS, Precision(1, 1, 1)))
+    result = run_of(decided=[info])
 
-    [row] = [line for line in render(report, RunDecision(), RunInfo()).splitlines()
+    [row] = [line for line in render(result, RunInfo()).splitlines()
              if line.startswith("| cases/")]  # fmt: skip
 
     assert row.replace("\\|", "").count("|") == 8  # seven cells
 
 
-@dataclass(frozen=True)
-class Found:
-    """A regression as a comparison might yield it."""
+def test_regressions_of_the_comparison_have_their_own_section() -> None:
+    """A regression that does not fail the gate says so; one that fails the run does not."""
+    stored = ClaimState(Location(INFO.file, INFO.case, "claim-1"), HOSTILE, "supported", None)
+    base = Base((CaseState(INFO.file, INFO.case, None, (stored,), Precision(1, 1, 1)),), "b.json")
 
-    nodeid: str
-    line: int
-    summary: str
-    fails: bool
+    shown = render(_run(FAILING, base=base), RunInfo()).splitlines()
+    gated = render(_run(FAILING, base=base, fail_on_regression=True), RunInfo()).splitlines()
+    without = render(_run(FAILING), RunInfo())
 
-
-def test_regressions_a_comparison_gives_have_their_own_section() -> None:
-    found = [Found("cases/odd.yaml::odd::claim-2", 8, "supported → partial", fails=False)]
-
-    markdown = render(_report(FAILING), RunDecision(), RunInfo(), regressions=found)
-    without = render(_report(FAILING), RunDecision(), RunInfo())
-
-    lines = markdown.splitlines()
-    section = lines.index("### Regressions against the base")
-    assert lines[section + 2] == (
-        "- cases/odd.yaml::odd::claim-2 (line 8): supported → partial (does not fail the gate)"
+    section = shown.index("### Regressions against the base")
+    said = "- cases/odd.yaml::odd::claim-1 (line 6): supported → contradicted"
+    # The claim fails on its own criteria: its regression fails the gate with it.
+    assert shown[section + 2] == said
+    assert gated[gated.index("### Regressions against the base") + 2] == said
+    passing = claim(INFO, 1, HOSTILE, cited("https://a.example/p", Label.PARTIAL))
+    partial = render(_run(passing, base=base), RunInfo()).splitlines()
+    section = partial.index("### Regressions against the base")
+    assert partial[section + 2] == (
+        "- cases/odd.yaml::odd::claim-1 (line 6): supported → partial (does not fail the gate)"
     )
     assert "Regressions" not in without
 
 
 def test_a_long_list_says_how_many_more_there_are() -> None:
     claims = [
-        _claim(n, f"Claim {n}.", "contradicted", Decision.FAIL, failures=("fail_on: x",))
+        claim(INFO, n, f"Claim {n}.", cited(f"https://a.example/{n}", Label.CONTRADICTED))
         for n in range(1, MAX_ENTRIES + 8)
     ]
 
-    lines = render(_report(*claims), RunDecision(), RunInfo()).splitlines()
+    lines = render(_run(*claims), RunInfo()).splitlines()
 
     listed = [line for line in lines if line.startswith("- cases/odd.yaml::odd::claim-")]
     assert len(listed) == MAX_ENTRIES
@@ -151,23 +126,23 @@ def test_a_long_list_says_how_many_more_there_are() -> None:
 
 def test_the_markdown_writer_is_a_report_format(tmp_path: Path) -> None:
     path = tmp_path / "out" / "summary.md"
-    report = _report(FAILING)
+    result = _run(FAILING)
 
-    WRITERS["markdown"](path, report, RunDecision(), RunInfo())
+    assert write_report("markdown", path, RENDERERS["markdown"](result, RunInfo())) is None
 
-    assert path.read_text(encoding="utf-8") == render(report, RunDecision(), RunInfo())
+    assert path.read_text(encoding="utf-8") == render(result, RunInfo())
 
 
 def test_a_summary_over_githubs_limit_is_cut_at_a_line_with_a_note(tmp_path: Path) -> None:
     # 13,000 cases: a table of about 1.1 MB, over the 1 MiB GitHub shows of a step's summary.
-    report = RunReport()
+    found = Findings()
     for n in range(13_000):
-        info = CaseInfo(f"cases/generated/case-{n:05d}.yaml", f"case-{n:05d}")
-        report.add_case(CaseOutcome(info, Decision.PASS, Precision(1, 1, 1)))
+        found.add_case(CaseInfo(f"cases/generated/case-{n:05d}.yaml", f"case-{n:05d}"))
+    result = run_of(found=found)
     info = RunInfo(files=(("json", "out/citations.json"), ("markdown", "out/summary.md")))
 
-    markdown = render(report, RunDecision(), info)
-    WRITERS["markdown"](tmp_path / "summary.md", report, RunDecision(), info)
+    markdown = render(result, info)
+    assert write_report("markdown", tmp_path / "summary.md", markdown) is None
 
     data = markdown.encode("utf-8")
     assert 1024 * 1024 - 500 < len(data) <= 1024 * 1024

@@ -17,7 +17,7 @@ from plugin_helpers import (
 )
 
 from pytest_citations.gating.criteria import Decision
-from pytest_citations.gating.records import CaseInfo, ClaimRecord
+from pytest_citations.gating.result import ClaimResult, ClaimStatus, Location
 from pytest_citations.labels import Label
 from pytest_citations.reports import csv_report
 from pytest_citations.sanitize import clean, csv_cell, strip_controls
@@ -174,11 +174,11 @@ def test_csv_text_escapes_every_column() -> None:
         original_status=200,
         rid="@rid",
     )
-    claim = ClaimRecord(
-        "+n", CaseInfo("f", "=case"), 1, 1, "-claim", "supported", (citation,),
-        decision=Decision.PASS,
+    claim = ClaimResult(
+        Location("f", "=case", "claim-1", 1, 1), "-claim", ClaimStatus.CHECKED, Label.SUPPORTED,
+        Decision.PASS, (citation,),
     )  # fmt: skip
-    text = csv_report.text(csv_report.rows([claim], {"+n": "=case"}))
+    text = csv_report.text(csv_report.rows([claim], lambda found: ("=case", "+n")))
     (row,) = csv.DictReader(io.StringIO(text))
     assert (row["case"], row["claim"], row["final_url"], row["rid"]) == (
         "'=case",

@@ -13,27 +13,26 @@ from typing import Any
 
 import pytest
 from plugin_helpers import PDF_URL, Citations, load_report, single_claim_case
+from tree_helpers import cited, claim, run_of
 
 from pytest_citations.distribution import __version__
 from pytest_citations.gating.baseline import Baseline
-from pytest_citations.gating.calibration import Agreement
-from pytest_citations.gating.decisions import RunDecision
-from pytest_citations.gating.records import CaseInfo, ClaimRecord
-from pytest_citations.gating.run_report import RunReport
+from pytest_citations.gating.result import CaseInfo, ClaimResult
+from pytest_citations.gating.run_result import BaselineFacts, RunResult
 from pytest_citations.judges import JUDGES
 from pytest_citations.labels import Label
 from pytest_citations.precision import Precision
 from pytest_citations.reports import RunInfo
-from pytest_citations.reports.html_report import render_html
-from pytest_citations.reports.info import BaselineLabels, Embedders
+from pytest_citations.reports.html_report import render
+from pytest_citations.reports.info import Embedders
 from pytest_citations.reports.json_report import document
 from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
-from pytest_citations.verdicts import CitationVerdict
 
 #: A case whose one citation is a PDF: never fetched, never judged (not_found, F7), so a run
 #: needs no cassette, no network and no model whatever the judge and embedder settings.
 PDF_CASE = single_claim_case("report", "The report lists boiling points.", PDF_URL)
 RUN_KEYS = {
+    "report_version",
     "plugin_version",
     "judge",
     "model",
@@ -167,26 +166,24 @@ def test_embedders_of_a_setting(setting: str, english: str, other: str, shown: s
 # -- calibration and baseline, written from what the reporter measured ----------------------
 
 
-def claim(nodeid: str, label: str, expect: str | None, *citations: Label) -> ClaimRecord:
-    file, case, index = nodeid.split("::")
-    verdicts = tuple(
-        CitationVerdict(url=f"https://example.org/{n}", label=value)
-        for n, value in enumerate(citations)
-    )
-    number = int(index.split("-")[1])
-    return ClaimRecord(nodeid, CaseInfo(file, case), number, number, f"Claim {nodeid}.", label,
-                       verdicts, expect=expect)  # fmt: skip
+def labelled(info: CaseInfo, index: int, expect: str, *labels: Label) -> ClaimResult:
+    """Claim ``index`` of ``info``, a human label beside the one its citations give."""
+    verdicts = [cited(f"https://example.org/{n}", label) for n, label in enumerate(labels)]
+    return claim(info, index, f"Claim {index} of {info.case}.", *verdicts, expect=expect)
 
 
 @pytest.fixture
-def measured(tmp_path: Path) -> tuple[RunReport, RunInfo]:
-    """Four labelled claims in two cases, and a baseline that stored other labels."""
-    report = RunReport()
+def measured(tmp_path: Path) -> RunResult:
+    """Four labelled claims in two cases, calibrated, and a baseline that stored other
+    labels."""
+    a, b = CaseInfo("f.yaml", "a"), CaseInfo("f.yaml", "b")
     s, p, n = Label.SUPPORTED, Label.PARTIAL, Label.NOT_FOUND
-    report.add_claim(claim("f.yaml::a::claim-1", "supported", "supported", s))
-    report.add_claim(claim("f.yaml::a::claim-2", "partial", "supported", p, n))
-    report.add_claim(claim("f.yaml::b::claim-1", "partial", "partial", p))
-    report.add_claim(claim("f.yaml::b::claim-2", "uncited", "contradicted"))
+    claims = [
+        (a, labelled(a, 1, "supported", s)),
+        (a, labelled(a, 2, "supported", p, n)),
+        (b, labelled(b, 1, "partial", p)),
+        (b, labelled(b, 2, "contradicted")),
+    ]
     entries = {
         "f.yaml::a::claim-1": {"label": "supported", "citations": [{"label": "supported"}]},
         "f.yaml::a::claim-2": {
@@ -197,20 +194,19 @@ def measured(tmp_path: Path) -> tuple[RunReport, RunInfo]:
         "other.yaml::z::claim-1": {"label": "supported", "citations": [{"label": "supported"}]},
     }
     Baseline(entries).write(tmp_path / "base.json")
-    pairs = [(c.expect, c.label) for c in report.claims if c.expect]
-    info = RunInfo(judge="openai", embedder="lexical").with_results(
-        Agreement.of(pairs), tmp_path / "base.json"
-    )
-    return report, info
+    stored = Baseline.load(tmp_path / "base.json").stored_precision()
+    return run_of(claims, calibrate=True, baseline=BaselineFacts("base.json", stored))
 
 
-def test_json_carries_the_calibration(measured: tuple[RunReport, RunInfo]) -> None:
-    report, info = measured
+INFO = RunInfo(judge="openai", embedder="lexical")
+
+
+def test_json_carries_the_calibration(measured: RunResult) -> None:
     # Human → judge: supported → supported, supported → partial, partial → partial,
     # contradicted → not_found (uncited is not_found to the judge).
     # p_o = 2/4; human s 2/4 p 1/4 c 1/4, judge s 1/4 p 2/4 n 1/4: p_e = 1/8 + 1/8 = 1/4;
     # kappa = (1/2 - 1/4) / (3/4) = 1/3; balanced accuracy = (1/2 + 1 + 0) / 3 = 1/2.
-    found = document(report, RunDecision(), info)["calibration"]
+    found = document(measured, INFO)["calibration"]
 
     assert found["labelled_claims"] == 4
     assert found["accuracy"] == pytest.approx(0.5)
@@ -227,9 +223,8 @@ def test_json_carries_the_calibration(measured: tuple[RunReport, RunInfo]) -> No
     assert found["confusion"]["contradicted"]["not_found"] == 1
 
 
-def test_json_carries_the_baselines_precision(measured: tuple[RunReport, RunInfo]) -> None:
-    report, info = measured
-    data = document(report, RunDecision(), info)
+def test_json_carries_the_baselines_precision(measured: RunResult) -> None:
+    data = document(measured, INFO)
 
     # Case a stored 3 citations (claim-1, claim-2's two; claim-9 is gone since): 2 supported
     # of 4, 1 unreachable. Case b has no stored claim. other.yaml did not run.
@@ -240,17 +235,18 @@ def test_json_carries_the_baselines_precision(measured: tuple[RunReport, RunInfo
         "supported": 2,
         "citations": 4,
         "reachable": 3,
+        "unchecked": 0,
     }
     cases = {case["id"]: case for case in data["cases"]}
     assert cases["a"]["baseline"]["citation_precision"] == 0.5
     assert cases["b"]["baseline"] is None
-    assert BaselineLabels.load(Path("/nonexistent/base.json")).precision(["f.yaml::a"]) is None
+    assert Baseline.load(Path("/nonexistent/base.json")).stored_precision() == {}
 
 
-def test_without_measurements_nothing_is_invented(measured: tuple[RunReport, RunInfo]) -> None:
-    report, _ = measured
-    data = document(report, RunDecision(), RunInfo(embedder="lexical"))
-    page = render_html(report, RunDecision(), RunInfo(embedder="lexical"))
+def test_without_measurements_nothing_is_invented(measured: RunResult) -> None:
+    plain = run_of((case.info, c) for case in measured.cases for c in case.claims)
+    data = document(plain, RunInfo(embedder="lexical"))
+    page = render(plain, RunInfo(embedder="lexical"))
 
     assert "calibration" not in data
     assert "baseline" not in data["summary"]
@@ -261,9 +257,8 @@ def test_without_measurements_nothing_is_invented(measured: tuple[RunReport, Run
     assert "against the baseline" not in page
 
 
-def test_html_shows_the_same_calibration_and_baseline(measured: tuple[RunReport, RunInfo]) -> None:
-    report, info = measured
-    page = render_html(report, RunDecision(), info)
+def test_html_shows_the_same_calibration_and_baseline(measured: RunResult) -> None:
+    page = render(measured, INFO)
 
     for name, value in (("accuracy", "0.5000"), ("balanced_accuracy", "0.5000")):
         assert re.search(rf'data-figure="{name}">.*?card-value">{value}<', page)
@@ -272,7 +267,7 @@ def test_html_shows_the_same_calibration_and_baseline(measured: tuple[RunReport,
     assert re.search(cell, page)
     assert ">judge ≠ human (2)</button>" in page
     before = Precision(supported=2, total=4, reachable=3)
-    now = report.precision  # 1 supported of 5 citations
+    now = measured.precision  # 1 supported of 4 citations
     assert f"<b>▼ {before.citation - now.citation:.4f}</b> from 0.5000 (2/4)" in page
 
 

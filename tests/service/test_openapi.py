@@ -83,7 +83,7 @@ def test_every_response_model_has_an_example_that_fits_it(openapi: dict[str, Any
 
 
 def test_the_citation_model_has_exactly_the_verdict_fields(openapi: dict[str, Any]) -> None:
-    citation = openapi["components"]["schemas"]["CitationVerdict"]
+    citation = openapi["components"]["schemas"]["UrlVerdict"]
 
     assert list(citation["properties"]) == list(VERDICT_FIELDS)
     assert all(citation["properties"][name].get("description") for name in VERDICT_FIELDS)

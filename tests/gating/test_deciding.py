@@ -1,31 +1,25 @@
-"""The gating rules, stated on the pure assessment: hand-built cases, claims and verdicts go
-through :func:`assess_file`, :func:`assess_claim`, :func:`decide_case` and :func:`decide_run`
+"""The gating rules, stated on the pure decisions: hand-built cases, claims and verdicts go
+through :func:`decide_file`, :func:`assess_claim`, :func:`decide_case` and :func:`decide_run`
 with no pytest run, no emulator and no judge heuristics in between (004, C4, C5, C7; A1, A2).
 
 Claim rules: the failing labels (``fail_on``), forbidden contradicted topics, numbers
 traceable to the evidence, uncited claims only as general phrasing without figures, and
-unchecked citations that leave a claim incomplete. Case rules: the precision and supported
-share thresholds, what unchecked citations leave undecided, and fail over incomplete over
-pass. Then the claim record, the baseline, an update run, and the run's own gates.
+unchecked citations that leave a claim unchecked (no label, decision ``incomplete``). Case
+rules: the precision and supported share thresholds over what was checked, what unchecked
+citations leave undecided, and fail over incomplete over pass. Then the claim's result, the
+baseline, an update run, and the run's own gates.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_citations.cases.model import Case, Claim
-from pytest_citations.gating.assessment import (
-    BaselineRef,
-    ClaimOutcome,
-    FileAssessment,
-    assess_file,
-    case_criteria,
-    while_updating,
-)
 from pytest_citations.gating.baseline import Baseline
 from pytest_citations.gating.criteria import (
     ClaimAssessment,
@@ -35,9 +29,30 @@ from pytest_citations.gating.criteria import (
     Failure,
     assess_claim,
 )
-from pytest_citations.gating.decisions import AgreementGate, decide_case, decide_run
-from pytest_citations.gating.messages import ALLOW_UNCHECKED_HINT, MISSING_RECORDING_HINT
-from pytest_citations.gating.records import BaselineChange
+from pytest_citations.gating.deciding import (
+    BaselineRef,
+    Facts,
+    FileResult,
+    case_info,
+    decide_case,
+    decide_claim,
+    decide_file,
+)
+from pytest_citations.gating.decisions import AgreementGate, decide_run
+from pytest_citations.gating.messages import (
+    ALLOW_UNCHECKED_HINT,
+    MISSING_RECORDING_HINT,
+    case_message,
+    claim_message,
+)
+from pytest_citations.gating.result import (
+    BaselineChange,
+    BaselineKind,
+    CaseResult,
+    ClaimResult,
+    ClaimStatus,
+    Location,
+)
 from pytest_citations.labels import Label, Reason
 from pytest_citations.precision import Precision, Share
 from pytest_citations.verdicts import CitationVerdict, ClaimVerdict, Evidence
@@ -95,9 +110,10 @@ def assess(
     verdicts: Sequence[ClaimVerdict],
     rules: Criteria | None = None,
     baseline: BaselineRef | None = None,
+    updating: bool = False,
     **case_fields: Any,
-) -> FileAssessment:
-    """One case of one claim per verdict (claim ``n`` cites its verdict's URLs), assessed
+) -> FileResult:
+    """One case of one claim per verdict (claim ``n`` cites its verdict's URLs), decided
     against the run's ``rules``; ``case_fields`` (``criteria``, ``min_precision``...) go to
     the case."""
     markers = {A: "1", B: "2", C: "3"}
@@ -106,7 +122,8 @@ def assess(
         for n, v in enumerate(verdicts, start=1)
     ]
     fields = {"claims": tuple(claims), **case_fields}
-    return assess_file(FILE, [case(**fields)], verdicts, rules or lenient(), baseline)
+    found = [case(**fields)]
+    return decide_file(FILE, found, verdicts, rules or lenient(), baseline, updating=updating)
 
 
 def lenient(**fields: Any) -> Criteria:
@@ -115,9 +132,29 @@ def lenient(**fields: Any) -> Criteria:
     return Criteria(**{"fail_on": ("contradicted",), **fields})
 
 
-def outcome(found: ClaimVerdict, rules: Criteria | None = None, **more: Any) -> ClaimOutcome:
-    """The outcome of a one-claim case."""
-    return assess([found], rules, **more).claims[("water", 1)]
+@dataclass(frozen=True)
+class Said:
+    """A one-claim case's claim, decided, and what its item says: an error (setup) when it
+    could not be checked, a failure when it fails."""
+
+    result: ClaimResult
+    error: str | None
+    failure: str | None
+
+
+def outcome(found: ClaimVerdict, rules: Criteria | None = None, **more: Any) -> Said:
+    """The claim of a one-claim case and what its item says."""
+    decided = assess([found], rules, **more)
+    result = decided.claims[("water", 1)]
+    message = claim_message(result, decided.cases["water"].info, rules or lenient())
+    incomplete = result.decision is Decision.INCOMPLETE
+    return Said(result, message if incomplete else None, None if incomplete else message)
+
+
+def case_said(case: CaseResult) -> tuple[str | None, str | None]:
+    """(error, failure) of a case's own item."""
+    message = case_message(case)
+    return (message, None) if case.item is Decision.INCOMPLETE else (None, message)
 
 
 def failures(assessment: ClaimAssessment) -> list[str]:
@@ -167,7 +204,7 @@ def test_a_cases_criteria_override_the_runs_fail_on() -> None:
     overridden = {"fail_on": ["partial"]}
     assert outcome(verdict(Label.PARTIAL), criteria=overridden).failure is not None
     assert outcome(verdict(Label.CONTRADICTED), criteria=overridden).failure is None
-    assert case_criteria(case(criteria=overridden), lenient()).fail_on == ("partial",)
+    assert case_info(FILE, case(criteria=overridden)).rules(lenient()).fail_on == ("partial",)
 
 
 def test_a_contradicted_claim_on_a_forbidden_topic_fails_whatever_fail_on_says() -> None:
@@ -179,9 +216,9 @@ def test_a_contradicted_claim_on_a_forbidden_topic_fails_whatever_fail_on_says()
     assert assess_claim(contradicted, ClaimFacts(topic="weather"), rules).passed
     assert assess_claim(contradicted, ClaimFacts(), rules).passed
     assert assess_claim(verdict(Label.SUPPORTED), ClaimFacts(topic="pay"), rules).passed
-    on_topic = assess_file(FILE, [case(claim(topic="pay"))], [contradicted], rules)
-    assert on_topic.claims[("water", 1)].record.failures == (
-        "forbid_contradicted_topics: a contradicted claim about 'pay'",
+    on_topic = decide_file(FILE, [case(claim(topic="pay"))], [contradicted], rules)
+    assert on_topic.claims[("water", 1)].failures == (
+        Failure("forbid_contradicted_topics", "a contradicted claim about 'pay'"),
     )
 
 
@@ -250,8 +287,9 @@ def test_an_unchecked_citation_leaves_the_claim_incomplete() -> None:
     found = verdict(Label.SUPPORTED, cited(Label.SUPPORTED), unreached())
     assessment = assess_claim(found, MARKERS, lenient())
     assert assessment.decision is Decision.INCOMPLETE
-    assert assessment.unchecked == (NOT_REACHED,)
+    assert [str(line) for line in assessment.unchecked] == [NOT_REACHED]
     item = outcome(found)
+    assert (item.result.status, item.result.label) == (ClaimStatus.UNCHECKED, None)
     assert item.failure is None
     assert item.error is not None
     lines = item.error.splitlines()
@@ -259,6 +297,10 @@ def test_an_unchecked_citation_leaves_the_claim_incomplete() -> None:
         "claim could not be checked: 1 of 2 citations unchecked",
         f"  {NOT_REACHED}",
     ]
+    # An unchecked claim says it has no label, and its unchecked citation shows no label.
+    assert "status: unchecked (no label)" in lines
+    assert not any(line.startswith("label:") for line in lines)
+    assert "      unchecked (judge_error), confidence 0.90" in lines
     assert lines[-1] == ALLOW_UNCHECKED_HINT
 
 
@@ -271,6 +313,8 @@ def test_a_checked_contradiction_fails_the_claim_whatever_the_unchecked_citation
     assert item.error is None
     assert item.failure is not None
     assert f"also not checked: 1 of 2 citations\n  {NOT_REACHED}" in item.failure
+    # Its label is decided by the checked contradiction (A1): the claim is checked.
+    assert (item.result.status, item.result.label) == (ClaimStatus.CHECKED, Label.CONTRADICTED)
 
 
 def test_only_a_checked_contradiction_stands_beside_an_unchecked_citation() -> None:
@@ -295,6 +339,8 @@ def test_allow_unchecked_counts_unchecked_citations_as_their_labels() -> None:
         verdict(Label.SUPPORTED, cited(Label.SUPPORTED), unreached()), MARKERS, rules
     )
     assert (passing.decision, passing.unchecked) == (Decision.PASS, ())
+    counted = outcome(verdict(Label.SUPPORTED, cited(Label.SUPPORTED), unreached()), rules)
+    assert (counted.result.status, counted.result.label) == (ClaimStatus.CHECKED, Label.SUPPORTED)
     failing = assess_claim(verdict(Label.NOT_FOUND, unreached()), MARKERS, rules)
     assert failures(failing) == ["fail_on: the claim is not_found"]
 
@@ -329,15 +375,17 @@ HALF = [verdict(Label.SUPPORTED), verdict(Label.NOT_FOUND, cited(Label.NOT_FOUND
 @pytest.mark.parametrize("minimum", [0.5, 0.25])
 def test_a_case_at_or_above_min_precision_passes(minimum: float) -> None:
     decided = assess(HALF, lenient(min_precision=minimum)).cases["water"]
-    assert (decided.outcome.decision, decided.error, decided.failure) == (Decision.PASS, None, None)
-    assert decided.outcome.precision == Precision(1, 2, 2)
+    assert (decided.decision, *case_said(decided)) == (Decision.PASS, None, None)
+    assert decided.precision == Precision(1, 2, 2)
 
 
 def test_a_case_below_min_precision_fails_and_lists_what_was_not_supported() -> None:
     decided = assess(HALF, lenient(min_precision=0.6)).cases["water"]
-    assert decided.outcome.decision is Decision.FAIL
-    assert decided.outcome.failures == ("min_precision: citation precision 0.5000 (1/2) below 0.6",)
-    assert decided.failure == (
+    assert decided.decision is Decision.FAIL
+    assert [str(f) for f in decided.failures] == [
+        "min_precision: citation precision 0.5000 (1/2) below 0.6"
+    ]
+    assert case_said(decided)[1] == (
         "case 'water' fails min_precision: citation precision 0.5000 (1/2) below 0.6\n"
         f"  claim-2: not_found    {B}"
     )
@@ -345,13 +393,13 @@ def test_a_case_below_min_precision_fails_and_lists_what_was_not_supported() -> 
 
 def test_a_case_below_min_supported_share_fails_and_one_at_it_passes() -> None:
     at = assess(HALF, lenient(min_supported_share=0.5)).cases["water"]
-    assert at.outcome.decision is Decision.PASS
+    assert at.decision is Decision.PASS
     decided = assess(HALF, lenient(min_supported_share=0.75)).cases["water"]
-    assert decided.outcome.decision is Decision.FAIL
-    assert decided.outcome.failures == (
-        "min_supported_share: fully supported claims 0.5000 (1/2) below 0.75",
-    )
-    assert decided.failure == (
+    assert decided.decision is Decision.FAIL
+    assert [str(f) for f in decided.failures] == [
+        "min_supported_share: fully supported claims 0.5000 (1/2) below 0.75"
+    ]
+    assert case_said(decided)[1] == (
         "case 'water' fails min_supported_share: fully supported claims 0.5000 (1/2) below 0.75"
     )
 
@@ -359,27 +407,31 @@ def test_a_case_below_min_supported_share_fails_and_one_at_it_passes() -> None:
 def test_uncited_general_phrasing_does_not_count_in_the_supported_share() -> None:
     general = [verdict(Label.SUPPORTED), verdict(Label.UNCITED)]
     decided = assess(general, lenient(min_supported_share=1.0)).cases["water"]
-    assert decided.outcome.decision is Decision.PASS
+    assert decided.decision is Decision.PASS
 
 
 def test_a_threshold_unchecked_citations_could_still_meet_is_undecided() -> None:
     open_case = [verdict(Label.SUPPORTED), verdict(Label.NOT_FOUND, unreached())]
     rules = lenient(min_precision=0.6, min_supported_share=0.75)
     decided = assess(open_case, rules).cases["water"]
-    assert decided.outcome.decision is Decision.INCOMPLETE
-    assert decided.outcome.failures == ()
-    assert decided.outcome.incomplete == (
+    assert decided.decision is Decision.INCOMPLETE
+    assert decided.failures == ()
+    # Precision and share count what was checked; the unchecked are counted beside them.
+    assert (decided.precision, decided.share) == (Precision(1, 1, 1, 1), Share(1, 1, 1))
+    assert decided.incomplete == (
         "claim-2 could not be checked",
-        "min_supported_share: fully supported claims 0.5000 (1/2) below 0.75, "
-        "with 1 claim unchecked",
-        "min_precision: citation precision 0.5000 (1/2) below 0.6, with 1 citation unchecked",
+        "min_supported_share: fully supported claims 1.0000 (1/1, 1 of 2 checked) could fall "
+        "below 0.75: 1 claim unchecked",
+        "min_precision: citation precision 1.0000 (1/1, 1 of 2 checked) could fall below 0.6: "
+        "1 citation unchecked",
     )
-    assert decided.failure is None
-    assert decided.error is not None
-    assert decided.error.startswith(
+    error, failure = case_said(decided)
+    assert failure is None
+    assert error is not None
+    assert error.startswith(
         "case 'water' could not be decided: min_supported_share: fully supported claims"
     )
-    assert decided.error.splitlines()[-1] == ALLOW_UNCHECKED_HINT
+    assert error.splitlines()[-1] == ALLOW_UNCHECKED_HINT
 
 
 def test_a_threshold_unchecked_citations_could_not_lift_fails() -> None:
@@ -389,26 +441,32 @@ def test_a_threshold_unchecked_citations_could_not_lift_fails() -> None:
         verdict(Label.NOT_FOUND, unreached()),
     ]
     decided = assess(hopeless, lenient(min_precision=0.5)).cases["water"]
-    assert decided.outcome.decision is Decision.FAIL
-    assert decided.outcome.failures == ("min_precision: citation precision 0.0000 (0/3) below 0.5",)
+    assert decided.decision is Decision.FAIL
+    assert [str(f) for f in decided.failures] == [
+        "min_precision: citation precision 0.0000 (0/2, 2 of 3 checked) below 0.5, even if the "
+        "1 unchecked citation were supported"
+    ]
 
 
-def test_an_unchecked_citation_of_a_claim_already_supported_cannot_lift_the_share() -> None:
+def test_a_share_its_unchecked_claims_could_not_lift_fails() -> None:
+    # The first claim's checked citation supports it, its other is unchecked: the claim has
+    # no label (that citation could contradict it), so it counts as unchecked.
     settled = [
         verdict(Label.SUPPORTED, cited(Label.SUPPORTED), unreached()),
         verdict(Label.NOT_FOUND, cited(Label.NOT_FOUND, C)),
     ]
     decided = assess(settled, lenient(min_supported_share=0.75)).cases["water"]
-    assert decided.outcome.decision is Decision.FAIL
-    assert decided.outcome.failures == (
-        "min_supported_share: fully supported claims 0.5000 (1/2) below 0.75",
-    )
+    assert decided.decision is Decision.FAIL
+    assert [str(f) for f in decided.failures] == [
+        "min_supported_share: fully supported claims 0.0000 (0/1, 1 of 2 checked) below 0.75, "
+        "even if the 1 unchecked claim were supported"
+    ]
 
 
 def test_with_allow_unchecked_a_missed_threshold_fails_instead_of_waiting() -> None:
     open_case = [verdict(Label.SUPPORTED), verdict(Label.NOT_FOUND, unreached())]
     rules = lenient(min_precision=0.6, allow_unchecked=True)
-    assert assess(open_case, rules).cases["water"].outcome.decision is Decision.FAIL
+    assert assess(open_case, rules).cases["water"].decision is Decision.FAIL
 
 
 @pytest.mark.parametrize(
@@ -419,61 +477,70 @@ def test_a_cases_own_min_precision_wins_over_the_runs(
     run: float | None, own: float, decision: Decision
 ) -> None:
     decided = assess(HALF, lenient(min_precision=run), min_precision=own).cases["water"]
-    assert decided.outcome.decision is decision
-    assert case_criteria(case(min_precision=own), lenient(min_precision=run)).min_precision == own
+    assert decided.decision is decision
+    rules = case_info(FILE, case(min_precision=own)).rules(lenient(min_precision=run))
+    assert rules.min_precision == own
 
 
 def test_a_cases_criteria_set_thresholds_the_run_does_not_have() -> None:
     strict = {"min_supported_share": 0.75}
-    assert assess(HALF, criteria=strict).cases["water"].outcome.decision is Decision.FAIL
-    assert assess(HALF).cases["water"].outcome.decision is Decision.PASS
+    assert assess(HALF, criteria=strict).cases["water"].decision is Decision.FAIL
+    assert assess(HALF).cases["water"].decision is Decision.PASS
     loose = {"min_precision": 0.5}
     relaxed = assess(HALF, lenient(min_precision=0.9), criteria=loose).cases["water"]
-    assert relaxed.outcome.decision is Decision.PASS
+    assert relaxed.decision is Decision.PASS
 
 
 # -- the case's decision: fail > incomplete > pass ---------------------------------------------
 
 
-def case_decision(*assessments: ClaimAssessment, rules: Criteria | None = None) -> Decision:
-    """The decision of a case of these claims (``claim-1``, ``claim-2``...)."""
-    names = [f"claim-{n}" for n in range(1, len(assessments) + 1)]
-    general = [False] * len(assessments)
-    return decide_case(assessments, names, general, rules or lenient()).decision
+def decided(found: ClaimVerdict, index: int = 1, rules: Criteria | None = None) -> ClaimResult:
+    """Claim ``index`` of the case, citing A and B, decided."""
+    where = Location(FILE, "water", f"claim-{index}", 3 + index, index)
+    facts = Facts(markers=("1", "2"), cited=((A, "1"), (B, "2")))
+    return decide_claim(where, found, facts, rules or lenient())
 
 
-PASSING = assess_claim(verdict(Label.SUPPORTED), ClaimFacts(), lenient())
-FAILING = assess_claim(verdict(Label.CONTRADICTED), ClaimFacts(), lenient())
-OPEN = assess_claim(
-    verdict(Label.SUPPORTED, cited(Label.SUPPORTED), unreached()), MARKERS, lenient()
-)
+def case_of(*claims: ClaimVerdict, rules: Criteria | None = None) -> CaseResult:
+    """The case of these claims (``claim-1``, ``claim-2``...), decided."""
+    results = [decided(found, n) for n, found in enumerate(claims, start=1)]
+    return decide_case(case_info(FILE, case()), results, rules or lenient())
+
+
+PASSING = verdict(Label.SUPPORTED)
+FAILING = verdict(Label.CONTRADICTED)
+OPEN = verdict(Label.SUPPORTED, cited(Label.SUPPORTED), unreached())
 
 
 def test_a_failing_claim_fails_the_case_even_beside_an_incomplete_one() -> None:
-    assert (PASSING.decision, FAILING.decision, OPEN.decision) == ("pass", "fail", "incomplete")
-    assert case_decision(PASSING, FAILING) is Decision.FAIL
-    assert case_decision(OPEN, FAILING) is Decision.FAIL
-    assert case_decision(OPEN, PASSING) is Decision.INCOMPLETE
-    assert case_decision(PASSING, PASSING) is Decision.PASS
+    decisions = (decided(PASSING).decision, decided(FAILING).decision, decided(OPEN).decision)
+    assert decisions == ("pass", "fail", "incomplete")
+    assert case_of(PASSING, FAILING).decision is Decision.FAIL
+    assert case_of(OPEN, FAILING).decision is Decision.FAIL
+    assert case_of(OPEN, PASSING).decision is Decision.INCOMPLETE
+    assert case_of(PASSING, PASSING).decision is Decision.PASS
 
 
 def test_a_missed_threshold_fails_the_case_even_beside_an_incomplete_claim() -> None:
-    hopeless = assess_claim(verdict(Label.NOT_FOUND), ClaimFacts(), lenient())
-    assert (
-        case_decision(OPEN, hopeless, hopeless, rules=lenient(min_precision=0.9)) is Decision.FAIL
+    hopeless = verdict(Label.NOT_FOUND)
+    assert case_of(OPEN, hopeless, hopeless, rules=lenient(min_precision=0.9)).decision is (
+        Decision.FAIL
     )
-    # At 1/3, the unchecked citation could still lift precision to 2/3: undecided, not failed.
-    assert case_decision(OPEN, hopeless, rules=lenient(min_precision=0.5)) is Decision.INCOMPLETE
+    # At 1/2 checked, the unchecked citation could still lift precision to 2/3: undecided.
+    assert case_of(OPEN, hopeless, rules=lenient(min_precision=0.5)).decision is (
+        Decision.INCOMPLETE
+    )
 
 
 def test_the_case_decision_names_the_claim_that_failed_and_the_ones_not_checked() -> None:
-    names, general = ["claim-1", "claim-2"], [False, False]
-    failed = decide_case([FAILING, OPEN], names, general, lenient())
+    failed = case_of(FAILING, OPEN)
     assert [str(f) for f in failed.failures] == ["fail_on: claim-1 the claim is contradicted"]
-    assert failed.incomplete == ("claim-2",)
-    assert failed.line() == "fail (fail_on: claim-1 the claim is contradicted)"
-    waiting = decide_case([PASSING, OPEN], names, general, lenient())
-    assert waiting.line() == "incomplete (claim-2 could not be checked)"
+    assert failed.incomplete == ("claim-2 could not be checked",)
+    waiting = case_of(PASSING, OPEN)
+    assert (waiting.decision, waiting.incomplete) == (
+        Decision.INCOMPLETE,
+        ("claim-2 could not be checked",),
+    )
 
 
 # -- the claim record --------------------------------------------------------------------------
@@ -481,7 +548,7 @@ def test_the_case_decision_names_the_claim_that_failed_and_the_ones_not_checked(
 CONTROLS = "\x1b[31m\x1b]8;;https://evil.example\x07"
 
 
-def test_the_claim_record_is_built_once_with_page_text_free_of_control_sequences() -> None:
+def test_the_claim_result_is_built_once_with_page_text_free_of_control_sequences() -> None:
     hostile = CitationVerdict(
         A,
         Label.CONTRADICTED,
@@ -490,32 +557,38 @@ def test_the_claim_record_is_built_once_with_page_text_free_of_control_sequences
         reason=None,
     )
     found = verdict(Label.CONTRADICTED, hostile, evidence=(Evidence(A, (f"It {CONTROLS}boils.",)),))
-    record = (
-        assess([found], question=f"When{CONTROLS}?", min_precision=0.4).claims[("water", 1)].record
-    )
-    assert record.nodeid == f"{FILE}::water::claim-1"
-    assert record.decision is Decision.FAIL
-    assert record.failures == ("fail_on: the claim is contradicted",)
-    assert record.citations[0].evidence_quote == "boils at 90"
-    assert record.citations[0].final_url == A
-    assert record.evidence == (Evidence(A, ("It boils.",)),)
-    assert (record.info.question, record.info.min_precision) == ("When?", 0.4)
-    assert (record.file, record.case, record.index, record.line) == (FILE, "water", 1, 4)
+    file = assess([found], question=f"When{CONTROLS}?", min_precision=0.4)
+    result = file.claims[("water", 1)]
+    assert result.nodeid == f"{FILE}::water::claim-1"
+    assert result.decision is Decision.FAIL
+    assert result.failures == (Failure("fail_on", "the claim is contradicted"),)
+    assert result.citations[0].evidence_quote == "boils at 90"
+    assert result.citations[0].final_url == A
+    assert result.evidence == (Evidence(A, ("It boils.",)),)
+    info = file.cases["water"].info
+    assert (info.question, info.min_precision) == ("When?", 0.4)
+    assert result.where == Location(FILE, "water", "claim-1", 4, 1)
 
 
-def test_the_record_of_an_unchecked_claim_is_incomplete_and_says_why() -> None:
+def test_the_result_of_an_unchecked_claim_is_incomplete_and_says_why() -> None:
     found = verdict(Label.SUPPORTED, cited(Label.SUPPORTED), unreached())
-    record = outcome(found, lenient(min_precision=0.3)).record
-    assert record.decision is Decision.INCOMPLETE
-    assert record.unchecked == (NOT_REACHED,)
-    assert record.failures == ()
-    assert record.info.question == QUESTION
-    assert record.info.min_precision is None  # the case's own, not the run's
+    file = assess([found], lenient(min_precision=0.3))
+    result = file.claims[("water", 1)]
+    assert (result.decision, result.status, result.label) == (
+        Decision.INCOMPLETE,
+        ClaimStatus.UNCHECKED,
+        None,
+    )
+    assert [str(line) for line in result.unchecked] == [NOT_REACHED]
+    assert [(u.url, u.reason, u.marker) for u in result.unchecked] == [(B, "judge_error", "2")]
+    assert result.failures == ()
+    assert file.cases["water"].info.question == QUESTION
+    assert file.cases["water"].info.min_precision is None  # the case's own, not the run's
 
 
 def test_a_case_file_needs_one_verdict_per_claim() -> None:
     with pytest.raises(ValueError, match="1 claims but 2 verdicts"):
-        assess_file(FILE, [case()], HALF, lenient())
+        decide_file(FILE, [case()], HALF, lenient())
 
 
 # -- the baseline ------------------------------------------------------------------------------
@@ -531,9 +604,19 @@ def baseline(label: str) -> BaselineRef:
     return BaselineRef(Baseline({f"{FILE}::water::claim-1": stored}), "baseline.json")
 
 
+def change(kind: BaselineKind, old: str) -> BaselineChange:
+    return BaselineChange(kind, old, ((A, old, None),), "baseline.json")
+
+
 def test_a_regression_against_the_baseline_fails_with_old_and_new_side_by_side() -> None:
+    """A claim that regressed against the baseline passed (its decision said ``pass``)
+    while its item failed: the regression is now one of the claim's failures."""
     found = outcome(verdict(Label.PARTIAL), baseline=baseline("supported"))
-    assert found.record.baseline == BaselineChange("regression", "supported")
+    assert found.result.baseline == change(BaselineKind.REGRESSION, "supported")
+    assert found.result.decision is Decision.FAIL
+    assert found.result.failures == (
+        Failure("baseline", "regressed against the baseline baseline.json (supported -> partial)"),
+    )
     assert found.failure is not None
     assert found.failure.startswith(
         "claim regressed against the baseline baseline.json\n"
@@ -545,51 +628,57 @@ def test_a_regression_against_the_baseline_fails_with_old_and_new_side_by_side()
 
 def test_an_improvement_or_an_unchanged_label_passes() -> None:
     better = outcome(verdict(Label.SUPPORTED), baseline=baseline("partial"))
-    assert (better.failure, better.record.baseline) == (
+    assert (better.failure, better.result.baseline) == (
         None,
-        BaselineChange("improvement", "partial"),
+        change(BaselineKind.IMPROVEMENT, "partial"),
     )
     same = outcome(verdict(Label.PARTIAL), baseline=baseline("partial"))
-    assert (same.failure, same.record.baseline) == (None, BaselineChange("unchanged", "partial"))
+    assert (same.failure, same.result.baseline) == (None, change(BaselineKind.UNCHANGED, "partial"))
 
 
 def test_an_incomplete_claim_is_not_compared_with_the_baseline() -> None:
     found = verdict(Label.NOT_FOUND, unreached(A))
     item = outcome(found, baseline=baseline("supported"))
-    assert item.record.baseline is None
+    assert item.result.baseline is None
     assert item.failure is None
     assert item.error is not None
 
 
 def test_while_updating_only_a_regression_does_not_fail() -> None:
-    regressed = outcome(verdict(Label.PARTIAL), baseline=baseline("supported"))
-    updating = while_updating(regressed)
-    assert updating.failure is None
-    assert updating.record == regressed.record
+    regressed = outcome(verdict(Label.PARTIAL), baseline=baseline("supported"), updating=True)
+    assert regressed.failure is None
+    assert regressed.result.decision is Decision.PASS
+    assert regressed.result.baseline == change(BaselineKind.REGRESSION, "supported")
 
 
 def test_while_updating_a_missed_criterion_still_fails() -> None:
-    contradicted = outcome(verdict(Label.CONTRADICTED), baseline=baseline("supported"))
-    assert contradicted.record.baseline == BaselineChange("regression", "supported")
-    assert while_updating(contradicted) == contradicted
-    assert while_updating(contradicted).failure is not None
-    incomplete = outcome(verdict(Label.NOT_FOUND, unreached(A)), baseline=baseline("supported"))
-    assert while_updating(incomplete) == incomplete
+    contradicted = outcome(
+        verdict(Label.CONTRADICTED), baseline=baseline("supported"), updating=True
+    )
+    assert contradicted.result.baseline == change(BaselineKind.REGRESSION, "supported")
+    assert contradicted.result.failures == (Failure("fail_on", "the claim is contradicted"),)
+    assert contradicted.failure is not None
+    incomplete = outcome(
+        verdict(Label.NOT_FOUND, unreached(A)), baseline=baseline("supported"), updating=True
+    )
+    assert incomplete.result.decision is Decision.INCOMPLETE
 
 
 # -- the run's gates ---------------------------------------------------------------------------
 
 
+HALF_SUITE = Precision(1, 2, 2)
+HALF_SHARE = Share(1, 2)
+
+
 def gates(
-    open_citations: int = 0,
-    open_claims: int = 0,
+    precision: Precision = HALF_SUITE,
+    share: Share = HALF_SHARE,
     agreement: AgreementGate | None = None,
     **rules: Any,
 ) -> tuple[list[Failure], list[Failure]]:
-    """The run's failures and undecided gates over a suite at 1 of 2 citations and claims."""
-    run = decide_run(
-        Precision(1, 2, 2), Share(1, 2), open_citations, open_claims, lenient(**rules), agreement
-    )
+    """The run's failures and undecided gates (a suite at 1 of 2 citations and claims)."""
+    run = decide_run(precision, share, lenient(**rules), agreement)
     return list(run.failures), list(run.undecided)
 
 
@@ -605,20 +694,36 @@ def test_the_suite_thresholds_pass_at_them_and_fail_below_them() -> None:
 
 
 def test_suite_thresholds_unchecked_citations_could_still_meet_are_undecided() -> None:
-    failed, undecided = gates(1, 1, min_precision=0.6, min_supported_share=0.75)
+    # One of three citations, and one of three claims, could not be checked.
+    open_ = Precision(1, 2, 2, 1), Share(1, 2, 1)
+    failed, undecided = gates(*open_, min_precision=0.6, min_supported_share=0.6)
     assert failed == []
     assert undecided == [
         Failure(
             "min_precision",
-            "suite citation_precision=0.5000 (1/2) below 0.6, with 1 citation unchecked",
+            "suite citation_precision=0.5000 (1/2, 2 of 3 checked) below 0.6, with 1 citation "
+            "unchecked",
         ),
         Failure(
-            "min_supported_share", "suite share 0.5000 (1/2) below 0.75, with 1 claim unchecked"
+            "min_supported_share",
+            "suite share 0.5000 (1/2, 2 of 3 checked) below 0.6, with 1 claim unchecked",
         ),
     ]
-    # An unchecked citation whose claim is settled cannot lift the share.
-    assert gates(1, 0, min_supported_share=0.75)[0] == [
-        Failure("min_supported_share", "suite share 0.5000 (1/2) below 0.75")
+    # A threshold the unchecked could not lift fails, whatever they say.
+    assert gates(*open_, min_supported_share=0.75)[0] == [
+        Failure(
+            "min_supported_share",
+            "suite share 0.5000 (1/2, 2 of 3 checked) below 0.75, even if the 1 unchecked "
+            "claim were supported",
+        )
+    ]
+    # One the checked figures meet, but the unchecked could still take below it.
+    assert gates(*open_, min_precision=0.5)[1] == [
+        Failure(
+            "min_precision",
+            "suite citation_precision=0.5000 (1/2, 2 of 3 checked) could fall below 0.5: "
+            "1 citation unchecked",
+        )
     ]
 
 

@@ -1,0 +1,260 @@
+"""Each claim and each case decided once, by pure functions: a claim from its verdict, the
+case file's facts about it, the criteria and the baseline (:func:`decide_claim`); a case from
+its claims (:func:`decide_case`); a whole case file at once (:func:`decide_file`, for the
+plugin and the command line's batch). ``pytest-citations merge`` decides a shard's claims
+again with the same function from what the shard's report says their checks found
+(:func:`redecide`), so a merge of shard reports decides as the serial run did.
+
+A claim's text, its citations and everything a page or an answer put there is freed of
+control sequences here, once (see :mod:`pytest_citations.sanitize`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from ..cases import Case, Claim
+from ..labels import Label
+from ..pipeline.aggregate import aggregate_verdicts
+from ..precision import Precision, Share
+from ..sanitize import clean
+from ..verdicts import ClaimVerdict
+from .baseline import Baseline
+from .criteria import ClaimFacts, Criteria, Decision, Failure, assess_claim
+from .decisions import THRESHOLDS, judge_case
+from .result import (
+    BaselineChange,
+    BaselineKind,
+    CaseInfo,
+    CaseResult,
+    ClaimResult,
+    ClaimStatus,
+    Location,
+)
+
+
+@dataclass(frozen=True)
+class BaselineRef:
+    """The baseline claims are compared with, and its name in messages."""
+
+    baseline: Baseline
+    shown: str = ""
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the case file says of a claim beside its text: its markers, topic, whether it
+    is general phrasing, its human label, whether it was split from the answer, and the
+    marker of each URL it cites."""
+
+    markers: tuple[str, ...] = ()
+    topic: str | None = None
+    general: bool = False
+    expect: str | None = None
+    derived: bool = False
+    cited: tuple[tuple[str, str], ...] = ()
+
+
+def decide_claim(
+    where: Location,
+    verdict: ClaimVerdict,
+    facts: Facts,
+    rules: Criteria,
+    baseline: BaselineRef | None = None,
+    *,
+    updating: bool = False,
+) -> ClaimResult:
+    """A claim decided against ``rules``: checked or not, its label if it was, and every
+    criterion it missed; a checked claim is compared with the ``baseline`` (a regression
+    fails it, unless the run is ``updating`` the baseline, which writes the label in)."""
+    assessment = assess_claim(verdict, ClaimFacts(facts.topic, facts.general, facts.cited), rules)
+    unchecked = assessment.unchecked
+    checked = assessment.decision is not Decision.INCOMPLETE
+    failures = list(assessment.failures)
+    change = None
+    if baseline is not None and checked:
+        stored = baseline.baseline.entries.get(where.nodeid)
+        change = BaselineChange.of(verdict.label, stored, baseline.shown)
+        if change.kind is BaselineKind.REGRESSION and not updating:
+            said = f"regressed against the baseline {baseline.shown} ({change.old_label} -> "
+            failures.append(Failure("baseline", f"{said}{verdict.label.value})"))
+    decision = Decision.FAIL if failures else Decision.PASS if checked else Decision.INCOMPLETE
+    result = ClaimResult(
+        where=where,
+        text=verdict.claim,
+        status=ClaimStatus.CHECKED if checked else ClaimStatus.UNCHECKED,
+        label=verdict.label if checked else None,
+        decision=decision,
+        citations=verdict.citations,
+        failures=tuple(failures),
+        unchecked=unchecked,
+        markers=facts.markers,
+        topic=facts.topic,
+        general=facts.general,
+        expect=facts.expect,
+        derived=facts.derived,
+        problems=verdict.problems,
+        unrecorded=verdict.lacks_recording,
+        over_budget=bool(verdict.over_budget),
+        joint_support=verdict.joint_support,
+        misattributed_to=verdict.misattributed_to,
+        evidence=verdict.evidence,
+        baseline=change,
+    )
+    return clean(result)
+
+
+def redecide(stated: ClaimResult, rules: Criteria, *, updating: bool = False) -> ClaimResult:
+    """A claim decided again from what a report says its checks found (its label, its
+    citations' labels and reasons, the evidence, the baseline's stored label): what
+    :func:`decide_claim` makes of them, whatever the report states of its decision. A claim
+    a report calls unchecked has no label; the label its citations give (A1) stands in for
+    it, which decides nothing of a claim that is unchecked."""
+    label = stated.label if stated.label is not None else aggregate_verdicts(stated.citations)
+    cited = tuple((u.url, u.marker) for u in stated.unchecked if u.url and u.marker)
+    facts = Facts(
+        stated.markers, stated.topic, stated.general, stated.expect, stated.derived, cited
+    )
+    baseline = None
+    if stated.baseline is not None:
+        stored = stated.baseline.stored()
+        entries = {stated.where.nodeid: stored} if stored is not None else {}
+        baseline = BaselineRef(Baseline(entries), stated.baseline.shown)
+    return decide_claim(
+        stated.where, stated.verdict(label), facts, rules, baseline, updating=updating
+    )
+
+
+def precision_of(claims: Iterable[ClaimResult]) -> Precision:
+    """Citation precision over the citations that count (A2), the unchecked beside them."""
+    supported = total = reachable = unchecked = 0
+    for claim in claims:
+        for citation in claim.citations:
+            if not claim.counted(citation):
+                unchecked += 1
+                continue
+            total += 1
+            supported += citation.label is Label.SUPPORTED
+            reachable += citation.label is not Label.UNREACHABLE
+    return Precision(supported, total, reachable, unchecked)
+
+
+def share_of(claims: Sequence[ClaimResult]) -> Share:
+    """The share of fully supported claims among the checked ones (004, C7)."""
+    checked = [(claim.label, claim.general) for claim in claims if claim.label is not None]
+    return Share.of(checked, unchecked=sum(1 for claim in claims if claim.label is None))
+
+
+def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) -> CaseResult:
+    """A case decided from its claims, against the run's criteria with its own over them:
+    a failure wins over ``incomplete`` (a claim not checked, a threshold undecided), which
+    wins over ``pass``."""
+    ordered = tuple(sorted(claims, key=lambda claim: claim.where.index))
+    failures = [
+        Failure(failure.criterion, f"{claim.where.name} {failure.message}")
+        for claim in ordered
+        for failure in claim.failures
+    ]
+    precision, share = precision_of(ordered), share_of(ordered)
+    missed, undecided = judge_case(precision, share, info.rules(run))
+    failures += missed
+    if failures:
+        decision = Decision.FAIL
+    elif undecided or any(claim.decision is Decision.INCOMPLETE for claim in ordered):
+        decision = Decision.INCOMPLETE
+    else:
+        decision = Decision.PASS
+    item = Decision.INCOMPLETE if undecided else Decision.PASS
+    if any(failure.criterion in THRESHOLDS for failure in failures):
+        item = Decision.FAIL
+    return CaseResult(
+        info, ordered, precision, share, decision, item, tuple(failures), tuple(undecided)
+    )
+
+
+def undecided_case(info: CaseInfo, claims: Sequence[ClaimResult]) -> CaseResult:
+    """A case whose own item did not run: its claims and figures, and no decision."""
+    ordered = tuple(sorted(claims, key=lambda claim: claim.where.index))
+    return CaseResult(info, ordered, precision_of(ordered), share_of(ordered))
+
+
+def case_info(file: str, case: Case) -> CaseInfo:
+    """Where a case is and what it asks (``file`` as node ids name it)."""
+    return clean(
+        CaseInfo(
+            file,
+            case.id,
+            case.line,
+            case.question,
+            case.answer,
+            case.min_precision,
+            dict(case.criteria),
+            dict(case.retrieved_markers),
+        )
+    )
+
+
+def claim_facts(case: Case, claim: Claim) -> Facts:
+    """What a case file says of one of its claims."""
+    cited = {case.citations[m]: m for m in reversed(claim.markers) if m in case.citations}
+    return Facts(
+        claim.markers, claim.topic, claim.general, claim.expect, claim.derived, tuple(cited.items())
+    )
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """Every claim (by case id and claim index) and every case (by id) of a case file,
+    decided."""
+
+    claims: dict[tuple[str, int], ClaimResult]
+    cases: dict[str, CaseResult]
+
+
+def decide_file(
+    file: str,
+    cases: Sequence[Case],
+    verdicts: Sequence[ClaimVerdict],
+    criteria: Criteria,
+    baseline: BaselineRef | None = None,
+    *,
+    updating: bool = False,
+    selected: Callable[[str, int], bool] = lambda case, index: True,
+) -> FileResult:
+    """Decide every claim and case of a case file (``file`` as node ids name it);
+    ``verdicts`` are the claims' verdicts in file order. A case is decided over its
+    ``selected`` claims (case id, claim index): those the run runs."""
+    pairs = [(case, claim) for case in cases for claim in case.claims]
+    if len(pairs) != len(verdicts):
+        raise ValueError(f"{file}: {len(pairs)} claims but {len(verdicts)} verdicts")
+    found = iter(verdicts)
+    claims: dict[tuple[str, int], ClaimResult] = {}
+    decided: dict[str, CaseResult] = {}
+    for case in cases:
+        info = case_info(file, case)
+        rules = info.rules(criteria)
+        for claim in case.claims:
+            where = Location(file, case.id, claim.name, claim.line, claim.index)
+            claims[(case.id, claim.index)] = decide_claim(
+                where, next(found), claim_facts(case, claim), rules, baseline, updating=updating
+            )
+        ran = [claims[(case.id, c.index)] for c in case.claims if selected(case.id, c.index)]
+        decided[case.id] = decide_case(info, ran, criteria)
+    return FileResult(claims, decided)
+
+
+__all__ = [
+    "BaselineRef",
+    "Facts",
+    "FileResult",
+    "case_info",
+    "claim_facts",
+    "decide_case",
+    "decide_claim",
+    "decide_file",
+    "precision_of",
+    "redecide",
+    "share_of",
+    "undecided_case",
+]
