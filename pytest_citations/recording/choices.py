@@ -72,7 +72,8 @@ def _choice(number: int, item: Any) -> tuple[ChoiceKey, Selection]:
             )
             for entry in item["shown"]
         )
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    # OverflowError: a hand-edited ``.inf`` where a choice holds a whole number
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
         raise CassetteContentError(f"{what} is not readable ({type(error).__name__})") from None
     votes = item.get("votes")
     if votes is not None and (isinstance(votes, bool) or not isinstance(votes, int) or votes < 1):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from ops_support import EXAMPLES, base_env, copy_examples, emulators, run_cli, run_pytest
 
+from pytest_citations.recording.choices import parse_choices
 from pytest_citations.recording.files import CassetteContentError, read_cassette
 
 HEAD = (
@@ -138,3 +139,37 @@ def test_a_replay_and_a_recording_plan_name_the_file_within_seconds(
     ), output
     assert "Traceback" not in output
     assert run.returncode != 0
+
+
+# A recorded choice's numbers are YAML floats when a hand edit says so: ``.inf`` cannot
+# become the whole number a choice holds (OverflowError, a traceback in every reader).
+@pytest.mark.parametrize("field", ["top_k", "passage_words", "ranking", "budget"])
+def test_an_infinite_number_in_a_recorded_choice_is_refused(field: str) -> None:
+    chose = {"setting": "s", "embedder": "e", "top_k": 3, "passage_words": 200, "ranking": 2,
+             "budget": 560, "units": "lines", field: float("inf")}  # fmt: skip
+    entry = {"claim": "c", "url": "u", "page": "p", "chose": chose,
+             "shown": [{"pieces": "0-5", "score": 1.0}]}  # fmt: skip
+
+    with pytest.raises(CassetteContentError, match="retrieval choice 1 is not readable"):
+        parse_choices([entry])
+
+
+def test_an_infinite_budget_is_named_by_check_and_replay_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """The default gate's run of the shipped example, its cassette edited by one line."""
+    copy_examples(tmp_path)
+    cassette = tmp_path / "cassettes" / "cases" / EXAMPLES[0]
+    text = cassette.read_text(encoding="utf-8")
+    assert "    budget: 560\n" in text
+    cassette.write_text(text.replace("    budget: 560\n", "    budget: .inf\n", 1), "utf-8")
+
+    checked = run_cli("cassettes", "check", "cassettes/", env=base_env(tmp_path), cwd=tmp_path)
+    replayed = run_pytest(tmp_path, f"cases/{EXAMPLES[0]}", env=base_env(tmp_path))
+
+    for run in (checked, replayed):
+        output = run.stdout + run.stderr
+        assert "Traceback" not in output, output
+        assert "cassettes/cases/boiling-point.yaml" in output, output
+        assert "retrieval choice 1 is not readable" in output, output
+        assert run.returncode == 1, output
