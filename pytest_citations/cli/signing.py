@@ -108,6 +108,11 @@ def sign_file(path: Path, signer: Signer) -> tuple[str, bool]:
     whether it could be signed."""
     own = TrustedKeys({signer.fingerprint: signer.public}, "the signing key")
     found: list[dict[str, object]] = []
+    link = _link_on_the_way(path)
+    if link is not None:
+        # A signature says "reviewed here": written through a link it would land on a file
+        # outside the cassettes given, as prune and the recordings job refuse to (issue 24).
+        return f"not signed: {link} is a link; sign the file it points to where it lives", False
     try:
         raw = path.read_bytes()
         read_cassette(raw, found.append)
@@ -125,6 +130,17 @@ def sign_file(path: Path, signer: Signer) -> tuple[str, bool]:
     except (CassetteContentError, SignatureRefused, UnsealableText) as error:
         return f"not signed: {error}", False
     return "signed", True
+
+
+def _link_on_the_way(path: Path) -> Path | None:
+    """The first link among ``path`` and the folders it names (as given, from the working
+    folder down), or None."""
+    parts = path.parts
+    for depth in range(1, len(parts) + 1):
+        step = Path(*parts[:depth])
+        if step.is_symlink():
+            return step
+    return None
 
 
 def run_sign(args: argparse.Namespace) -> int:

@@ -270,3 +270,26 @@ def test_upgrade_stops_on_an_unusable_key_and_warns_when_it_would_write_unsigned
         "warning: the cassettes written now are refused by the trusted keys "
         f"(citations_trusted_keys in pytest.ini): {SIGNING_KEY_VARIABLE} is not set"
     ) in unsigned.stderr
+
+
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_sign_never_writes_through_a_link(tmp_path: Path, linked: str) -> None:
+    """The red team's finding (issue 24): a cassette that is a link, or lies in a linked
+    folder, was signed in place, rewriting the file outside ``cassettes/`` it points to."""
+    copy_examples(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.yaml").write_bytes((tmp_path / BOILING).read_bytes())
+    before = (outside / "x.yaml").read_bytes()
+    if linked == "file":
+        (tmp_path / "cassettes" / "cases" / "x.yaml").symlink_to(outside / "x.yaml")
+        named = given = "cassettes/cases/x.yaml"
+    else:
+        (tmp_path / "cassettes" / "elsewhere").symlink_to(outside, target_is_directory=True)
+        named, given = "cassettes/elsewhere", "cassettes/elsewhere/x.yaml"
+
+    run = cli(tmp_path, "cassettes", "sign", given)
+
+    assert run.returncode == 1
+    assert f"not signed: {named} is a link" in run.stdout
+    assert (outside / "x.yaml").read_bytes() == before
