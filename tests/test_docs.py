@@ -47,11 +47,12 @@ HOOK = DOCS / "hooks" / "reference.py"
 
 def shown_runs(page: Path) -> list[tuple[str, Block]]:
     """Each command a page shows with what it prints: a ``bash`` block of one command whose
-    next block is an output block (no language)."""
+    next block is an output block (no language), unless a test of its own runs it (its
+    ``<!-- run by … -->`` line: the output needs a setup the examples do not have)."""
     blocks = code_blocks(page.read_text(encoding="utf-8"))
     found = []
     for block, after in itertools.pairwise(blocks):
-        if block.language == "bash" and after.language == "":
+        if block.language == "bash" and after.language == "" and not block.run_by:
             lines = commands([block])
             assert len(lines) == 1, f"{document_id(page)}: one command before its output"
             found.append((lines[0], after))
@@ -83,6 +84,20 @@ def test_every_command_a_page_shows_prints_its_output_block(page: Path, tmp_path
             assert "Traceback" not in run.stdout + run.stderr, run.stderr
             assert_printed(output.lines, run.stdout.splitlines())
         assert (web.crawlbase.crawl_count, web.judge.call_count) == (0, 0)  # from cassettes
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=document_id)
+def test_a_block_run_elsewhere_names_a_test_that_reads_its_page(page: Path) -> None:
+    """A command the generic run above leaves out is never left untested: the test its
+    comment names exists and reads this page."""
+    for block in code_blocks(page.read_text(encoding="utf-8")):
+        if block.run_by:
+            test = ROOT / block.run_by
+            assert block.language == "bash", f"{document_id(page)}: {block.run_by}"
+            assert test.is_file(), f"{document_id(page)}: no test {block.run_by}"
+            assert f'"{page.name}"' in test.read_text(encoding="utf-8"), (
+                f"{block.run_by} does not read {document_id(page)}"
+            )
 
 
 # -- the reference pages --------------------------------------------------------------------

@@ -40,13 +40,17 @@ from pytest_citations.plugin.options import OPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 #: The pages of the documentation site written by hand (the reference pages are generated).
-DOC_PAGES = sorted((ROOT / "docs").rglob("*.md"))
+DOC_PAGES = sorted(DOCS.rglob("*.md"))
 #: Every document whose commands and names are checked: the README and the site's pages.
 DOCUMENTS = [README, *DOC_PAGES]
 #: A line of an output block that stands for lines left out.
 ELISION = "…"
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+#: The comment before a ``bash`` block whose output needs a setup of its own (answers to
+#: import, a base run to compare with): the test it names runs it, reading the page.
+_RUN_BY = re.compile(r"<!-- run by (\S+) -->\n\Z")
 _DURATION = re.compile(r"\bin \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
 # pytest centres its final line in ``=``, so a duration of another length moves the padding
 _FINAL_LINE = re.compile(r"^=+ (.* in <time>) =+$")
@@ -59,10 +63,12 @@ def _without_duration(line: str) -> str:
 
 @dataclass(frozen=True)
 class Block:
-    """One fenced code block: its language tag (empty for output) and its text."""
+    """One fenced code block: its language tag (empty for output) and its text; ``run_by``,
+    the test that runs it, where a ``<!-- run by tests/… -->`` line stands before it."""
 
     language: str
     text: str
+    run_by: str = ""
 
     @property
     def lines(self) -> list[str]:
@@ -97,7 +103,11 @@ def readme_section(title: str, document: Path = README) -> str:
 
 def code_blocks(text: str) -> list[Block]:
     """The fenced code blocks of ``text``, in order."""
-    return [Block(match[1].strip(), match[2]) for match in _FENCE.finditer(text)]
+    blocks = []
+    for match in _FENCE.finditer(text):
+        run_by = _RUN_BY.search(text, 0, match.start())
+        blocks.append(Block(match[1].strip(), match[2], run_by[1] if run_by else ""))
+    return blocks
 
 
 def commands(blocks: list[Block]) -> list[str]:
