@@ -289,9 +289,12 @@ def test_no_command_a_document_shows_installs_pytest_citations_from_an_index(
 
 # -- case files ---------------------------------------------------------------------------------
 
+#: The page on case files, read whole (its title is its only first-level heading).
+CASE_FILES = ("Writing case files", DOCS / "case-files.md")
+
 
 def test_the_case_file_example_loads(tmp_path: Path) -> None:
-    [example, *_] = [b for b in code_blocks(readme_section("Case files")) if b.language == "yaml"]
+    [example, *_] = [b for b in code_blocks(readme_section(*CASE_FILES)) if b.language == "yaml"]
     path = tmp_path / "cases" / "boiling-point.yaml"
     path.parent.mkdir()
     path.write_text(example.text, encoding="utf-8")
@@ -306,7 +309,7 @@ def test_the_case_file_example_loads(tmp_path: Path) -> None:
 
 
 def test_the_schema_line_leads_from_a_case_file_in_cases_to_the_published_schema() -> None:
-    section = readme_section("Case files")
+    section = readme_section(*CASE_FILES)
     [line] = re.findall(r"^# yaml-language-server: \$schema=(\S+)$", section, re.MULTILINE)
     # The YAML language server resolves the path from the case file's folder.
     schema = (ROOT / "cases" / line).resolve()
@@ -316,8 +319,8 @@ def test_the_schema_line_leads_from_a_case_file_in_cases_to_the_published_schema
     assert "pytest-citations schema > schema/case-file.schema.json" in section
 
 
-def test_a_broken_case_file_fails_as_the_readme_shows(citations: Citations) -> None:
-    blocks = code_blocks(readme_section("Case files"))
+def test_a_broken_case_file_fails_as_its_page_shows(citations: Citations) -> None:
+    blocks = code_blocks(readme_section(*CASE_FILES))
     broken = next(b for b in blocks if b.language == "yaml" and "id: bad" in b.text)
     printed = blocks[blocks.index(broken) + 1]
     citations.write("cases/bad.yaml", broken.text)
