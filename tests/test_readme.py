@@ -362,10 +362,12 @@ def test_the_shipped_cassettes_come_from_the_local_emulators() -> None:
 # -- baselines ------------------------------------------------------------------------------
 
 
-def test_a_baseline_run_and_its_update_print_what_the_readme_shows(citations: Citations) -> None:
-    """The README's story: a baseline written for two case files; then one claim cites
+def test_a_baseline_run_and_its_update_print_what_the_ci_gate_page_shows(
+    citations: Citations,
+) -> None:
+    """The CI gate page's story: a baseline written for two case files; then one claim cites
     another page (it regresses), the file's last claim goes (unused) and a file is added."""
-    section = readme_section("Release gating")
+    section = readme_section("Release gating", DOCS / "ci-gate.md")
     compare = "pytest --citations cases/ --citations-baseline\ncitations-baseline.json"
     assert compare in section
     shown = [b for b in code_blocks(section) if b.text.startswith("baseline ")]
