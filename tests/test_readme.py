@@ -394,12 +394,15 @@ def test_a_baseline_run_and_its_update_print_what_the_ci_gate_page_shows(
 
 # -- inside ordinary tests ----------------------------------------------------------------------
 
+#: The page of the ``citation_verifier`` fixture, read whole.
+IN_TESTS = ("Inside ordinary tests", DOCS / "in-tests.md")
+
 
 @pytest.fixture
 def ordinary_tests(citations: Citations) -> pytest.RunResult:
-    """The README's tests of "Inside ordinary tests", recorded against the emulators, then
+    """The tests of the page "Inside ordinary tests", recorded against the emulators, then
     replayed offline as a user's CI would."""
-    blocks = code_blocks(readme_section("Inside ordinary tests"))
+    blocks = code_blocks(readme_section(*IN_TESTS))
     sources = [b.text for b in blocks if b.language == "python" and "def test_" in b.text]
     pipeline = next(source for source in sources if "rag_app" in source)
     sources.remove(pipeline)  # needs the reader's own RAG application
@@ -409,10 +412,10 @@ def ordinary_tests(citations: Citations) -> pytest.RunResult:
     return citations.run_tests()
 
 
-def test_a_failing_label_comparison_prints_what_the_readme_shows(
+def test_a_failing_label_comparison_prints_what_its_page_shows(
     ordinary_tests: pytest.RunResult,
 ) -> None:
-    blocks = code_blocks(readme_section("Inside ordinary tests"))
+    blocks = code_blocks(readme_section(*IN_TESTS))
     shown = [
         b
         for b in blocks
@@ -425,7 +428,7 @@ def test_a_failing_label_comparison_prints_what_the_readme_shows(
         assert_printed([ELISION, *block.lines, ELISION], ordinary_tests.outlines)
 
 
-#: The assistant the README's pipeline test talks about, answering from a canned record.
+#: The assistant the page's pipeline test talks about, answering from a canned record.
 RAG_APP_CONFTEST = """
 import pytest
 
@@ -447,9 +450,9 @@ def rag_app():
 
 
 def test_an_answer_level_check_explains_every_failing_claim(citations: Citations) -> None:
-    """The README's pipeline test: ``assert_answer`` names each failing claim, its label, its
+    """The page's pipeline test: ``assert_answer`` names each failing claim, its label, its
     citations and quotes (``assert all(...)`` said only ``where False = all(...)``)."""
-    section = readme_section("Inside ordinary tests")
+    section = readme_section(*IN_TESTS)
     blocks = code_blocks(section)
     pipeline = next(b.text for b in blocks if b.language == "python" and "rag_app" in b.text)
     shown = next(b for b in blocks if b.language == "" and "claims of the answer fail" in b.text)
