@@ -19,9 +19,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from ops_support import COMMAND, base_env, emulators
 from test_readme import (
     DOC_PAGES,
+    DOCS,
+    README,
     ROOT,
     Block,
     assert_printed,
@@ -38,7 +41,6 @@ from pytest_citations.plugin.options import OPTIONS
 from pytest_citations.plugin.reference import options_page
 from pytest_citations.plugin.values import whole_number
 
-DOCS = ROOT / "docs"
 HOOK = DOCS / "hooks" / "reference.py"
 
 
@@ -202,6 +204,45 @@ def test_a_command_added_to_a_parser_is_on_its_page() -> None:
 
 
 # -- the site -------------------------------------------------------------------------------
+
+
+#: The README is the front page: what it checks, the first run, the install, a short tour and
+#: links into the site, which holds the manual (issue 28).
+README_WORDS = 2_500
+
+
+def test_the_readme_is_a_front_page() -> None:
+    text = README.read_text(encoding="utf-8")
+
+    assert len(text.split()) <= README_WORDS
+    linked = set(re.findall(r"\]\(docs/([a-z-]+\.md)", text))
+    assert {page.name for page in DOC_PAGES} - linked == set()  # a way in to every page
+
+
+def nav_pages(nav: object) -> list[str]:
+    """The pages mkdocs.yml's nav names, in order."""
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, list):
+        return [page for entry in nav for page in nav_pages(entry)]
+    if isinstance(nav, dict):
+        return [page for value in nav.values() for page in nav_pages(value)]
+    return []
+
+
+def test_every_page_is_in_the_nav_and_moved_in_whole() -> None:
+    """No page is left out of the site's navigation (mkdocs only warns), and no page still
+    says its text lives in the README."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    nav = nav_pages(config["nav"])
+    hand_written = [page.relative_to(DOCS).as_posix() for page in DOC_PAGES]
+
+    assert sorted(set(hand_written) - set(nav)) == []
+    assert len(nav) == len(set(nav))
+    for page in DOC_PAGES:
+        text = page.read_text(encoding="utf-8")
+        assert "Being moved here" not in text, document_id(page)
+        assert "Until the README is cut down" not in text, document_id(page)
 
 
 def test_the_reference_pages_are_generated_never_written(tmp_path: Path) -> None:

@@ -338,9 +338,10 @@ def test_a_broken_case_file_fails_as_its_page_shows(citations: Citations) -> Non
 
 
 def test_the_shipped_cassettes_come_from_the_local_emulators() -> None:
-    """What the README and cassettes/README.md say of the shipped recordings stays true: every
-    request in them went to an emulator on 127.0.0.1, and both name the script that records
-    them again from there."""
+    """What the README, the recording page and cassettes/README.md say of the shipped
+    recordings stays true: every request in them went to an emulator on 127.0.0.1, and each
+    names the script that records them again from there (the page and cassettes/README.md
+    also how to record them with real tokens)."""
     cassettes = sorted((ROOT / "cassettes").rglob("*.yaml"))
     uris = [
         line.split("uri:", 1)[1].strip()
@@ -353,8 +354,11 @@ def test_the_shipped_cassettes_come_from_the_local_emulators() -> None:
     assert uris
     assert all(uri.startswith("http://127.0.0.1:") for uri in uris), "re-recorded for real?"
     assert (ROOT / "tests" / "record_examples.py").is_file()
+    readme = README.read_text(encoding="utf-8")
+    assert "python tests/record_examples.py" in readme
+    assert "pytest_citations/sandbox/" in readme
     for text in (
-        README.read_text(encoding="utf-8"),
+        (DOCS / "recording.md").read_text(encoding="utf-8"),
         (ROOT / "cassettes" / "README.md").read_text(encoding="utf-8"),
     ):
         assert "python tests/record_examples.py" in text
