@@ -19,9 +19,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from ops_support import COMMAND, base_env, emulators
 from test_readme import (
     DOC_PAGES,
+    DOCS,
+    README,
     ROOT,
     Block,
     assert_printed,
@@ -38,7 +41,6 @@ from pytest_citations.plugin.options import OPTIONS
 from pytest_citations.plugin.reference import options_page
 from pytest_citations.plugin.values import whole_number
 
-DOCS = ROOT / "docs"
 HOOK = DOCS / "hooks" / "reference.py"
 
 
@@ -47,11 +49,12 @@ HOOK = DOCS / "hooks" / "reference.py"
 
 def shown_runs(page: Path) -> list[tuple[str, Block]]:
     """Each command a page shows with what it prints: a ``bash`` block of one command whose
-    next block is an output block (no language)."""
+    next block is an output block (no language), unless a test of its own runs it (its
+    ``<!-- run by … -->`` line: the output needs a setup the examples do not have)."""
     blocks = code_blocks(page.read_text(encoding="utf-8"))
     found = []
     for block, after in itertools.pairwise(blocks):
-        if block.language == "bash" and after.language == "":
+        if block.language == "bash" and after.language == "" and not block.run_by:
             lines = commands([block])
             assert len(lines) == 1, f"{document_id(page)}: one command before its output"
             found.append((lines[0], after))
@@ -83,6 +86,20 @@ def test_every_command_a_page_shows_prints_its_output_block(page: Path, tmp_path
             assert "Traceback" not in run.stdout + run.stderr, run.stderr
             assert_printed(output.lines, run.stdout.splitlines())
         assert (web.crawlbase.crawl_count, web.judge.call_count) == (0, 0)  # from cassettes
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=document_id)
+def test_a_block_run_elsewhere_names_a_test_that_reads_its_page(page: Path) -> None:
+    """A command the generic run above leaves out is never left untested: the test its
+    comment names exists and reads this page."""
+    for block in code_blocks(page.read_text(encoding="utf-8")):
+        if block.run_by:
+            test = ROOT / block.run_by
+            assert block.language == "bash", f"{document_id(page)}: {block.run_by}"
+            assert test.is_file(), f"{document_id(page)}: no test {block.run_by}"
+            assert f'"{page.name}"' in test.read_text(encoding="utf-8"), (
+                f"{block.run_by} does not read {document_id(page)}"
+            )
 
 
 # -- the reference pages --------------------------------------------------------------------
@@ -187,6 +204,45 @@ def test_a_command_added_to_a_parser_is_on_its_page() -> None:
 
 
 # -- the site -------------------------------------------------------------------------------
+
+
+#: The README is the front page: what it checks, the first run, the install, a short tour and
+#: links into the site, which holds the manual (issue 28).
+README_WORDS = 2_500
+
+
+def test_the_readme_is_a_front_page() -> None:
+    text = README.read_text(encoding="utf-8")
+
+    assert len(text.split()) <= README_WORDS
+    linked = set(re.findall(r"\]\(docs/([a-z-]+\.md)", text))
+    assert {page.name for page in DOC_PAGES} - linked == set()  # a way in to every page
+
+
+def nav_pages(nav: object) -> list[str]:
+    """The pages mkdocs.yml's nav names, in order."""
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, list):
+        return [page for entry in nav for page in nav_pages(entry)]
+    if isinstance(nav, dict):
+        return [page for value in nav.values() for page in nav_pages(value)]
+    return []
+
+
+def test_every_page_is_in_the_nav_and_moved_in_whole() -> None:
+    """No page is left out of the site's navigation (mkdocs only warns), and no page still
+    says its text lives in the README."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    nav = nav_pages(config["nav"])
+    hand_written = [page.relative_to(DOCS).as_posix() for page in DOC_PAGES]
+
+    assert sorted(set(hand_written) - set(nav)) == []
+    assert len(nav) == len(set(nav))
+    for page in DOC_PAGES:
+        text = page.read_text(encoding="utf-8")
+        assert "Being moved here" not in text, document_id(page)
+        assert "Until the README is cut down" not in text, document_id(page)
 
 
 def test_the_reference_pages_are_generated_never_written(tmp_path: Path) -> None:

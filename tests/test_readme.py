@@ -37,16 +37,21 @@ from pytest_citations.cases import load_cases
 from pytest_citations.cases.schema import schema_text
 from pytest_citations.pipeline.settings import LIMITS
 from pytest_citations.plugin.options import OPTIONS
+from pytest_citations.plugin.reference import options_page
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 #: The pages of the documentation site written by hand (the reference pages are generated).
-DOC_PAGES = sorted((ROOT / "docs").rglob("*.md"))
+DOC_PAGES = sorted(DOCS.rglob("*.md"))
 #: Every document whose commands and names are checked: the README and the site's pages.
 DOCUMENTS = [README, *DOC_PAGES]
 #: A line of an output block that stands for lines left out.
 ELISION = "…"
 _FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+#: The comment before a ``bash`` block whose output needs a setup of its own (answers to
+#: import, a base run to compare with): the test it names runs it, reading the page.
+_RUN_BY = re.compile(r"<!-- run by (\S+) -->\n\Z")
 _DURATION = re.compile(r"\bin \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
 # pytest centres its final line in ``=``, so a duration of another length moves the padding
 _FINAL_LINE = re.compile(r"^=+ (.* in <time>) =+$")
@@ -59,10 +64,12 @@ def _without_duration(line: str) -> str:
 
 @dataclass(frozen=True)
 class Block:
-    """One fenced code block: its language tag (empty for output) and its text."""
+    """One fenced code block: its language tag (empty for output) and its text; ``run_by``,
+    the test that runs it, where a ``<!-- run by tests/… -->`` line stands before it."""
 
     language: str
     text: str
+    run_by: str = ""
 
     @property
     def lines(self) -> list[str]:
@@ -97,7 +104,11 @@ def readme_section(title: str, document: Path = README) -> str:
 
 def code_blocks(text: str) -> list[Block]:
     """The fenced code blocks of ``text``, in order."""
-    return [Block(match[1].strip(), match[2]) for match in _FENCE.finditer(text)]
+    blocks = []
+    for match in _FENCE.finditer(text):
+        run_by = _RUN_BY.search(text, 0, match.start())
+        blocks.append(Block(match[1].strip(), match[2], run_by[1] if run_by else ""))
+    return blocks
 
 
 def commands(blocks: list[Block]) -> list[str]:
@@ -187,11 +198,13 @@ def test_every_option_and_ini_key_a_document_names_exists(document: Path) -> Non
 
 
 def test_the_options_table_matches_the_option_table_of_the_code() -> None:
-    """Each row of the README's table: the flag's ini key and environment variable."""
+    """Each row of the options reference (generated from the table when the site is built;
+    it replaced the README's hand-written copy): the flag's ini key and environment
+    variable."""
     by_flag = {option.flag_name: option for option in OPTIONS if option.flag}
     rows = re.findall(
-        r"^\| `(--citations-[a-z-]+)[^`]*` \| (?:`(citations_[a-z_]+)`)? *\| ([^|]*)\|",
-        readme_section("Options"),
+        r"^\| `(--citations-[a-z-]+)[^`]*`[^|]*\| (?:`(citations_[a-z_]+)`)?[^|]*\| ([^|]*)\|",
+        options_page(),
         re.MULTILINE,
     )
     assert len(rows) > 20
@@ -203,7 +216,7 @@ def test_the_options_table_matches_the_option_table_of_the_code() -> None:
 
 def test_the_options_table_has_a_row_for_every_limit_and_budget() -> None:
     """Request limits and budgets come from one table of the code: each is a row."""
-    rows = set(re.findall(r"^\| `(--citations-[a-z-]+)", readme_section("Options"), re.MULTILINE))
+    rows = set(re.findall(r"^\| `(--citations-[a-z-]+)", options_page(), re.MULTILINE))
     assert {f"--citations-{limit.name}" for limit in LIMITS} - rows == set()
 
 
@@ -214,7 +227,7 @@ def test_every_command_line_a_document_shows_uses_commands_and_options_that_exis
     lines = commands(code_blocks(document.read_text(encoding="utf-8")))
     shown = [shlex.split(line.split(" && ")[-1], comments=True) for line in lines]
     shown = [words for words in shown if words and words[0] == "pytest-citations"]
-    if document == README:
+    if document == DOCS / "service.md":  # the page of the command line
         assert len(shown) >= 6
     names = cli_commands()
     assert {"verify", "batch", "import", "stored-page", "schema", "serve"} <= set(names)
@@ -279,9 +292,12 @@ def test_no_command_a_document_shows_installs_pytest_citations_from_an_index(
 
 # -- case files ---------------------------------------------------------------------------------
 
+#: The page on case files, read whole (its title is its only first-level heading).
+CASE_FILES = ("Writing case files", DOCS / "case-files.md")
+
 
 def test_the_case_file_example_loads(tmp_path: Path) -> None:
-    [example, *_] = [b for b in code_blocks(readme_section("Case files")) if b.language == "yaml"]
+    [example, *_] = [b for b in code_blocks(readme_section(*CASE_FILES)) if b.language == "yaml"]
     path = tmp_path / "cases" / "boiling-point.yaml"
     path.parent.mkdir()
     path.write_text(example.text, encoding="utf-8")
@@ -296,7 +312,7 @@ def test_the_case_file_example_loads(tmp_path: Path) -> None:
 
 
 def test_the_schema_line_leads_from_a_case_file_in_cases_to_the_published_schema() -> None:
-    section = readme_section("Case files")
+    section = readme_section(*CASE_FILES)
     [line] = re.findall(r"^# yaml-language-server: \$schema=(\S+)$", section, re.MULTILINE)
     # The YAML language server resolves the path from the case file's folder.
     schema = (ROOT / "cases" / line).resolve()
@@ -306,8 +322,8 @@ def test_the_schema_line_leads_from_a_case_file_in_cases_to_the_published_schema
     assert "pytest-citations schema > schema/case-file.schema.json" in section
 
 
-def test_a_broken_case_file_fails_as_the_readme_shows(citations: Citations) -> None:
-    blocks = code_blocks(readme_section("Case files"))
+def test_a_broken_case_file_fails_as_its_page_shows(citations: Citations) -> None:
+    blocks = code_blocks(readme_section(*CASE_FILES))
     broken = next(b for b in blocks if b.language == "yaml" and "id: bad" in b.text)
     printed = blocks[blocks.index(broken) + 1]
     citations.write("cases/bad.yaml", broken.text)
@@ -322,9 +338,10 @@ def test_a_broken_case_file_fails_as_the_readme_shows(citations: Citations) -> N
 
 
 def test_the_shipped_cassettes_come_from_the_local_emulators() -> None:
-    """What the README and cassettes/README.md say of the shipped recordings stays true: every
-    request in them went to an emulator on 127.0.0.1, and both name the script that records
-    them again from there."""
+    """What the README, the recording page and cassettes/README.md say of the shipped
+    recordings stays true: every request in them went to an emulator on 127.0.0.1, and each
+    names the script that records them again from there (the page and cassettes/README.md
+    also how to record them with real tokens)."""
     cassettes = sorted((ROOT / "cassettes").rglob("*.yaml"))
     uris = [
         line.split("uri:", 1)[1].strip()
@@ -337,8 +354,11 @@ def test_the_shipped_cassettes_come_from_the_local_emulators() -> None:
     assert uris
     assert all(uri.startswith("http://127.0.0.1:") for uri in uris), "re-recorded for real?"
     assert (ROOT / "tests" / "record_examples.py").is_file()
+    readme = README.read_text(encoding="utf-8")
+    assert "python tests/record_examples.py" in readme
+    assert "pytest_citations/sandbox/" in readme
     for text in (
-        README.read_text(encoding="utf-8"),
+        (DOCS / "recording.md").read_text(encoding="utf-8"),
         (ROOT / "cassettes" / "README.md").read_text(encoding="utf-8"),
     ):
         assert "python tests/record_examples.py" in text
@@ -349,10 +369,12 @@ def test_the_shipped_cassettes_come_from_the_local_emulators() -> None:
 # -- baselines ------------------------------------------------------------------------------
 
 
-def test_a_baseline_run_and_its_update_print_what_the_readme_shows(citations: Citations) -> None:
-    """The README's story: a baseline written for two case files; then one claim cites
+def test_a_baseline_run_and_its_update_print_what_the_ci_gate_page_shows(
+    citations: Citations,
+) -> None:
+    """The CI gate page's story: a baseline written for two case files; then one claim cites
     another page (it regresses), the file's last claim goes (unused) and a file is added."""
-    section = readme_section("Release gating")
+    section = readme_section("Release gating", DOCS / "ci-gate.md")
     compare = "pytest --citations cases/ --citations-baseline\ncitations-baseline.json"
     assert compare in section
     shown = [b for b in code_blocks(section) if b.text.startswith("baseline ")]
@@ -379,12 +401,15 @@ def test_a_baseline_run_and_its_update_print_what_the_readme_shows(citations: Ci
 
 # -- inside ordinary tests ----------------------------------------------------------------------
 
+#: The page of the ``citation_verifier`` fixture, read whole.
+IN_TESTS = ("Inside ordinary tests", DOCS / "in-tests.md")
+
 
 @pytest.fixture
 def ordinary_tests(citations: Citations) -> pytest.RunResult:
-    """The README's tests of "Inside ordinary tests", recorded against the emulators, then
+    """The tests of the page "Inside ordinary tests", recorded against the emulators, then
     replayed offline as a user's CI would."""
-    blocks = code_blocks(readme_section("Inside ordinary tests"))
+    blocks = code_blocks(readme_section(*IN_TESTS))
     sources = [b.text for b in blocks if b.language == "python" and "def test_" in b.text]
     pipeline = next(source for source in sources if "rag_app" in source)
     sources.remove(pipeline)  # needs the reader's own RAG application
@@ -394,10 +419,10 @@ def ordinary_tests(citations: Citations) -> pytest.RunResult:
     return citations.run_tests()
 
 
-def test_a_failing_label_comparison_prints_what_the_readme_shows(
+def test_a_failing_label_comparison_prints_what_its_page_shows(
     ordinary_tests: pytest.RunResult,
 ) -> None:
-    blocks = code_blocks(readme_section("Inside ordinary tests"))
+    blocks = code_blocks(readme_section(*IN_TESTS))
     shown = [
         b
         for b in blocks
@@ -410,7 +435,7 @@ def test_a_failing_label_comparison_prints_what_the_readme_shows(
         assert_printed([ELISION, *block.lines, ELISION], ordinary_tests.outlines)
 
 
-#: The assistant the README's pipeline test talks about, answering from a canned record.
+#: The assistant the page's pipeline test talks about, answering from a canned record.
 RAG_APP_CONFTEST = """
 import pytest
 
@@ -432,9 +457,9 @@ def rag_app():
 
 
 def test_an_answer_level_check_explains_every_failing_claim(citations: Citations) -> None:
-    """The README's pipeline test: ``assert_answer`` names each failing claim, its label, its
+    """The page's pipeline test: ``assert_answer`` names each failing claim, its label, its
     citations and quotes (``assert all(...)`` said only ``where False = all(...)``)."""
-    section = readme_section("Inside ordinary tests")
+    section = readme_section(*IN_TESTS)
     blocks = code_blocks(section)
     pipeline = next(b.text for b in blocks if b.language == "python" and "rag_app" in b.text)
     shown = next(b for b in blocks if b.language == "" and "claims of the answer fail" in b.text)

@@ -415,11 +415,11 @@ def test_the_weekly_update_records_only_what_drift_found_changed() -> None:
     assert "cassettes/" in upload["with"]["path"].split()
 
 
-def test_the_readme_shows_the_gate_workflow_as_it_is() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "```yaml\n" + GATE.read_text(encoding="utf-8") + "```" in readme
+def test_the_ci_gate_page_shows_the_gate_workflow_as_it_is() -> None:
+    page = (ROOT / "docs" / "ci-gate.md").read_text(encoding="utf-8")
+    assert "```yaml\n" + GATE.read_text(encoding="utf-8") + "```" in page
     for path in (REUSABLE, RECORDINGS, RERECORD):
-        assert f"(.github/workflows/{path.name})" in readme
+        assert f"`.github/workflows/{path.name}`" in page
 
 
 def test_drift_runs_nightly_fails_on_changed_evidence_and_keeps_its_vectors() -> None:

@@ -13,7 +13,14 @@ import pytest
 import yaml
 from light_env import light_cli, light_pytest, strip_choices
 from ops_support import EXAMPLES, base_env, copy_examples, run_cli
-from test_readme import assert_printed, code_blocks, commands, readme_section, run_readme_command
+from test_readme import (
+    DOCS,
+    assert_printed,
+    code_blocks,
+    commands,
+    readme_section,
+    run_readme_command,
+)
 
 from pytest_citations.distribution import install_command
 from pytest_citations.recording.choices import choices_document, parse_choices
@@ -21,7 +28,7 @@ from pytest_citations.recording.files import read_cassette, with_retrieval
 from pytest_citations.recording.pages import read_recording
 
 REPO = Path(__file__).resolve().parents[2]
-SECTION = "Upgrading cassettes"
+SECTION = ("Upgrading cassettes", DOCS / "recording.md")
 CASSETTES = [f"cassettes/cases/{name}" for name in EXAMPLES]
 BOILING, FETCH_RULES, RETURNS = CASSETTES
 
@@ -69,13 +76,13 @@ def test_upgrade_adds_the_recorded_choices_keeps_the_interactions_and_replays_wi
     document = yaml.safe_load((old / RETURNS).read_text("utf-8"))
     (old / RETURNS).write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     stripped = {name: (old / name).read_text("utf-8") for name in CASSETTES}
-    [line] = commands(code_blocks(readme_section(SECTION)))
-    printed = code_blocks(readme_section(SECTION))[1]
+    [line] = commands(code_blocks(readme_section(*SECTION)))
+    printed = code_blocks(readme_section(*SECTION))[1]
 
     run = run_readme_command(line, env=base_env(old, lexical=False), cwd=old)
 
     assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines() == printed.lines  # the README's output, line for line
+    assert run.stdout.splitlines() == printed.lines  # the page's output, line for line
     for name in CASSETTES:
         assert head((old / name).read_text("utf-8")) == head(stripped[name]), name
         assert interactions_of(old / name) == interactions_of(REPO / name)
@@ -175,7 +182,7 @@ def test_check_lists_exactly_the_citation_whose_ranking_changed(tmp_path: Path) 
     # Then what retrieval here would choose.
     assert f"{BOILING}: 2 choices, none would change" in lines
     assert f"{FETCH_RULES}: 1 choice, none would change" in lines
-    assert_printed(code_blocks(readme_section(SECTION))[2].lines, lines)
+    assert_printed(code_blocks(readme_section(*SECTION))[2].lines, lines)
     at = lines.index(f"{RETURNS}: 5 choices, 1 would change:")
     assert lines[at + 1] == f"  {changed['claim']!r} against {changed['url']}"
     assert lines[at + 2].startswith("    recorded: 11-170  (all-MiniLM-L6-v2 (")

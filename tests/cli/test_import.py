@@ -1,6 +1,6 @@
 """``pytest-citations import`` (issue 11): answer records of real stacks become case files; the
 command says which format it detected, which files it wrote, and every record it skipped
-with its file and line (exit 1). The flow the README gives, from exported answers to a gate
+with its file and line (exit 1). The flow docs/importing.md gives, from exported answers to a gate
 that replays offline, runs here as written.
 
 The real console script runs in a subprocess; the records are the providers' documented
@@ -18,7 +18,14 @@ from ops_support import (
     emulators,
     run_cli,
 )
-from test_readme import assert_printed, code_blocks, commands, readme_section, run_readme_command
+from test_readme import (
+    DOCS,
+    assert_printed,
+    code_blocks,
+    commands,
+    readme_section,
+    run_readme_command,
+)
 from workflow_steps import replay_env, run_step
 
 from pytest_citations.cases import load_cases
@@ -203,22 +210,24 @@ def test_an_unreadable_input_is_skipped_with_its_name(tmp_path: Path) -> None:
     assert "Imported 2 of 3" in run.stdout
 
 
-# -- the README's flow: export answers -> import -> review -> record -> gate ------------------
+# -- the documented flow: export answers -> import -> review -> record -> gate ----------------
 
+#: The page that documents it.
+PAGE = DOCS / "importing.md"
 FLOW = "From your application's answers to a gate in CI"
 WRAPPER = "Records in a wrapper"
 NEXT_EXPORT = "The next export"
 
 
 def flow_steps() -> str:
-    """The README's five steps, without the subsections that follow them."""
-    return readme_section(FLOW).split("\n### ")[0]
+    """The page's five steps, without the subsections that follow them."""
+    return readme_section(FLOW, PAGE).split("\n### ")[0]
 
 
-def test_the_readmes_wrapped_response_imports_as_shown(tmp_path: Path) -> None:
-    """The raw response wrapper the README documents: its record, command, output and the
+def test_the_documented_wrapped_response_imports_as_shown(tmp_path: Path) -> None:
+    """The raw response wrapper the importing page documents: its record, command, output and the
     case file, named by the wrapper's id and citing the page without OpenAI's utm_source."""
-    blocks = code_blocks(readme_section(WRAPPER))
+    blocks = code_blocks(readme_section(WRAPPER, PAGE))
     [record] = [block.text for block in blocks if block.language == "jsonl"]
     [printed] = [block for block in blocks if block.language == ""]
     [shown] = [block.text for block in blocks if block.language == "yaml"]
@@ -235,11 +244,11 @@ def test_the_readmes_wrapped_response_imports_as_shown(tmp_path: Path) -> None:
     assert case_file.read_text(encoding="utf-8") == shown
 
 
-def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
-    """The README's answers.jsonl, its three commands and the review it asks for, run as a
-    user runs them: the import prints and writes what the README shows, recording talks to
-    the emulators with the tokens the README names, and the gate replays offline, in the
-    README's words and as the CI workflow runs it."""
+def test_the_documented_flow_runs_as_written(tmp_path: Path) -> None:
+    """The page's answers.jsonl, its three commands and the review it asks for, run as a
+    user runs them: the import prints and writes what the page shows, recording talks to
+    the emulators with the tokens the page names, and the gate replays offline, in the
+    page's words and as the CI workflow runs it."""
     blocks = code_blocks(flow_steps())
     [answers] = [block.text for block in blocks if block.language == "jsonl"]
     [printed] = [block for block in blocks if block.language == ""]
@@ -252,8 +261,8 @@ def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
     assert_printed(printed.lines, imported.stdout.splitlines())
     case_file = tmp_path / "cases" / "imported" / "boiling.yaml"
     assert case_file.read_text(encoding="utf-8") == shown
-    # The review the README asks for: the uncited sentence is general phrasing.
-    assert "change it to `general: true`" in readme_section(FLOW)
+    # The review the page asks for: the uncited sentence is general phrasing.
+    assert "change it to `general: true`" in readme_section(FLOW, PAGE)
     case_file.write_text(shown.replace("general: false", "general: true"), encoding="utf-8")
 
     with emulators(tmp_path) as web:
@@ -285,7 +294,7 @@ def test_the_readmes_flow_runs_as_written(tmp_path: Path) -> None:
 
     # The next export: the review is kept, the changed answer shown, and recording it judges
     # only the changed claim, its page replayed from the cassette.
-    next_blocks = code_blocks(readme_section(NEXT_EXPORT))
+    next_blocks = code_blocks(readme_section(NEXT_EXPORT, PAGE))
     [next_answers] = [block.text for block in next_blocks if block.language == "jsonl"]
     [next_printed] = [block for block in next_blocks if block.language == ""]
     [reimporting] = commands(next_blocks)

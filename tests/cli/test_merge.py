@@ -36,6 +36,7 @@ from plugin_helpers import (
     single_claim_case,
 )
 from test_readme import (
+    DOCS,
     ROOT,
     assert_printed,
     code_blocks,
@@ -260,13 +261,13 @@ def test_shards_compared_with_a_base_need_it_for_the_merge(citations: Citations)
     )
 
 
-# -- the README --------------------------------------------------------------------------------
+# -- the CI gate's page ------------------------------------------------------------------------
 
 
-def test_the_readme_merge_of_the_examples_prints_what_it_shows(tmp_path: Path) -> None:
-    """The shipped examples, sharded in three and merged, as the README's commands run them:
+def test_the_documented_merge_of_the_examples_prints_what_it_shows(tmp_path: Path) -> None:
+    """The shipped examples, sharded in three and merged, as the CI gate page's commands run them:
     a replay of the committed cassettes (no model, no network)."""
-    section = readme_section("Sharded runs across machines")
+    section = readme_section("Sharded runs across machines", DOCS / "ci-gate.md")
     blocks = code_blocks(section)
     [commands_block] = [b for b in blocks if b.language == "bash"]
     shown = blocks[blocks.index(commands_block) + 1]
@@ -293,8 +294,8 @@ def test_the_readme_merge_of_the_examples_prints_what_it_shows(tmp_path: Path) -
     )
 
 
-def test_the_readme_matrix_runs_only_commands_and_options_that_exist() -> None:
-    section = readme_section("Sharded runs across machines")
+def test_the_documented_matrix_runs_only_commands_and_options_that_exist() -> None:
+    section = readme_section("Sharded runs across machines", DOCS / "ci-gate.md")
     [workflow] = [b for b in code_blocks(section) if b.language == "yaml"]
     jobs = yaml.safe_load(workflow.text)["jobs"]
     pytest_known = {spelling(option) for option in help_options(sys.executable, "-m", "pytest")}

@@ -11,7 +11,7 @@ import json
 import pytest
 from drift_world import RETURNS_CLAIM, RETURNS_PAGE, RETURNS_URL, case_text
 from plugin_helpers import TOKENS, Citations
-from test_readme import README, assert_printed
+from test_readme import DOCS, assert_printed
 
 BOILING_URL = "https://example.org/physics/boiling"  # the example site's page
 BOILING_CLAIM = "Water boils at 100 °C at sea level."
@@ -80,8 +80,8 @@ def test_a_flipped_citation_fails_the_run_and_every_report_shows_it(recorded: Ci
     assert "14 days" in page  # the diff, folded under the citation
 
 
-def test_the_readme_shows_what_a_drift_run_prints(recorded: Citations) -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_drift_page_shows_what_a_drift_run_prints(recorded: Citations) -> None:
+    text = (DOCS / "drift.md").read_text(encoding="utf-8")
     after = "For a returns page whose 30 days became 14, the run ends with:"
     assert after in text
     shown = text.split(after, 1)[1].split("```", 2)[1].splitlines()[1:]
@@ -89,7 +89,7 @@ def test_the_readme_shows_what_a_drift_run_prints(recorded: Citations) -> None:
         web.crawlbase.add(RETURNS_URL, markdown=FOURTEEN_DAYS)
         result = recorded.run("cases/", "--citations-drift")
 
-    # The README's block is the end of the output, up to pytest's own last line.
+    # The page's block is the end of the output, up to pytest's own last line.
     assert_printed(["…", *shown], result.outlines[:-1])
 
 

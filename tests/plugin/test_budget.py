@@ -35,7 +35,7 @@ from plugin_helpers import (
     interactions,
     load_report,
 )
-from test_readme import assert_printed, code_blocks, commands, readme_section
+from test_readme import DOCS, assert_printed, code_blocks, commands, readme_section
 
 #: Five claims, one judge call each, on three pages (one normal crawl each, 1.5 credits).
 FIVE = f"""\
@@ -390,11 +390,13 @@ def test_the_plan_follows_the_record_mode(citations: Citations, mode: str, expec
     result.stdout.fnmatch_lines(["citation_precision=*", "*", "*", "*", f"to record: {expected}*"])
 
 
-# -- the README ---------------------------------------------------------------------------------
+# -- the recording page -------------------------------------------------------------------------
 
 
-def test_the_readme_shows_what_a_fork_run_and_a_budgeted_run_print(grown: Citations) -> None:
-    section = readme_section("Only what is new, under a budget")
+def test_the_recording_page_shows_what_a_fork_run_and_a_budgeted_run_print(
+    grown: Citations,
+) -> None:
+    section = readme_section("Only what is new, under a budget", DOCS / "recording.md")
     lines = commands(code_blocks(section))
     fork = "pytest --citations cases/"
     budgeted = (

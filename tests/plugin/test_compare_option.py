@@ -21,7 +21,7 @@ from plugin_helpers import (
     load_report,
     single_claim_case,
 )
-from test_readme import ELISION, assert_printed, code_blocks, readme_section
+from test_readme import DOCS, ELISION, assert_printed, code_blocks, readme_section
 
 REFUNDS_CASE = f"""\
 id: refunds
@@ -70,12 +70,12 @@ def compare(citations: Citations, *args: str) -> pytest.RunResult:
     return citations.run("cases/", "--citations-compare", "base.json", *args)
 
 
-def test_the_run_against_its_base_prints_what_the_readme_shows(citations: Citations) -> None:
-    """The README's command names no failing labels: the base's run and the pull request's
+def test_the_run_against_its_base_prints_what_the_page_shows(citations: Citations) -> None:
+    """The CI gate page's command names no failing labels: the base's run and the pull request's
     have the default gate."""
     citations.fail_on = None
     pull_request = open_pull_request(citations)
-    section = readme_section("Regressions against the base branch")
+    section = readme_section("Regressions against the base branch", DOCS / "ci-gate.md")
     [command] = [b for b in code_blocks(section) if b.language == "bash"]
     assert command.text.strip() == (
         "pytest --citations cases/ --citations-compare base.json --citations-fail-on-regression"
@@ -90,7 +90,7 @@ def test_the_run_against_its_base_prints_what_the_readme_shows(citations: Citati
 
 
 def test_a_regression_fails_a_run_whose_claim_items_all_pass(pull_request: Citations) -> None:
-    """What the README says of the lenient gate: the regression alone fails the run."""
+    """What the CI gate's page says of the lenient gate: the regression alone fails the run."""
     result = compare(pull_request, "--citations-fail-on-regression")
 
     result.assert_outcomes(passed=6)

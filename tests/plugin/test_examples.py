@@ -1,7 +1,8 @@
 """A newcomer's first run: ``pytest --citations cases/`` from the repository root replays the
 shipped examples offline, with no token and the default MiniLM embedder, and prints what the
-README says it prints, line for line (``-v`` shows each claim's label, as the README shows
-for ``cases/fetch-rules.yaml``).
+README and the getting-started page (``docs/getting-started.md``, the whole output) say it
+prints, line for line (``-v`` shows each claim's label, as the page shows for
+``cases/fetch-rules.yaml``).
 
 The examples run in a fresh Python process (the MiniLM model loads torch, which must never be
 imported into pytester's in-process runs): the whole set once per module, and
@@ -16,11 +17,12 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from plugin_helpers import QUIET, STEERING_VARIABLES, Web
-from test_readme import ELISION, assert_printed
+from test_readme import DOCS, ELISION, README, assert_printed
 
 from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
 
@@ -29,21 +31,30 @@ README_CHECKOUT = "/home/you/pytest-citations"
 LABELS = ("supported", "partial", "contradicted", "not_found", "unreachable")
 
 
-def readme_block(after: str) -> list[str]:
-    """The lines of the README's first output block after the words ``after``."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert after in text, f"the README no longer says {after!r}"
+#: The page that shows and explains the whole first run.
+GETTING_STARTED = DOCS / "getting-started.md"
+
+
+def shown_block(after: str, document: Path = GETTING_STARTED) -> list[str]:
+    """The lines of a document's first output block after the words ``after``."""
+    text = document.read_text(encoding="utf-8")
+    assert after in text, f"{document.name} no longer says {after!r}"
     return text.split(after, 1)[1].split("```", 2)[1].splitlines()[1:]
 
 
 def readme_first_run() -> list[str]:
-    """The output block the README shows for ``pytest --citations cases/``."""
-    return readme_block("The first command prints, shortened")
+    """The output block the README shows, shortened, for ``pytest --citations cases/``."""
+    return shown_block("It prints, shortened", README)
 
 
-def readme_verbose_run() -> list[str]:
-    """The item lines the README shows for ``pytest --citations cases/fetch-rules.yaml -v``."""
-    return readme_block("`pytest --citations cases/fetch-rules.yaml -v`:")
+def page_first_run() -> list[str]:
+    """The whole output the getting-started page shows for ``pytest --citations cases/``."""
+    return shown_block("The command prints, shortened")
+
+
+def page_verbose_run() -> list[str]:
+    """The item lines the page shows for ``pytest --citations cases/fetch-rules.yaml -v``."""
+    return shown_block("`pytest --citations cases/fetch-rules.yaml -v`:")
 
 
 def run_examples(
@@ -87,8 +98,9 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[pytest.RunResul
     return run_examples(tmp_path_factory.mktemp("first-run"), "--citations", "cases/")
 
 
-def test_readme_shows_a_complete_first_run() -> None:
-    lines = readme_first_run()
+@pytest.mark.parametrize("shown", [readme_first_run, page_first_run], ids=["README", "page"])
+def test_readme_and_page_show_a_complete_first_run(shown: Callable[[], list[str]]) -> None:
+    lines = shown()
     assert any(line.startswith("citations: record=none judge=openai ") for line in lines)
     assert any(re.search(r"\d+ failed, \d+ passed", line) for line in lines)
     assert any(line.startswith("citation_precision=") for line in lines)
@@ -102,7 +114,7 @@ def test_examples_replay_offline_and_show_every_label(
 
     assert web.requests == 0
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # a contradicted claim; README says why
-    header = next(line for line in readme_first_run() if line.startswith("citations: "))
+    header = next(line for line in page_first_run() if line.startswith("citations: "))
     assert header in result.outlines
     assert "embedder=all-MiniLM-L6-v2" in header
     result.stdout.fnmatch_lines(
@@ -119,20 +131,23 @@ def test_examples_replay_offline_and_show_every_label(
         assert sum(int(row[columns.index(label)]) for row in rows) > 0, label
 
 
-def test_examples_print_what_the_readme_shows(first_run: tuple[pytest.RunResult, Web]) -> None:
+def test_examples_print_what_the_readme_and_the_page_show(
+    first_run: tuple[pytest.RunResult, Web],
+) -> None:
     result, _ = first_run
 
     assert_printed(readme_first_run(), result.outlines)
+    assert_printed(page_first_run(), result.outlines)
 
 
-def test_the_verbose_lines_the_readme_shows(tmp_path: Path) -> None:
-    """The README's default run of the fetch-rules case: the two claims left with no evidence
-    (not_found, unreachable) fail it, as the lines it shows say."""
+def test_the_verbose_lines_the_page_shows(tmp_path: Path) -> None:
+    """The getting-started page's default run of the fetch-rules case: the two claims left
+    with no evidence (not_found, unreachable) fail it, as the lines it shows say."""
     result, web = run_examples(tmp_path, "--citations", "cases/fetch-rules.yaml", "-v")
 
     assert web.requests == 0
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert_printed([ELISION, *readme_verbose_run(), ELISION], result.outlines)
+    assert_printed([ELISION, *page_verbose_run(), ELISION], result.outlines)
 
 
 def test_the_prompt_injection_example_does_not_fool_the_judge(

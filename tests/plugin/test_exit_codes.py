@@ -1,6 +1,6 @@
-"""The exit statuses the README documents: 0 all passed, 1 a claim or case failed (or the
-suite's precision is too low), 2 interrupted (a token the API refused), 4 usage error,
-5 nothing collected."""
+"""The exit statuses docs/getting-started.md documents: 0 all passed, 1 a claim or case
+failed (or the suite's precision is too low), 2 interrupted (a token the API refused),
+4 usage error, 5 nothing collected."""
 
 from __future__ import annotations
 

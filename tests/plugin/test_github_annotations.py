@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from plugin_helpers import BOILING_CASE, RETURNS_CASE, Citations
 from test_examples import run_examples
-from test_readme import assert_printed, code_blocks, readme_section
+from test_readme import DOCS, assert_printed, code_blocks, readme_section
 
 #: Two problems of a case file that cannot be collected, at lines 4 and 6.
 BROKEN = """\
@@ -170,12 +170,12 @@ def test_text_from_a_case_file_cannot_end_the_command_or_start_another(
     assert f"claim: {' '.join(HOSTILE_CLAIM.split())}\nlabel: not_found" in message
 
 
-def test_the_readme_shows_what_the_shipped_gate_prints_under_github_actions(
+def test_the_ci_gate_page_shows_what_the_shipped_gate_prints_under_github_actions(
     tmp_path: Path,
 ) -> None:
-    """The README's "Results on GitHub": the command it names, run on the examples as a
+    """The CI gate page's "Results on GitHub": the command it names, run on the examples as a
     GitHub step runs it, prints the annotations and writes the job summary it shows."""
-    section = readme_section("Results on GitHub")
+    section = readme_section("Results on GitHub", DOCS / "ci-gate.md")
     [command] = re.findall(r"^`(pytest --citations .*)`$", section, re.MULTILINE)
     summary = tmp_path / "step-summary.md"
     github = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}

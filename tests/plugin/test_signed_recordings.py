@@ -31,7 +31,7 @@ from plugin_helpers import (
     load_report,
     single_claim_case,
 )
-from test_readme import code_blocks, readme_section
+from test_readme import DOCS, code_blocks, readme_section
 
 from pytest_citations.recording.signing import SIGNING_KEY_VARIABLE, Signer
 
@@ -294,10 +294,11 @@ def test_drift_update_signs_what_it_rewrites_and_keeps_the_rest_as_signed(
     replayed.stdout.fnmatch_lines(["*cases/policy.yaml::policy::claim-1 FAILED*"])
 
 
-def test_the_readme_shows_the_refusal_a_replay_prints(citations: Citations) -> None:
+def test_the_security_page_shows_the_refusal_a_replay_prints(citations: Citations) -> None:
+    page = readme_section("Security and failure behaviour", DOCS / "security.md")
     [shown] = [
         block.lines
-        for block in code_blocks(readme_section("Security and failure behaviour"))
+        for block in code_blocks(page)
         if block.language == "" and "is refused" in block.text
     ]
     citations.write("cases/boiling-point.yaml", BOILING_CASE)

@@ -65,7 +65,7 @@ def read(payload: Mapping[str, Any], context: RecordContext) -> RawAnswer:
 
 GENERIC = AnswerFormat(
     name="generic",
-    documented_at=("README: Case files (citations: a list numbered from 1, or marker -> URL)",),
+    documented_at=("docs/case-files.md (citations: a list numbered from 1, or marker -> URL)",),
     matches=matches,
     read=read,
 )
