@@ -18,8 +18,9 @@ is compared on the run's gates with its own criteria before and after: a gate re
 the whole run is named once, for the run, and a case file's edit once, for its case. A case
 the base did not have is compared with the run's gates (what it would meet with no criteria
 of its own), so that a case renamed out of its match does not relax unseen. A base that
-stores no criteria (a baseline file) compares none, and the comparison says so
-(``criteria_compared``) rather than guessing.
+stores no gates (a baseline file, or the empty report of a base branch that could not be
+replayed) compares no criteria at all, nor does a case whose base stores none, and the
+comparison says so (``criteria_compared``) rather than guessing.
 """
 
 from __future__ import annotations
@@ -94,9 +95,11 @@ def relaxations(
     """The relaxations of the run (``after``, with its ``gates``) against the base
     (``before``, with ``base_gates``, None when it does not store them), each case's on its
     :class:`CaseDiff`; ``fail`` (``--citations-fail-on-regression``) makes each fail."""
+    if base_gates is None:  # a baseline file, or a report of no run: nothing to compare
+        return Relaxed(tuple(cases), (), False, ())
     old = {case.key: case for case in before}
     new = {case.key: case for case in after}
-    compared = base_gates is not None
+    compared = True
     found: list[CaseDiff] = []
     failures: list[Failure] = []
     for diff in cases:
@@ -113,7 +116,7 @@ def relaxations(
         found.append(replace(diff, relaxed=relaxed, relaxation_fails=fail and bool(relaxed)))
         if relaxed and fail:
             failures.append(_failure(diff.case, relaxed, base, new_case=base_case is None))
-    run = relaxed_gates(base_gates, gates) if base_gates is not None else ()
+    run = relaxed_gates(base_gates, gates)
     if run and fail:
         failures.append(_failure("the run", run, base, new_case=False))
     return Relaxed(tuple(found), run, compared, tuple(failures))

@@ -242,6 +242,30 @@ def test_a_base_without_criteria_compares_none_and_says_so_once() -> None:
     assert relaxation_lines(comparison) == [NOT_COMPARED]
 
 
+def test_a_base_of_no_run_holds_no_new_case_to_anything_either() -> None:
+    """A base branch that could not be replayed leaves ``{"cases": []}``: every case is new,
+    and none is held to criteria nobody compared (the calibration set's ``fail_on: []``)."""
+    calibration = CaseState("cases/calibration/rail.yaml", "rail", "Q?", (),
+                            Precision(0, 0, 0), {"fail_on": ()})  # fmt: skip
+
+    comparison = compare_runs((), (calibration,), base="base.json", fail_on_regression=True,
+                              gates=RunGates(), base_gates=None)  # fmt: skip
+
+    assert comparison.criteria_compared is False
+    assert comparison.relaxed_cases == ()
+    assert comparison.failures == ()
+
+
+def test_a_report_case_that_stores_no_criteria_is_not_compared() -> None:
+    comparison = compare_runs((state(BOILING, None),), (state(BOILING, {"fail_on": ()}),),
+                              base="old.json", fail_on_regression=True, gates=RunGates(),
+                              base_gates=RunGates())  # fmt: skip
+
+    assert comparison.criteria_compared is False
+    assert comparison.relaxed_cases == ()
+    assert comparison.failures == ()
+
+
 def test_without_the_runs_gates_no_criteria_are_looked_for() -> None:
     comparison = compare_runs((state(BOILING, {}),), (state(BOILING, {"fail_on": ()}),),
                               base="base.json", fail_on_regression=True)  # fmt: skip
