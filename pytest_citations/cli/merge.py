@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import CitationsError
-from ..gating.base_report import load_base
+from ..gating.base_report import read_base
 from ..gating.build import Findings, build_run
 from ..gating.redecision import decide_again
 from ..gating.run_result import Base, BaselineFacts, RunResult
@@ -160,7 +160,7 @@ def _base(args: argparse.Namespace, reads: list[ReadReport]) -> Base | None:
                 f"--compare {compared}"
             )
         return None
-    return Base(load_base(Path(args.compare)), compared or args.compare)
+    return read_base(Path(args.compare), compared or args.compare)
 
 
 def _files(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:

@@ -1,8 +1,9 @@
 """The base a run is compared with (``--citations-compare BASE.json``): the JSON report of the
 base branch's run (``--citations-report``, kept as a CI artifact), or a committed baseline
 file (``--citations-baseline``, read by :class:`~.baseline.Baseline`), as the cases and
-claims :func:`~.regressions.compare_runs` reads. A baseline stores labels only, so its
-claims carry no decision and its cases no question."""
+claims :func:`~.regressions.compare_runs` reads, with the gates the base's run was asked to
+meet and each case's own criteria. A baseline stores labels only, so its claims carry no
+decision, its cases no question and no criteria, and it has no gates."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from ..errors import CitationsError
 from ..labels import Label
 from ..precision import Precision, count_of
 from .baseline import Baseline
-from .criteria import Decision
+from .criteria import Decision, checked_criteria
 from .regressions import CaseState, ClaimState
 from .result import ClaimStatus, Location, stored_location
+from .run_result import Base, RunGates
 
 
 def _precision(labels: list[str]) -> Precision:
@@ -65,7 +67,37 @@ def _report_case(data: Mapping[str, Any]) -> CaseState:
             for c in claim.get("citations") or ()
         ]
         precision = _precision(labels)
-    return CaseState(file, case, data.get("question"), claims, precision)
+    return CaseState(file, case, data.get("question"), claims, precision, _own_criteria(data))
+
+
+def _own_criteria(data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A case's ``criteria:`` and ``min_precision:``, checked; None for a report that does
+    not store them."""
+    if "criteria" not in data:
+        return None
+    own = data["criteria"] or {}
+    if not isinstance(own, Mapping):
+        raise ValueError("its criteria are not an object")
+    found = checked_criteria(own)
+    if data.get("min_precision") is not None:
+        found.update(checked_criteria({"min_precision": data["min_precision"]}))
+    return found
+
+
+def _gates(path: Path, data: Mapping[str, Any]) -> RunGates | None:
+    """The gates the base's run was asked to meet; None for a report that does not say."""
+    run = data.get("run")
+    gates = run.get("gates") if isinstance(run, Mapping) else None
+    if gates is None:
+        return None
+    try:
+        if not isinstance(gates, Mapping):
+            raise TypeError("not an object")
+        return RunGates.from_dict(gates)
+    except (TypeError, ValueError, IndexError, KeyError) as error:
+        raise CitationsError(
+            f"{path} is not a pytest-citations JSON report: its run's gates: {error}"
+        ) from None
 
 
 def _from_report(path: Path, cases: list[Any]) -> tuple[CaseState, ...]:
@@ -111,8 +143,14 @@ def _from_baseline(path: Path) -> tuple[CaseState, ...]:
 
 
 def load_base(path: Path) -> tuple[CaseState, ...]:
-    """The cases of the base at ``path``. A file that is missing, cannot be read or is
-    neither a JSON report nor a baseline is a :class:`CitationsError` naming it."""
+    """The cases of the base at ``path`` (see :func:`read_base`)."""
+    return read_base(path, str(path)).cases
+
+
+def read_base(path: Path, shown: str) -> Base:
+    """The base at ``path``, named ``shown`` in the summary. A file that is missing, cannot
+    be read or is neither a JSON report nor a baseline is a :class:`CitationsError` naming
+    it."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -123,13 +161,13 @@ def load_base(path: Path) -> tuple[CaseState, ...]:
     except (OSError, ValueError, RecursionError) as error:
         raise CitationsError(f"cannot read the base {path}: {error}") from None
     if isinstance(data, dict) and isinstance(data.get("cases"), list):
-        return _from_report(path, data["cases"])
+        return Base(_from_report(path, data["cases"]), shown, _gates(path, data))
     if isinstance(data, dict) and isinstance(data.get("claims"), dict):
-        return _from_baseline(path)
+        return Base(_from_baseline(path), shown)
     raise CitationsError(
         f"{path} is neither a pytest-citations JSON report (no 'cases') nor a baseline "
         "(no 'claims')"
     )
 
 
-__all__ = ["load_base"]
+__all__ = ["load_base", "read_base"]

@@ -223,6 +223,8 @@ def build_run(
             left_out=frozenset(found.deselected),
             fail_on_regression=gates.fail_on_regression,
             max_drop=gates.max_precision_drop,
+            gates=gates,
+            base_gates=base.gates,
         )
         cases = _compared(cases, comparison)
     precision = sum((case.precision for case in cases), Precision(0, 0, 0))

@@ -1,6 +1,7 @@
 """The comparison of a run with its base as values (see :mod:`.regressions` for how it is
 made): how each claim differs (:class:`ClaimDiff`), each case (:class:`CaseDiff`), the run's
-precision before and after, and what the gates of ``--citations-fail-on-regression`` and
+precision before and after, the criteria laxer than the base's (:class:`Relaxation`, see
+:mod:`.relaxation`), and what the gates of ``--citations-fail-on-regression`` and
 ``--citations-max-precision-drop`` decided, once: each diff says whether it ``fails``, and
 the comparison holds the drops that fail and those that unchecked citations leave
 undecided. The typed interface every output of the diff reads (terminal, JSON, HTML,
@@ -8,7 +9,7 @@ Markdown, GitHub)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -67,11 +68,64 @@ class CaseState:
     question: str | None
     claims: tuple[ClaimState, ...]
     precision: Precision
+    #: The case's own criteria (its ``criteria:`` and ``min_precision:``, over the run's);
+    #: None when the side does not say (a baseline file stores labels only).
+    criteria: Mapping[str, Any] | None = None
 
     @property
     def key(self) -> str:
         """``file::case``."""
         return f"{self.file}::{self.case}"
+
+
+#: A criterion's value as a relaxation shows it: a threshold, a flag, labels or topics,
+#: the calibration gate (``kappa 0.6``), or None where it is not set.
+Value = float | bool | str | tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Relaxation:
+    """A criterion laxer than the base's (see :mod:`.relaxation`): its value ``before`` and
+    ``after``, and for a list (``fail_on``, the forbidden topics) the names it ``lost``."""
+
+    criterion: str
+    before: Value
+    after: Value
+    lost: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        if self.lost:
+            return f"{self.criterion} lost {', '.join(self.lost)}"
+        return f"{self.criterion} {_shown(self.before)} -> {_shown(self.after)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+
+        def plain(value: Value) -> Any:
+            return list(value) if isinstance(value, tuple) else value
+
+        return {
+            "criterion": self.criterion,
+            "before": plain(self.before),
+            "after": plain(self.after),
+            "lost": list(self.lost),
+            "said": str(self),
+        }
+
+
+def _shown(value: Value) -> str:
+    if value is None or value == ():
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float | int):
+        return f"{value:g}"
+    return value if isinstance(value, str) else ", ".join(value)
+
+
+def relaxed_text(relaxed: Iterable[Relaxation]) -> str:
+    """The relaxations in one line: ``fail_on lost partial; min_precision 0.8 -> none``."""
+    return "; ".join(str(relaxation) for relaxation in relaxed)
 
 
 @dataclass(frozen=True)
@@ -137,6 +191,10 @@ class CaseDiff:
     changes: tuple[ClaimDiff, ...] = ()
     #: Claims of an added or removed case.
     claims: int = 0
+    #: The case's criteria laxer than the base's (an added case's, than the run's own);
+    #: ``relaxation_fails`` when that fails the run (``--citations-fail-on-regression``).
+    relaxed: tuple[Relaxation, ...] = ()
+    relaxation_fails: bool = False
 
     @property
     def status(self) -> str:
@@ -155,7 +213,8 @@ class CaseDiff:
             and self.precision_before.citation != self.precision_after.citation
         )
         renamed = self.matched_by not in (None, "key")
-        return bool(self.changes) or moved or renamed or self.status != "matched"
+        touched = bool(self.changes or self.relaxed)
+        return touched or moved or renamed or self.status != "matched"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
@@ -169,6 +228,8 @@ class CaseDiff:
             "precision_after": figures(self.precision_after),
             "claims": self.claims,
             "changes": [change.to_dict() for change in self.changes],
+            "relaxed": [relaxation.to_dict() for relaxation in self.relaxed],
+            "relaxation_fails": self.relaxation_fails,
         }
 
 
@@ -188,9 +249,9 @@ def figures(precision: Precision | None) -> dict[str, Any] | None:
 @dataclass(frozen=True)
 class RunComparison:
     """This run against the base ``base`` (its name as the summary shows it), with what its
-    gates decided: the ``failures`` (a regression under ``--citations-fail-on-regression``,
-    a drop beyond ``--citations-max-precision-drop``) and the drops that unchecked
-    citations leave ``undecided``."""
+    gates decided: the ``failures`` (a regression or a relaxed criterion under
+    ``--citations-fail-on-regression``, a drop beyond ``--citations-max-precision-drop``)
+    and the drops that unchecked citations leave ``undecided``."""
 
     base: str
     cases: tuple[CaseDiff, ...] = ()
@@ -198,6 +259,18 @@ class RunComparison:
     precision_after: Precision = field(default_factory=lambda: Precision(0, 0, 0))
     failures: tuple[Failure, ...] = ()
     undecided: tuple[Failure, ...] = ()
+    #: The run's own gates laxer than the base run's; ``relaxation_fails`` as a case's.
+    relaxed: tuple[Relaxation, ...] = ()
+    relaxation_fails: bool = False
+    #: Whether the criteria were compared: False when the base stores none (a baseline
+    #: file), so that no relaxation can show; None when the comparison was not given the
+    #: run's gates to compare.
+    criteria_compared: bool | None = None
+
+    @property
+    def relaxed_cases(self) -> tuple[CaseDiff, ...]:
+        """The cases whose criteria are laxer than the base's."""
+        return tuple(case for case in self.cases if case.relaxed)
 
     @property
     def changes(self) -> tuple[ClaimDiff, ...]:
@@ -218,6 +291,9 @@ class RunComparison:
             "regressions": [change.to_dict() for change in self.regressions],
             "failures": [str(failure) for failure in self.failures],
             "undecided": [str(failure) for failure in self.undecided],
+            "relaxed": [relaxation.to_dict() for relaxation in self.relaxed],
+            "relaxation_fails": self.relaxation_fails,
+            "criteria_compared": self.criteria_compared,
             "cases": [case.to_dict() for case in self.cases],
         }
 
@@ -289,9 +365,11 @@ __all__ = [
     "ChangeKind",
     "ClaimDiff",
     "ClaimState",
+    "Relaxation",
     "RunComparison",
     "drop_gate",
     "drops",
     "figures",
     "regression_failures",
+    "relaxed_text",
 ]

@@ -3,7 +3,7 @@ as lines built from a :class:`~.comparison.RunComparison`; nothing here prints."
 
 from __future__ import annotations
 
-from .comparison import CaseDiff, ChangeKind, ClaimDiff, RunComparison
+from .comparison import CaseDiff, ChangeKind, ClaimDiff, Relaxation, RunComparison, relaxed_text
 
 
 def _plural(count: int, noun: str) -> str:
@@ -54,9 +54,32 @@ def _change_lines(change: ClaimDiff) -> list[str]:
     return lines
 
 
+def relaxed_line(relaxed: tuple[Relaxation, ...], fails: bool) -> str:
+    """``criteria relaxed: fail_on lost partial (fails the run)``, the words every output
+    shows a relaxation in."""
+    return f"criteria relaxed: {relaxed_text(relaxed)}" + (" (fails the run)" if fails else "")
+
+
+#: What the comparison says, once, of a base that stores no criteria.
+NOT_COMPARED = "criteria not compared: the base stores none (a baseline file stores labels only)"
+
+
+def relaxation_lines(comparison: RunComparison) -> list[str]:
+    """Each relaxation in one line (``CASE: criteria relaxed: …``), the run's first, or that
+    the criteria were not compared; for the reports that list them apart from the cases."""
+    lines = [f"the run's {relaxed_line(comparison.relaxed, comparison.relaxation_fails)}"]
+    lines = lines if comparison.relaxed else []
+    lines += [
+        f"{case.case}: {relaxed_line(case.relaxed, case.relaxation_fails)}"
+        for case in comparison.relaxed_cases
+    ]
+    return lines + ([NOT_COMPARED] if comparison.criteria_compared is False else [])
+
+
 def _case_lines(case: CaseDiff) -> list[str]:
+    relaxed = [f"    {relaxed_line(case.relaxed, case.relaxation_fails)}"] if case.relaxed else []
     if case.status == "added":
-        return [f"  {case.case}: added ({_plural(case.claims, 'claim')})"]
+        return [f"  {case.case}: added ({_plural(case.claims, 'claim')})", *relaxed]
     if case.status == "removed":
         return [f"  {case.case}: removed ({_plural(case.claims, 'claim')})"]
     before, after = case.precision_before, case.precision_after
@@ -64,16 +87,21 @@ def _case_lines(case: CaseDiff) -> list[str]:
     assert after is not None
     matched = f" (was {case.base_case}, same {case.matched_by})" if case.matched_by != "key" else ""
     head = f"  {case.case}{matched}: citation precision {before.fraction()} -> {after.fraction()}"
-    return [head, *(line for change in case.changes for line in _change_lines(change))]
+    return [head, *relaxed, *(line for change in case.changes for line in _change_lines(change))]
 
 
 def comparison_lines(comparison: RunComparison) -> list[str]:
-    """The headline, then each case that changed and how its claims did."""
+    """The headline, the run's relaxed gates (or that criteria were not compared), then
+    each case that changed and how its claims did."""
     lines = [headline(comparison)]
+    if comparison.relaxed:
+        lines.append(f"  the run's {relaxed_line(comparison.relaxed, comparison.relaxation_fails)}")
+    if comparison.criteria_compared is False:
+        lines.append(f"  {NOT_COMPARED}")
     for case in comparison.cases:
         if case.changed:
             lines += _case_lines(case)
     return lines
 
 
-__all__ = ["comparison_lines", "headline"]
+__all__ = ["NOT_COMPARED", "comparison_lines", "headline", "relaxation_lines", "relaxed_line"]

@@ -27,7 +27,8 @@ regressed either (the run is incomplete anyway), and neither has a claim of a ca
 did not have: it is new, and fails (or passes) on its own criteria. A baseline file stores
 no decisions, so only labels count against one. Citation precision counts checked citations
 only: a drop that unchecked citations on either side could still undo, or make, is
-undecided.
+undecided. Criteria laxer than the base's are decided by :mod:`.relaxation` and fail under
+``--citations-fail-on-regression`` as a regressed claim does.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ from .comparison import (
     regression_failures,
 )
 from .criteria import Decision, Failure
+from .relaxation import relaxations
 from .result import CaseResult, ClaimResult
+from .run_result import RunGates
 
 
 def states_of(cases: Iterable[CaseResult]) -> tuple[CaseState, ...]:
@@ -61,6 +64,7 @@ def states_of(cases: Iterable[CaseResult]) -> tuple[CaseState, ...]:
             case.info.question,
             tuple(claim_state(claim) for claim in case.claims),
             case.precision,
+            case.info.own_criteria,
         )
         for case in cases
     )
@@ -251,14 +255,30 @@ def compare_runs(
     left_out: frozenset[str] = frozenset(),
     fail_on_regression: bool = False,
     max_drop: float | None = None,
+    gates: RunGates | None = None,
+    base_gates: RunGates | None = None,
 ) -> RunComparison:
     """This run's cases (``after``) against the base's (``before``), with the gates
-    decided: each regression ``fails`` under ``fail_on_regression``, and drops beyond
+    decided: each regression ``fails`` under ``fail_on_regression``, and so does each
+    criterion laxer than the base's (the run's ``gates`` against ``base_gates``, each
+    case's own: see :mod:`.relaxation`; not looked for without ``gates``); drops beyond
     ``max_drop`` fail or are undecided. Base cases whose file is not ``in_scope`` (another
     shard's, or a file a selection did not run) are left out of the comparison, and so are
     base claims whose node id the run ``left_out`` (deselected)."""
     scoped = [case for case in before if in_scope(case.file)]
     cases = _case_diffs(scoped, after, left_out, fail_on_regression)
+    relaxed = None
+    if gates is not None:
+        relaxed = relaxations(
+            cases,
+            scoped,
+            after,
+            gates=gates,
+            base_gates=base_gates,
+            base=base,
+            fail=fail_on_regression,
+        )
+        cases = relaxed.cases
     precision_before = sum((case.precision for case in scoped), Precision(0, 0, 0))
     precision_after = sum((case.precision for case in after), Precision(0, 0, 0))
     failed: list[Failure] = []
@@ -267,13 +287,17 @@ def compare_runs(
         matched = tuple(case for case in cases if case.status == "matched")
         failed, undecided = drops(matched, precision_before, precision_after, max_drop, base)
     every = tuple(change for case in cases for change in case.changes)
+    loosened = relaxed.failures if relaxed is not None else ()
     return RunComparison(
         base,
         cases,
         precision_before,
         precision_after,
-        (*regression_failures(every, base), *failed),
+        (*regression_failures(every, base), *loosened, *failed),
         tuple(undecided),
+        relaxed=relaxed.run if relaxed is not None else (),
+        relaxation_fails=relaxed is not None and bool(relaxed.run) and fail_on_regression,
+        criteria_compared=relaxed.compared if relaxed is not None else None,
     )
 
 

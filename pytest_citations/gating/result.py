@@ -255,12 +255,17 @@ class CaseInfo:
         """Where the case's own (``precision``) item is: the case's first line."""
         return Location(self.file, self.case, PRECISION_ITEM, self.line)
 
-    def rules(self, run: Criteria) -> Criteria:
-        """The run's criteria with the case's ``criteria:`` and ``min_precision:`` over them."""
+    @property
+    def own_criteria(self) -> dict[str, Any]:
+        """The case's ``criteria:`` and ``min_precision:``, which it sets over the run's."""
         overrides = dict(self.criteria)
         if self.min_precision is not None:
             overrides["min_precision"] = self.min_precision
-        return run.merged(overrides)
+        return overrides
+
+    def rules(self, run: Criteria) -> Criteria:
+        """The run's criteria with the case's own over them."""
+        return run.merged(self.own_criteria)
 
 
 @dataclass(frozen=True)

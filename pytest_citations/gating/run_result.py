@@ -84,10 +84,12 @@ class RunGates:
 
 @dataclass(frozen=True)
 class Base:
-    """The cases of the base a run is compared with, and its name in the summary."""
+    """The cases of the base a run is compared with, its name in the summary, and the
+    gates its run was asked to meet (None when it does not say: a baseline file)."""
 
     cases: tuple[CaseState, ...]
     shown: str
+    gates: RunGates | None = None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import pytest
 from ..distribution import __version__
 from ..drift import DriftReport
 from ..errors import AccountError, CitationsError
-from ..gating.base_report import load_base
+from ..gating.base_report import read_base
 from ..gating.build import Findings, build_run
 from ..gating.result import Location
 from ..gating.run_result import Base, BaselineFacts, RunResult
@@ -67,7 +67,7 @@ class CitationsReporter:
         try:  # read before anything runs: a damaged baseline or base is the user's to fix
             baseline_of(config, options)
             if options.compare is not None:
-                self.base = Base(load_base(options.compare), options.gates.compare or "")
+                self.base = read_base(options.compare, options.gates.compare or "")
         except CitationsError as error:
             raise pytest.UsageError(printed(f"citations: {error}")) from None
         #: ``--citations-shard``: which files each shard runs (from collection, or from an

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 
 from ..gating.comparison import CaseDiff, ClaimDiff, RunComparison
-from ..gating.regression_lines import headline
+from ..gating.regression_lines import NOT_COMPARED, headline, relaxed_line
 from ..sanitize import strip_controls
 
 
@@ -51,6 +51,9 @@ def _row(case: CaseDiff) -> str:
         else ""
     )
     changes = "".join(_change(change) for change in case.changes)
+    if case.relaxed:
+        relaxed = relaxed_line(case.relaxed, case.relaxation_fails)
+        matched += f'<div class="relaxed"><b class="regressed">{_text(relaxed)}</b></div>'
     return (
         f'<tr data-case="{_text(case.case)}" data-status="{_text(case.status)}">'
         f'<th scope="row">{_text(case.case)}{matched}</th><td>{_text(case.status)}</td>'
@@ -70,11 +73,17 @@ def regressions_section(comparison: RunComparison) -> str:
         if rows
         else "<p>No case changed.</p>"
     )
-    state = "fail" if comparison.regressions else "pass"
+    relaxed = bool(comparison.relaxed or comparison.relaxed_cases)
+    state = "fail" if comparison.regressions or relaxed else "pass"
+    notes = [f"the run's {relaxed_line(comparison.relaxed, comparison.relaxation_fails)}"]
+    notes = notes if comparison.relaxed else []
+    notes += [NOT_COMPARED] if comparison.criteria_compared is False else []
     return (
         '<section class="regressions" id="regressions">'
         f"<h2>Regressions against {_text(comparison.base)}</h2>"
-        f'<p class="decision {state}">{_text(headline(comparison))}</p>{table}</section>'
+        f'<p class="decision {state}">{_text(headline(comparison))}</p>'
+        + "".join(f'<p class="relaxed">{_text(note)}</p>' for note in notes)
+        + f"{table}</section>"
     )
 
 

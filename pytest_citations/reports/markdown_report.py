@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..gating.criteria import Decision
+from ..gating.regression_lines import relaxation_lines
 from ..gating.result import CaseResult, ClaimResult
 from ..gating.run_result import RunResult
 from ..labels import Label
@@ -134,7 +135,7 @@ def _regressions(result: RunResult) -> list[str]:
         f"{text(change.where.nodeid)} (line {change.where.line}): {text(change.summary)}"
         + ("" if change.fails or change.where.nodeid in failing else " (does not fail the gate)")
         for change in comparison.regressions
-    ]
+    ] + [text(line) for line in relaxation_lines(comparison)]
 
 
 def render(result: RunResult, info: RunInfo) -> str:
