@@ -215,7 +215,7 @@ def test_a_case_file_with_long_and_idn_urls_collects(citations: Citations) -> No
         ),
     )
 
-    result = citations.run("--collect-only", "-q", "cases/", gate="contradicted")
+    result = citations.run("--collect-only", "-q", "cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["cases/urls.yaml::urls::claim-1", "2 tests collected*"])

@@ -157,7 +157,7 @@ def test_error_in_the_second_case_of_a_file_names_its_line(citations: Citations)
         """,
     )
 
-    result = citations.run("cases/", gate="contradicted")
+    result = citations.run("cases/", gate="default")
 
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
@@ -172,7 +172,7 @@ def test_collection_error_with_collect_only(citations: Citations) -> None:
     citations.write("cases/bad.yaml", BAD_FILES["unknown key"][0])
     citations.write("cases/good.yaml", GOOD_CASE)
 
-    result = citations.run("--collect-only", "-q", "cases/", gate="contradicted")
+    result = citations.run("--collect-only", "-q", "cases/", gate="default")
 
     assert result.ret != pytest.ExitCode.OK
     result.stdout.fnmatch_lines(

@@ -82,7 +82,7 @@ def test_no_path_collects_the_case_files_and_skips_other_tools_yaml(citations: C
 def test_a_folder_of_other_tools_yaml_collects_nothing(citations: Citations) -> None:
     foreign_files(citations)
 
-    result = citations.run(".", gate="contradicted")
+    result = citations.run(".", gate="default")
 
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     assert "error" not in result.stdout.str().lower()
@@ -106,7 +106,7 @@ def test_citations_files_selects_case_files_by_glob(citations: Citations) -> Non
     # A valid case file that the glob leaves out is not collected.
     citations.write("cases/left-out.yaml", single_claim_case("left", SUPPORTED_CLAIM, PDF_URL))
 
-    result = citations.run("--collect-only", "-q", gate="contradicted")
+    result = citations.run("--collect-only", "-q", gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -125,7 +125,7 @@ def test_a_broken_python_module_interrupts_as_without_the_plugin(citations: Cita
     citations.write("cases/good.yaml", GOOD_CASE)
 
     plain = citations.run_plain()
-    result = citations.run(gate="contradicted")
+    result = citations.run(gate="default")
 
     assert plain.ret == result.ret == pytest.ExitCode.INTERRUPTED
     plain.stdout.fnmatch_lines(["*Interrupted: 1 error during collection*"])
@@ -149,7 +149,7 @@ def test_a_broken_case_file_and_a_broken_module_interrupt(citations: Citations) 
     citations.pytester.makepyfile(test_broken=BROKEN_MODULE, test_fine=GOOD_MODULE)
     citations.write("cases/broken.yaml", BROKEN_CASE)
 
-    result = citations.run(gate="contradicted")
+    result = citations.run(gate="default")
 
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*Interrupted: 2 errors during collection*"])

@@ -88,21 +88,21 @@ def changed(citations: Citations) -> Citations:
     new case came: recorded again (only what is new)."""
     for path, text in CASE_FILES.items():
         citations.write(path, text)
-    citations.record("cases/", gate="contradicted")
-    citations.run("cases/", "--citations-report", "base.json", gate="contradicted")
+    citations.record("cases/", gate="default")
+    citations.run("cases/", "--citations-report", "base.json", gate="default")
     citations.write("cases/water.yaml", single_claim_case("water", CONTRADICTED_CLAIM,
                                                           BOILING_URL))  # fmt: skip
     citations.write("cases/returns.yaml", RETURNS_CASE[: RETURNS_CASE.index("  - text: Opened")])
     citations.write("cases/mountains.yaml", single_claim_case("mountains", SUPPORTED_CLAIM,
                                                               BOILING_URL))  # fmt: skip
-    citations.record("cases/", mode="new_episodes", gate="contradicted")
+    citations.record("cases/", mode="new_episodes", gate="default")
     return citations
 
 
 def test_three_shards_merged_are_the_serial_run(changed: Citations) -> None:
     serial = changed.run("cases/", "--citations-report", "serial.json", "--junitxml",
-                         "serial.xml", *GATES, gate="contradicted")  # fmt: skip
-    results = shards(changed, 3, *GATES, gate="contradicted")
+                         "serial.xml", *GATES, gate="default")  # fmt: skip
+    results = shards(changed, 3, *GATES, gate="default")
 
     merged = merge(changed, "shard-1.json", "shard-2.json", "shard-3.json", "--report",
                    "merged.json", "--junitxml", "merged.xml", "--html", "merged.html",
@@ -177,8 +177,8 @@ def three(citations: Citations) -> Citations:
     """The six case files recorded, and the reports of their three shards."""
     for path, text in CASE_FILES.items():
         citations.write(path, text)
-    citations.record("cases/", gate="contradicted")
-    shards(citations, 3, gate="contradicted")
+    citations.record("cases/", gate="default")
+    shards(citations, 3, gate="default")
     return citations
 
 
@@ -201,8 +201,7 @@ def test_a_shard_given_twice_is_an_error_naming_both(three: Citations) -> None:
 
 
 def test_shards_of_different_counts_are_an_error(three: Citations) -> None:
-    three.run("cases/", "--citations-shard=2/2", "--citations-report", "half.json",
-              gate="contradicted")
+    three.run("cases/", "--citations-shard=2/2", "--citations-report", "half.json", gate="default")
 
     run = merge(three, "shard-1.json", "half.json", "shard-3.json")
 
@@ -231,7 +230,7 @@ def test_shards_of_a_run_made_otherwise_are_an_error_naming_the_file(three: Cita
 
 
 def test_a_report_that_is_no_shard_or_no_report_is_an_error(three: Citations) -> None:
-    three.run("cases/", "--citations-report", "serial.json", gate="contradicted")
+    three.run("cases/", "--citations-report", "serial.json", gate="default")
     (three.path / "notes.json").write_text('{"hello": 1}', encoding="utf-8")
 
     serial = merge(three, "shard-1.json", "serial.json")
@@ -248,9 +247,9 @@ def test_a_report_that_is_no_shard_or_no_report_is_an_error(three: Citations) ->
 
 def test_shards_compared_with_a_base_need_it_for_the_merge(citations: Citations) -> None:
     citations.write("cases/water.yaml", CASE_FILES["cases/water.yaml"])
-    citations.record("cases/", gate="contradicted")
-    citations.run("cases/", "--citations-report", "base.json", gate="contradicted")
-    shards(citations, 2, "--citations-compare", "base.json", gate="contradicted")
+    citations.record("cases/", gate="default")
+    citations.run("cases/", "--citations-report", "base.json", gate="default")
+    shards(citations, 2, "--citations-compare", "base.json", gate="default")
 
     run = merge(citations, "shard-1.json", "shard-2.json")
 
@@ -399,7 +398,7 @@ def two(citations: Citations) -> Citations:
     alone."""
     for path, text in TWO_FILES.items():
         citations.write(path, text)
-    citations.record("cases/", gate="contradicted")
+    citations.record("cases/", gate="default")
     shards(citations, 2, "--citations-fail-on=contradicted", gate="args")
     return citations
 
@@ -489,7 +488,7 @@ def test_shards_of_different_case_files_or_recordings_are_refused(
     cassettes) changed."""
     for path, text in TWO_FILES.items():
         citations.write(path, text)
-    citations.record("cases/", gate="contradicted")
+    citations.record("cases/", gate="default")
     args = ("--citations-fail-on=contradicted", "--citations-report")
     citations.run("cases/", "--citations-shard=1/2", *args, "shard-1.json", gate="args")
     if edit == "case_files":

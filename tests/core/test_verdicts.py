@@ -45,7 +45,7 @@ def _record_revenue(citations: Citations, *args: str) -> pytest.RunResult:
     with citations.web(site=False) as web:
         web.crawlbase.add(REPORT_URL, markdown=article(REPORT_SENTENCE, title="Annual report"))
         web.judge.rule(CLAIM_85, label="supported", quote=REPORT_SENTENCE)
-        return citations.run("--citations-record=once", *args, gate="contradicted")
+        return citations.run("--citations-record=once", *args, gate="default")
 
 
 def test_a_figure_absent_from_the_evidence_fails_even_when_the_judge_says_supported(
@@ -91,7 +91,7 @@ def test_numbers_traceable_is_a_criterion_a_case_can_switch_on(citations: Citati
         "cases/wrong.yaml",
         single_claim_case("wrong", CLAIM_85, REPORT_URL) + "criteria:\n  numbers_traceable: true\n",
     )
-    replayed = citations.run("cases/", gate="contradicted")
+    replayed = citations.run("cases/", gate="default")
 
     replayed.assert_outcomes(passed=1, failed=1)
     replayed.stdout.fnmatch_lines(["*number_not_in_evidence: '85%'*"])
@@ -132,7 +132,7 @@ def test_a_claim_each_page_holds_half_of_is_supported_jointly(citations: Citatio
         web.judge.rule(JOINT_CLAIM, label="not_found", quote=None)
         result = citations.run(
             "--citations-record=once", "-v", "cases/", "--citations-report", str(report),
-            gate="contradicted"
+            gate="default"
         )
         joint_calls = [call for call in web.judge.calls if len(call.passages) > 1]
 
@@ -149,7 +149,7 @@ def test_a_claim_each_page_holds_half_of_is_supported_jointly(citations: Citatio
     assert VISIT_URL in line
 
     # Offline, the joint verdict replays from the cassette.
-    replay = citations.run("cases/", "--citations-report", str(report), gate="contradicted")
+    replay = citations.run("cases/", "--citations-report", str(report), gate="default")
     replay.assert_outcomes(passed=2)
     claim = claims_by_nodeid(load_report(report))["cases/museum.yaml::museum::claim-1"]
     assert claim["label"] == "supported"
@@ -169,11 +169,11 @@ def test_joint_sources_follow_the_citation_order_not_the_order_pages_answer(
             quote=None,  # per page: "supported" without a quote, which the guard rejects
             quotes=[(1, HISTORY_SENTENCE), (2, VISIT_SENTENCE)],
         )
-        recorded = citations.run("--citations-record=once", "-v", "cases/", gate="contradicted")
+        recorded = citations.run("--citations-record=once", "-v", "cases/", gate="default")
 
     recorded.assert_outcomes(passed=2)
     recorded.stdout.fnmatch_lines(["*museum::claim-1 PASSED [[]supported[]]*"])
-    replayed = citations.run("-v", "cases/", gate="contradicted")
+    replayed = citations.run("-v", "cases/", gate="default")
     replayed.assert_outcomes(passed=2)
     replayed.stdout.fnmatch_lines(["*museum::claim-1 PASSED [[]supported[]]*"])
     assert "could not be checked" not in replayed.stdout.str()
@@ -224,7 +224,7 @@ def test_one_wrong_quote_among_right_ones_spoils_joint_support(citations: Citati
             ],
         )
         citations.run("--citations-record=once", "cases/", "--citations-report", str(report),
-                      gate="contradicted")
+                      gate="default")
 
     claim = claims_by_nodeid(load_report(report))["cases/museum.yaml::museum::claim-1"]
     assert claim["label"] == "not_found"
@@ -362,7 +362,7 @@ def test_misattribution_names_the_retrieved_marker(citations: Citations) -> None
         """,
     )
 
-    result, _ = citations.record("-v", "cases/", gate="contradicted")
+    result, _ = citations.record("-v", "cases/", gate="default")
 
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
@@ -391,7 +391,7 @@ def test_a_claim_its_own_citation_supports_is_not_misattributed(citations: Citat
     )
     report = citations.path / "report.json"
 
-    result, web = citations.record("cases/", "--citations-report", report, gate="contradicted")
+    result, web = citations.record("cases/", "--citations-report", report, gate="default")
 
     result.assert_outcomes(passed=2)
     claim = claims_by_nodeid(load_report(report))["cases/refunds.yaml::refunds::claim-1"]

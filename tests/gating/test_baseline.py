@@ -238,7 +238,7 @@ def test_the_file_is_key_sorted_stable_json(citations: Citations, recorded: Path
 def test_update_needs_a_baseline_path(citations: Citations) -> None:
     citations.write("cases/returns.yaml", RETURNS_CASE)
 
-    result = citations.run("cases/", "--citations-update-baseline", gate="contradicted")
+    result = citations.run("cases/", "--citations-update-baseline", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--citations-update-baseline needs --citations-baseline PATH*"])
@@ -248,7 +248,7 @@ def test_a_baseline_that_is_not_one_is_refused(citations: Citations) -> None:
     citations.write("cases/returns.yaml", RETURNS_CASE)
     citations.write(BASELINE, '{"labels": {}}\n')
 
-    result = citations.run("cases/", "--citations-baseline", BASELINE, gate="contradicted")
+    result = citations.run("cases/", "--citations-baseline", BASELINE, gate="default")
 
     assert result.ret != pytest.ExitCode.OK
     assert "is not a pytest-citations baseline (no 'claims')" in result.stdout.str() + str(

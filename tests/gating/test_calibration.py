@@ -232,7 +232,7 @@ def test_an_unknown_agreement_metric_is_a_usage_error(citations: Citations) -> N
     citations.write("cases/labelled.yaml", LABELLED)
     citations.write("pytest.ini", "[pytest]\ncitations_min_agreement = f1=0.8\n")
 
-    result = citations.run("cases/", gate="contradicted")
+    result = citations.run("cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*citations_min_agreement: unknown metric 'f1'*"])
@@ -251,7 +251,7 @@ def test_an_expect_label_outside_the_four_is_a_collection_error(citations: Citat
         """,
     )
 
-    result = citations.run("cases/", gate="contradicted")
+    result = citations.run("cases/", gate="default")
 
     result.stdout.fnmatch_lines(
         ["*cases/bad.yaml:6: 'expect' of claim 1 must be one of supported, partial*"]
@@ -273,10 +273,10 @@ def test_min_agreement_with_nothing_to_measure_is_incomplete(citations: Citation
     """A gate that cannot be evaluated is not a pass: without one ``expect:`` label in the
     run, the run passed with no calibration line at all."""
     citations.write("cases/plain.yaml", single_claim_case("plain", REFUNDS_CLAIM, REFUNDS_URL))
-    citations.record("cases/", gate="contradicted")
+    citations.record("cases/", gate="default")
     citations.write("pytest.ini", "[pytest]\ncitations_min_agreement = 0.6\n")
 
-    result = citations.run("cases/", gate="contradicted")
+    result = citations.run("cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(

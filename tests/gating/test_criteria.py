@@ -121,7 +121,7 @@ def test_a_misspelt_failing_label_in_case_criteria_is_a_collection_error(
         """,
     )
 
-    result = citations.run("cases/", gate="contradicted")
+    result = citations.run("cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*cases/typo.yaml:4: 'fail_on' names an unknown label 'partal'*"])
@@ -252,7 +252,7 @@ def test_uncited_claims_pass_only_as_general_phrasing_without_figures(
     citations.write("cases/shop.yaml", UNCITED.format(criteria=""))
     report = citations.path / "report.json"
 
-    result, _ = citations.record("-v", "cases/", "--citations-report", report, gate="contradicted")
+    result, _ = citations.record("-v", "cases/", "--citations-report", report, gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -297,7 +297,7 @@ def test_uncited_allowed_false_fails_even_general_phrasing(
     if ini:
         citations.write("pytest.ini", ini)
 
-    result, _ = citations.record("-v", "cases/", gate="contradicted")
+    result, _ = citations.record("-v", "cases/", gate="default")
 
     result.stdout.fnmatch_lines(["*shop::claim-1 PASSED*", "*shop::claim-2 FAILED*"])
     assert "claim fails uncited_allowed: the claim cites nothing\n" in result.stdout.str()
@@ -310,7 +310,7 @@ def test_release_decision_pass_for_every_case(citations: Citations) -> None:
         f"id: ok\ncitations: [{REFUNDS_URL}]\nclaims:\n  - text: {REFUNDS_CLAIM}\n    cites: [1]\n",
     )
 
-    result, _ = citations.record("cases/", gate="contradicted")
+    result, _ = citations.record("cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(

@@ -236,13 +236,13 @@ ADDED = f"""\
 def grown(citations: Citations) -> Citations:
     """A case file recorded with three claims, then grown by two."""
     citations.write("cases/answers.yaml", RECORDED)
-    citations.record("cases/", mode="new_episodes", gate="contradicted")
+    citations.record("cases/", mode="new_episodes", gate="default")
     citations.write("cases/answers.yaml", RECORDED + ADDED)
     return citations
 
 
 def test_a_fork_run_without_tokens_checks_the_recorded_and_names_the_new(grown: Citations) -> None:
-    result = grown.run("cases/", "-rE", gate="contradicted")
+    result = grown.run("cases/", "-rE", gate="default")
 
     result.assert_outcomes(passed=4, errors=2)  # three claims and the case; two new claims
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -276,7 +276,7 @@ def test_a_recording_run_records_only_what_is_new(grown: Citations) -> None:
     old = interactions(cassette)
 
     with grown.web() as web:
-        result = grown.run("cases/", "--citations-record=new_episodes", gate="contradicted")
+        result = grown.run("cases/", "--citations-record=new_episodes", gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -319,9 +319,9 @@ def merged(citations: Citations, *args: str, gate: str) -> str:
 
 def test_merged_shards_of_a_fork_run_say_how_to_record_the_new_claims(grown: Citations) -> None:
     grown.write("cases/boiling.yaml", BOILING_CASE)
-    grown.record("cases/boiling.yaml", gate="contradicted")
+    grown.record("cases/boiling.yaml", gate="default")
 
-    printed = merged(grown, gate="contradicted").splitlines()
+    printed = merged(grown, gate="default").splitlines()
 
     assert (
         "2 claims are new since the recording: record them with CRAWLBASE_TOKEN=… "
@@ -352,14 +352,14 @@ def plan_line(result: pytest.RunResult) -> str:
 
 def test_the_plan_reads_the_recorded_pages_through_the_fetch_rules(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/", mode="new_episodes", gate="contradicted")
+    citations.record("cases/", mode="new_episodes", gate="default")
     # A new claim that cites only the recorded dead link: its verdict comes from the
     # recording (a 404 needs no judge), so nothing needs to be sent.
     grown = BOILING_CASE + "  - text: The old report is gone.\n    cites: [2]\n"
     citations.write("cases/boiling.yaml", grown)
 
     with citations.web() as web:
-        result = citations.run("--citations-record=new_episodes", gate="contradicted")
+        result = citations.run("--citations-record=new_episodes", gate="default")
 
     assert plan_line(result) == (
         "citations: to record: nothing new (the recordings hold every claim and page); budget: none"
@@ -382,11 +382,11 @@ def test_the_plan_reads_the_recorded_pages_through_the_fetch_rules(citations: Ci
 )  # fmt: skip
 def test_the_plan_follows_the_record_mode(citations: Citations, mode: str, expected: str) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/", mode="new_episodes", gate="contradicted")
+    citations.record("cases/", mode="new_episodes", gate="default")
 
     with citations.web():
         result = citations.run(f"--citations-record={mode}", "--citations-max-credits", "20",
-                               gate="contradicted")
+                               gate="default")
 
     assert plan_line(result) == f"citations: to record: {expected}; budget: credits 20"
     result.stdout.fnmatch_lines(["citation_precision=*", "*", "*", "*", f"to record: {expected}*"])
@@ -406,10 +406,10 @@ def test_the_readme_shows_what_a_fork_run_and_a_budgeted_run_print(grown: Citati
     assert lines == [fork, budgeted]
     fork_output, budgeted_output = [b for b in code_blocks(section) if not b.language]
 
-    replayed = grown.run("cases/", gate="contradicted")
+    replayed = grown.run("cases/", gate="default")
     with grown.web():
         recorded = grown.run("cases/", "--citations-record=new_episodes",
-                             "--citations-max-credits", "1", gate="contradicted")  # fmt: skip
+                             "--citations-max-credits", "1", gate="default")  # fmt: skip
 
     assert_printed(fork_output.lines, replayed.outlines)
     assert_printed(budgeted_output.lines, recorded.outlines)
@@ -428,7 +428,7 @@ def test_tests_that_use_the_fixture_share_the_budget(citations: Citations) -> No
     with citations.web() as web:
         result = citations.run(
             "--citations-record=new_episodes", "--citations-max-judge-calls", "1", "-p",
-            "no:randomly", gate="contradicted",
+            "no:randomly", gate="default",
         )  # fmt: skip
 
     assert web.judge.call_count == 1
@@ -445,7 +445,7 @@ def test_the_plan_says_it_does_not_cover_the_tests_that_use_the_fixture(
     citations: Citations,
 ) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/", mode="new_episodes", gate="contradicted")
+    citations.record("cases/", mode="new_episodes", gate="default")
     citations.pytester.makepyfile(
         test_answers=f"""
         def test_refunds(citation_verifier):
@@ -453,7 +453,7 @@ def test_the_plan_says_it_does_not_cover_the_tests_that_use_the_fixture(
         """
     )
     with citations.web() as web:
-        result = citations.run("--citations-record=new_episodes", gate="contradicted")
+        result = citations.run("--citations-record=new_episodes", gate="default")
 
     assert web.judge.call_count == 1  # the test's claim, new: "nothing new" would be wrong
     assert plan_line(result) == (

@@ -167,16 +167,16 @@ def test_the_gates_have_ini_keys(pull_request: Citations) -> None:
 
 def test_a_committed_baseline_is_a_base_too(citations: Citations) -> None:
     citations.write("cases/returns.yaml", RETURNS_CASE)
-    citations.record("cases/", gate="contradicted")
+    citations.record("cases/", gate="default")
     citations.run("cases/", "--citations-baseline", "baseline.json", "--citations-update-baseline",
-                  gate="contradicted")
+                  gate="default")
     citations.write(
         "cases/returns.yaml", RETURNS_CASE.replace("    cites: [2]\n", "    cites: [1]\n")
     )
-    citations.record("cases/", mode="new_episodes", gate="contradicted")
+    citations.record("cases/", mode="new_episodes", gate="default")
 
     result = citations.run("cases/", "--citations-compare", "baseline.json",
-                           "--citations-fail-on-regression", gate="contradicted")  # fmt: skip
+                           "--citations-fail-on-regression", gate="default")  # fmt: skip
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([
@@ -204,7 +204,7 @@ def test_a_gate_without_a_base_or_a_base_that_is_none_is_a_usage_error(
     citations.write("broken.json", "{not json")
     citations.write("base.json", json.dumps({"run": {}, "cases": []}))
 
-    result = citations.run("cases/", *args, gate="contradicted")
+    result = citations.run("cases/", *args, gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([said])

@@ -83,5 +83,5 @@ def test_a_document_entry_is_checked_like_any_key(citations: Citations) -> None:
             cites: [1]
         """,
     )
-    result = citations.run("cases/", "--collect-only", gate="contradicted")
+    result = citations.run("cases/", "--collect-only", gate="default")
     result.stdout.fnmatch_lines(["*bad.yaml:5: unknown key 'title' in citation [[]1[]]*"])

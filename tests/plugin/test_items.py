@@ -159,7 +159,7 @@ def test_reportinfo_of_a_case_inside_a_cases_list(citations: Citations) -> None:
     xml = citations.path / "junit.xml"
 
     result, _ = citations.record("cases/", f"--junitxml={xml}", "-o", "junit_family=xunit1",
-                                 gate="contradicted")
+                                 gate="default")
 
     result.assert_outcomes(passed=4, failed=1)
     testcases = junit_testcases(xml)  # 1-based lines of the case file

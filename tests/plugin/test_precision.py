@@ -140,7 +140,7 @@ def test_case_threshold_overrides_the_option(recorded: Citations) -> None:
 def test_invalid_threshold_is_a_usage_error(citations: Citations, value: str) -> None:
     citations.write("cases/clean.yaml", single_claim_case("clean", SUPPORTED_CLAIM, BOILING_URL))
 
-    result = citations.run("cases/", f"--citations-min-precision={value}", gate="contradicted")
+    result = citations.run("cases/", f"--citations-min-precision={value}", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "Traceback" not in result.stderr.str()

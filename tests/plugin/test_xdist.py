@@ -179,7 +179,7 @@ def test_case_files_chosen_by_a_glob_with_a_folder_stay_whole(citations: Citatio
     citations.write("checks/nine.yml", NINE_CASE)
 
     result = citations.run("checks/", "-n", "2", "-v", "--citations-allow-unchecked",
-                           gate="contradicted")
+                           gate="default")
 
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     assert {name: len(workers) for name, workers in workers_by_file(result).items()} == {
@@ -200,7 +200,7 @@ def test_the_header_says_which_scheduling_is_in_use(
 ) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    result = citations.run("cases/", "--collect-only", *args, gate="contradicted")
+    result = citations.run("cases/", "--collect-only", *args, gate="default")
 
     result.stdout.fnmatch_lines([f"citations: * {shown}"])
 
@@ -208,7 +208,7 @@ def test_the_header_says_which_scheduling_is_in_use(
 def test_without_xdist_the_header_names_no_scheduling(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    result = citations.run("cases/", "--collect-only", "-n", "0", gate="contradicted")
+    result = citations.run("cases/", "--collect-only", "-n", "0", gate="default")
 
     assert "xdist=" not in result.stdout.str()
 
@@ -216,7 +216,7 @@ def test_without_xdist_the_header_names_no_scheduling(citations: Citations) -> N
 def test_recording_without_a_token_under_xdist_is_one_usage_error(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
     with citations.web(tokens={"OPENAI_API_KEY": "sk-only-the-judge"}) as web:
-        result = citations.run("cases/", "--citations-record=once", "-n", "2", gate="contradicted")
+        result = citations.run("cases/", "--citations-record=once", "-n", "2", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --citations-record=once *needs CRAWLBASE_TOKEN*"])

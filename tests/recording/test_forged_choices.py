@@ -138,7 +138,7 @@ def test_a_replay_of_forged_pieces_and_a_matching_judge_call_is_an_error(
     with citations.web() as web:
         web.judge.rule(FALSE_CLAIM, label="contradicted", quote="Water boils at 100 °C")
         citations.run("--citations-record=once", "cases/",
-                      gate="contradicted").assert_outcomes(passed=1, failed=1)
+                      gate="default").assert_outcomes(passed=1, failed=1)
     cassette = citations.cassette("cases/water.yaml")
     data = yaml.safe_load(cassette.read_text(encoding="utf-8"))
     # The forger edits the choice, and the judge call to carry the forged passage.

@@ -133,7 +133,7 @@ def test_json_report_holds_every_case_claim_and_verdict(
     citations, _, _ = nine
     citations.write("cases/boiling.yaml", BOILING_CASE)
     with citations.web():
-        citations.run("cases/boiling.yaml", "--citations-record=once", gate="contradicted")
+        citations.run("cases/boiling.yaml", "--citations-record=once", gate="default")
 
     result = citations.run("cases/", *CLAIMS_PASS, "--citations-report", "out/report.json",
                            gate="args")
@@ -225,8 +225,7 @@ def test_junitxml_carries_each_claim_as_flat_properties(
 def test_no_summary_without_case_files(citations: Citations) -> None:
     citations.pytester.makepyfile(test_plain="def test_ok():\n    pass\n")
 
-    result = citations.run("test_plain.py", "--citations-report", "report.json",
-                           gate="contradicted")
+    result = citations.run("test_plain.py", "--citations-report", "report.json", gate="default")
 
     result.assert_outcomes(passed=1)
     assert "citation_precision" not in result.stdout.str()

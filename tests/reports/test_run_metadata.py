@@ -136,9 +136,9 @@ def test_the_default_setting_names_both_embedders() -> None:
 
 
 def test_each_run_has_its_own_id_and_its_record_mode(citations: Citations) -> None:
-    first = run_json(citations, gate="contradicted")
+    first = run_json(citations, gate="default")
     with citations.web():
-        second = run_json(citations, "--citations-record=all", gate="contradicted")
+        second = run_json(citations, "--citations-record=all", gate="default")
 
     assert second["record_mode"] == "all"
     assert second["header"][0] == "all"
