@@ -151,6 +151,13 @@ GATE_OPTION = re.compile(r"--citations-fail-on(=|$)")
 #: ``citations_fail_on_regression``, a gate of its own).
 INI_FAIL_ON = re.compile(r"^\s*citations_fail_on\s*=", re.MULTILINE)
 
+#: The ``gate=`` of :class:`Citations`'s runs that add no ``--citations-fail-on``: the
+#: plugin's default gate (every label but ``supported`` fails a claim), or labels the run's
+#: own arguments or the project's ini file name. Any other ``gate`` is the failing labels.
+DEFAULT_GATE = "default"
+ARGS_GATE = "args"
+INI_GATE = "ini"
+
 #: Arguments every in-process run gets: the lexical embedder (never torch) and no cache.
 LEXICAL = ("--citations-embedder", "lexical")
 NO_CACHE = ("-p", "no:cacheprovider")
@@ -181,26 +188,48 @@ class Web:
 
 
 class Citations:
-    """A ``pytester`` for ``pytest --citations``: case files, emulators and runs."""
+    """A ``pytester`` for ``pytest --citations``: case files, emulators and runs.
 
-    #: The failing labels a run is given unless its arguments or the project's ini file name
-    #: some. Most tests here are about something other than the gate's default and were
-    #: written for ``contradicted`` alone, so they say so; a test of the default sets None.
-    fail_on: str | None = "contradicted"
+    Every run that loads the plugin's gate (:meth:`run`, :meth:`run_subprocess`,
+    :meth:`record`) takes a required keyword-only ``gate``, so that a reader of the test sees
+    which labels fail a claim, and a call that forgets it is a ``TypeError``:
+
+    - ``gate="default"``: the plugin's own default, which fails every label but
+      ``supported``; neither the arguments nor the project's ini file may name labels;
+    - ``gate="contradicted"`` (any labels ``--citations-fail-on`` takes): the helper passes
+      ``--citations-fail-on=LABELS``; neither the arguments nor the ini file may name any;
+    - ``gate="args"``: the run's own arguments name them (``--citations-fail-on``);
+    - ``gate="ini"``: the project's ini file names them (``citations_fail_on``) and the
+      arguments do not.
+
+    A ``gate`` that does not match what the run's arguments and ini file say is a
+    ``ValueError``, before pytest runs.
+    """
 
     def __init__(self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
         self.pytester = pytester
         self.monkeypatch = monkeypatch
 
-    def _gate(self, args: tuple[str | Path, ...]) -> tuple[str, ...]:
-        """``--citations-fail-on`` of :attr:`fail_on`, unless the run chooses its own."""
-        if self.fail_on is None or any(GATE_OPTION.match(str(arg)) for arg in args):
+    def _gate(self, gate: str, args: tuple[str | Path, ...]) -> tuple[str, ...]:
+        """The arguments that give the run ``gate`` (see the class), checked against the
+        run's own arguments and the project's ini file."""
+        in_args = any(GATE_OPTION.match(str(arg)) for arg in args)
+        named = ARGS_GATE if in_args else INI_GATE if self._ini_names_labels() else None
+        if gate in (ARGS_GATE, INI_GATE) and gate != named:
+            raise ValueError(f"gate={gate!r}, but the failing labels come from: {named}")
+        if gate not in (ARGS_GATE, INI_GATE) and named is not None:
+            raise ValueError(f"gate={gate!r}, but the run's {named} name failing labels")
+        if gate in (ARGS_GATE, INI_GATE, DEFAULT_GATE):
             return ()
+        return (f"--citations-fail-on={gate}",)
+
+    def _ini_names_labels(self) -> bool:
+        """Whether an ini file of the project folder sets ``citations_fail_on``."""
         for name in ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"):
             ini = self.path / name
             if ini.is_file() and INI_FAIL_ON.search(ini.read_text(encoding="utf-8")):
-                return ()
-        return (f"--citations-fail-on={self.fail_on}",)
+                return True
+        return False
 
     @property
     def path(self) -> Path:
@@ -218,17 +247,20 @@ class Citations:
         """The cassette of a case file under the default cassette folder."""
         return self.path / "cassettes" / relative
 
-    def run(self, *args: str | Path, lexical: bool = True) -> pytest.RunResult:
-        """``pytest --citations ARGS`` in process, lexical embedder, no cache provider."""
+    def run(self, *args: str | Path, gate: str, lexical: bool = True) -> pytest.RunResult:
+        """``pytest --citations ARGS`` in process with ``gate`` (see the class), lexical
+        embedder, no cache provider."""
         extra = (*LEXICAL, *NO_CACHE) if lexical else ()
-        gate = self._gate(args)
-        return self.pytester.runpytest("--citations", *QUIET, *extra, *gate, *map(str, args))
+        labels = self._gate(gate, args)
+        return self.pytester.runpytest("--citations", *QUIET, *extra, *labels, *map(str, args))
 
     def run_subprocess(
-        self, *args: str | Path, lexical: bool = True, cache: bool = False
+        self, *args: str | Path, gate: str, lexical: bool = True, cache: bool = False
     ) -> pytest.RunResult:
-        """``pytest --citations ARGS`` in a fresh Python process (real stdout and stderr)."""
-        extra = (*(LEXICAL if lexical else ()), *(() if cache else NO_CACHE), *self._gate(args))
+        """``pytest --citations ARGS`` with ``gate`` (see the class) in a fresh Python process
+        (real stdout and stderr)."""
+        labels = self._gate(gate, args)
+        extra = (*(LEXICAL if lexical else ()), *(() if cache else NO_CACHE), *labels)
         return self.pytester.runpytest_subprocess("--citations", *QUIET, *extra, *map(str, args))
 
     def run_tests(self, *args: str | Path) -> pytest.RunResult:
@@ -279,10 +311,13 @@ class Citations:
                 for variable in TOKENS:
                     self.monkeypatch.delenv(variable, raising=False)
 
-    def record(self, *args: str | Path, mode: str = "once") -> tuple[pytest.RunResult, Web]:
-        """Record against fresh emulators, then stop them: ``(result, web)``."""
+    def record(
+        self, *args: str | Path, gate: str, mode: str = "once"
+    ) -> tuple[pytest.RunResult, Web]:
+        """Record with ``gate`` (see the class) against fresh emulators, then stop them:
+        ``(result, web)``."""
         with self.web() as web:
-            result = self.run(f"--citations-record={mode}", *args)
+            result = self.run(f"--citations-record={mode}", *args, gate=gate)
         return result, web
 
 

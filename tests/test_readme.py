@@ -328,7 +328,7 @@ def test_a_broken_case_file_fails_as_its_page_shows(citations: Citations) -> Non
     printed = blocks[blocks.index(broken) + 1]
     citations.write("cases/bad.yaml", broken.text)
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert_printed([ELISION, *printed.lines, ELISION], result.outlines)
@@ -382,15 +382,15 @@ def test_a_baseline_run_and_its_update_print_what_the_ci_gate_page_shows(
     baseline = ("--citations-baseline", "citations-baseline.json")
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.write("cases/returns.yaml", RETURNS_CASE)
-    citations.record("cases/")
-    citations.run("cases/", *baseline, "--citations-update-baseline")
+    citations.record("cases/", gate="contradicted")
+    citations.run("cases/", *baseline, "--citations-update-baseline", gate="contradicted")
     changed = RETURNS_CASE.replace("    cites: [2]\n", "    cites: [1]\n")
     citations.write("cases/returns.yaml", changed[: changed.index("  - text: Opened software")])
     citations.write("cases/water.yaml", single_claim_case("water", SUPPORTED_CLAIM, BOILING_URL))
-    citations.record("cases/", mode="new_episodes")
+    citations.record("cases/", mode="new_episodes", gate="contradicted")
 
-    compared = citations.run("cases/", *baseline)
-    updated = citations.run("cases/", *baseline, "--citations-update-baseline")
+    compared = citations.run("cases/", *baseline, gate="contradicted")
+    updated = citations.run("cases/", *baseline, "--citations-update-baseline", gate="contradicted")
 
     assert compared.ret == updated.ret == pytest.ExitCode.TESTS_FAILED  # the contradicted claim
     compared.assert_outcomes(passed=6, failed=2)  # ... and the regressed one

@@ -143,7 +143,7 @@ def test_bad_input_is_one_collection_error_with_file_and_line(
     citations.write("cases/bad.yaml", text)
     citations.write("cases/good.yaml", GOOD_CASE)
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="contradicted")
 
     result.assert_outcomes(errors=1, passed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -160,7 +160,7 @@ def test_billion_laughs_is_refused_at_once(citations: Citations) -> None:
     citations.write("cases/good.yaml", GOOD_CASE)
 
     started = time.monotonic()
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="contradicted")
     elapsed = time.monotonic() - started
 
     result.assert_outcomes(errors=1, passed=2)
@@ -215,7 +215,7 @@ def test_a_case_file_with_long_and_idn_urls_collects(citations: Citations) -> No
         ),
     )
 
-    result = citations.run("--collect-only", "-q", "cases/")
+    result = citations.run("--collect-only", "-q", "cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["cases/urls.yaml::urls::claim-1", "2 tests collected*"])

@@ -48,7 +48,7 @@ def test_without_the_option_an_ordinary_suite_runs_unchanged(citations: Citation
 def test_node_ids_name_file_case_and_claim(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    result = citations.run("--collect-only", "-q", "cases/")
+    result = citations.run("--collect-only", "-q", "cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -64,7 +64,7 @@ def test_node_ids_name_file_case_and_claim(citations: Citations) -> None:
 def test_collect_only_lists_each_claim_and_sends_nothing(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
     with citations.web() as web:
-        result = citations.run("--collect-only", "cases/", "--citations-record=all")
+        result = citations.run("--collect-only", "cases/", "--citations-record=all", gate="default")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -85,7 +85,7 @@ def test_yaml_and_yml_under_several_paths(citations: Citations) -> None:
     citations.write("ignored/c.yaml", single_claim_case("c", SUPPORTED_CLAIM, BOILING_URL))
     citations.write("cases/notes.txt", "not a case file")
 
-    result = citations.run("--collect-only", "-q", "cases", "more")
+    result = citations.run("--collect-only", "-q", "cases", "more", gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -125,7 +125,7 @@ def test_default_ids_come_from_the_file_name_and_position(citations: Citations) 
         """,
     )
 
-    result = citations.run("--collect-only", "-q", "cases/")
+    result = citations.run("--collect-only", "-q", "cases/", gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -144,7 +144,7 @@ def test_default_ids_come_from_the_file_name_and_position(citations: Citations) 
 
 def test_cassettes_are_never_collected_whatever_paths_are_given(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    recorded, _ = citations.record("cases/")
+    recorded, _ = citations.record("cases/", gate="default")
     recorded.assert_outcomes(passed=2, failed=1)
     assert citations.cassette("cases/boiling.yaml").is_file()
     # A cassette-shaped file outside the cassette folder is not a case either.
@@ -153,8 +153,8 @@ def test_cassettes_are_never_collected_whatever_paths_are_given(citations: Citat
         citations.cassette("cases/boiling.yaml").read_text(encoding="utf-8"),
     )
 
-    listed = citations.run("--collect-only", "-q", "cassettes", "fixtures")
-    everything = citations.run(".")
+    listed = citations.run("--collect-only", "-q", "cassettes", "fixtures", gate="default")
+    everything = citations.run(".", gate="default")
 
     assert listed.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     assert "error" not in listed.stdout.str().lower()
@@ -169,7 +169,7 @@ def test_files_in_a_custom_cassette_folder_are_not_collected(citations: Citation
     citations.write("recordings/stray.yaml", BOILING_CASE)
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    result = citations.run("--collect-only", "-q", ".")
+    result = citations.run("--collect-only", "-q", ".", gate="default")
 
     result.stdout.fnmatch_lines(["cases/boiling.yaml::boiling-point::claim-1", "3 tests*"])
     assert "stray" not in result.stdout.str()

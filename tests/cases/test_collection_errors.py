@@ -104,7 +104,7 @@ def test_bad_file_is_named_with_its_line_and_the_others_still_run(
     citations.write("cases/good.yaml", GOOD_CASE)
     citations.write("more/also-good.yaml", single_claim_case("also", "Boiling.", PDF_URL))
 
-    result = citations.run("cases/", "more/", "-rA")
+    result = citations.run("cases/", "more/", "-rA", gate="contradicted")
 
     result.assert_outcomes(errors=1, passed=4)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -129,7 +129,7 @@ def test_every_broken_file_is_reported(citations: Citations) -> None:
         citations.write(f"cases/bad-{number}.yaml", text)
     citations.write("cases/good.yaml", GOOD_CASE)
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="contradicted")
 
     result.assert_outcomes(errors=len(BAD_FILES), passed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -157,7 +157,7 @@ def test_error_in_the_second_case_of_a_file_names_its_line(citations: Citations)
         """,
     )
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
@@ -172,7 +172,7 @@ def test_collection_error_with_collect_only(citations: Citations) -> None:
     citations.write("cases/bad.yaml", BAD_FILES["unknown key"][0])
     citations.write("cases/good.yaml", GOOD_CASE)
 
-    result = citations.run("--collect-only", "-q", "cases/")
+    result = citations.run("--collect-only", "-q", "cases/", gate="default")
 
     assert result.ret != pytest.ExitCode.OK
     result.stdout.fnmatch_lines(

@@ -69,7 +69,7 @@ def test_no_path_collects_the_case_files_and_skips_other_tools_yaml(citations: C
     foreign_files(citations)
     citations.write("cases/good.yaml", GOOD_CASE)
 
-    result = citations.run("-v")
+    result = citations.run("-v", gate="contradicted")
 
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.assert_outcomes(passed=2)
@@ -82,7 +82,7 @@ def test_no_path_collects_the_case_files_and_skips_other_tools_yaml(citations: C
 def test_a_folder_of_other_tools_yaml_collects_nothing(citations: Citations) -> None:
     foreign_files(citations)
 
-    result = citations.run(".")
+    result = citations.run(".", gate="default")
 
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     assert "error" not in result.stdout.str().lower()
@@ -93,7 +93,7 @@ def test_a_case_file_with_a_broken_yaml_line_is_still_reported(citations: Citati
     citations.write("cases/good.yaml", GOOD_CASE)
     citations.write("cases/bad.yaml", "id: bad\nclaims: [\n  - text: x\n")
 
-    result = citations.run()
+    result = citations.run(gate="contradicted")
 
     result.assert_outcomes(errors=1, passed=2)
     result.stdout.fnmatch_lines(["*ERROR collecting cases/bad.yaml*", "cases/bad.yaml:*"])
@@ -106,7 +106,7 @@ def test_citations_files_selects_case_files_by_glob(citations: Citations) -> Non
     # A valid case file that the glob leaves out is not collected.
     citations.write("cases/left-out.yaml", single_claim_case("left", SUPPORTED_CLAIM, PDF_URL))
 
-    result = citations.run("--collect-only", "-q")
+    result = citations.run("--collect-only", "-q", gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -125,7 +125,7 @@ def test_a_broken_python_module_interrupts_as_without_the_plugin(citations: Cita
     citations.write("cases/good.yaml", GOOD_CASE)
 
     plain = citations.run_plain()
-    result = citations.run()
+    result = citations.run(gate="default")
 
     assert plain.ret == result.ret == pytest.ExitCode.INTERRUPTED
     plain.stdout.fnmatch_lines(["*Interrupted: 1 error during collection*"])
@@ -138,7 +138,7 @@ def test_a_broken_case_file_lets_python_tests_and_other_cases_run(citations: Cit
     citations.write("cases/good.yaml", GOOD_CASE)
     citations.write("cases/broken.yaml", BROKEN_CASE)
 
-    result = citations.run()
+    result = citations.run(gate="contradicted")
 
     result.assert_outcomes(errors=1, passed=3)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -149,7 +149,7 @@ def test_a_broken_case_file_and_a_broken_module_interrupt(citations: Citations) 
     citations.pytester.makepyfile(test_broken=BROKEN_MODULE, test_fine=GOOD_MODULE)
     citations.write("cases/broken.yaml", BROKEN_CASE)
 
-    result = citations.run()
+    result = citations.run(gate="default")
 
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*Interrupted: 2 errors during collection*"])
@@ -161,7 +161,7 @@ def test_continue_on_collection_errors_given_by_the_user_is_honoured(
     citations.pytester.makepyfile(test_broken=BROKEN_MODULE, test_fine=GOOD_MODULE)
     citations.write("cases/good.yaml", GOOD_CASE)
 
-    result = citations.run("--continue-on-collection-errors")
+    result = citations.run("--continue-on-collection-errors", gate="contradicted")
 
     result.assert_outcomes(errors=1, passed=3)
     assert result.ret == pytest.ExitCode.TESTS_FAILED

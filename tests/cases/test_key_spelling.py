@@ -131,7 +131,7 @@ def test_capitalised_keys_in_a_folder_run_are_a_collection_error(citations: Cita
     citations.write("cases/capitalised.yaml", CAPITALISED)
     citations.write("cases/listed.yaml", LISTED)
 
-    result = citations.run("cases/", "--citations-fail-on=contradicted")
+    result = citations.run("cases/", "--citations-fail-on=contradicted", gate="args")
 
     result.assert_outcomes(errors=2, passed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -160,7 +160,7 @@ def test_other_tools_yaml_beside_case_files_stays_silent(citations: Citations) -
     for number, name in enumerate(FOREIGN):
         citations.write(f"cases/foreign-{number}.yaml", FOREIGN[name])
 
-    result = citations.run("cases/", "-v", "--citations-fail-on=contradicted")
+    result = citations.run("cases/", "-v", "--citations-fail-on=contradicted", gate="args")
 
     result.assert_outcomes(passed=2)
     assert result.ret == pytest.ExitCode.OK

@@ -58,7 +58,8 @@ def test_the_note_leaves_a_failing_status_as_it_is(citations: Citations) -> None
 def test_with_citations_there_is_no_note(citations: Citations) -> None:
     project(citations)
 
-    result = citations.run("cases", "more", "tests", "--citations-fail-on=contradicted")
+    result = citations.run("cases", "more", "tests", "--citations-fail-on=contradicted",
+                           gate="args")
 
     result.assert_outcomes(passed=5, errors=1)
     assert "were not run" not in result.stdout.str()

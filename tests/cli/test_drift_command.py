@@ -50,7 +50,7 @@ def project(citations: Citations) -> Citations:
     citations.write("notes/other.yaml", "title: not a case file\n")
     with citations.web() as web:
         web.crawlbase.add(RETURNS_URL, markdown=RETURNS_PAGE)
-        citations.run("--citations-record=once", "cases/").assert_outcomes(passed=4)
+        citations.run("--citations-record=once", "cases/", gate="default").assert_outcomes(passed=4)
     return citations
 
 

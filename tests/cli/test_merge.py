@@ -74,10 +74,10 @@ def merge(citations: Citations, *args: str) -> Any:
     return run_cli("merge", *args, env=base_env(citations.path), cwd=citations.path)
 
 
-def shards(citations: Citations, count: int, *args: str) -> list[pytest.RunResult]:
+def shards(citations: Citations, count: int, *args: str, gate: str) -> list[pytest.RunResult]:
     return [
         citations.run("cases/", f"--citations-shard={k}/{count}", "--citations-report",
-                      f"shard-{k}.json", *args)
+                      f"shard-{k}.json", *args, gate=gate)
         for k in range(1, count + 1)
     ]  # fmt: skip
 
@@ -89,21 +89,21 @@ def changed(citations: Citations) -> Citations:
     new case came: recorded again (only what is new)."""
     for path, text in CASE_FILES.items():
         citations.write(path, text)
-    citations.record("cases/")
-    citations.run("cases/", "--citations-report", "base.json")
+    citations.record("cases/", gate="default")
+    citations.run("cases/", "--citations-report", "base.json", gate="default")
     citations.write("cases/water.yaml", single_claim_case("water", CONTRADICTED_CLAIM,
                                                           BOILING_URL))  # fmt: skip
     citations.write("cases/returns.yaml", RETURNS_CASE[: RETURNS_CASE.index("  - text: Opened")])
     citations.write("cases/mountains.yaml", single_claim_case("mountains", SUPPORTED_CLAIM,
                                                               BOILING_URL))  # fmt: skip
-    citations.record("cases/", mode="new_episodes")
+    citations.record("cases/", mode="new_episodes", gate="default")
     return citations
 
 
 def test_three_shards_merged_are_the_serial_run(changed: Citations) -> None:
     serial = changed.run("cases/", "--citations-report", "serial.json", "--junitxml",
-                         "serial.xml", *GATES)  # fmt: skip
-    results = shards(changed, 3, *GATES)
+                         "serial.xml", *GATES, gate="default")  # fmt: skip
+    results = shards(changed, 3, *GATES, gate="default")
 
     merged = merge(changed, "shard-1.json", "shard-2.json", "shard-3.json", "--report",
                    "merged.json", "--junitxml", "merged.xml", "--html", "merged.html",
@@ -162,8 +162,8 @@ def test_the_runs_gate_is_decided_over_every_claim_not_added_up(citations: Citat
         "cases/software.yaml",
         single_claim_case("software", NOT_FOUND_CLAIM, RETURNS_URL) + "min_precision: 0\n",
     )
-    citations.record("cases/")
-    results = shards(citations, 2, "--citations-min-precision", "0.5")
+    citations.record("cases/", gate="contradicted")
+    results = shards(citations, 2, "--citations-min-precision", "0.5", gate="contradicted")
 
     merged = merge(citations, "shard-1.json", "shard-2.json", "--report", "merged.json")
 
@@ -178,8 +178,8 @@ def three(citations: Citations) -> Citations:
     """The six case files recorded, and the reports of their three shards."""
     for path, text in CASE_FILES.items():
         citations.write(path, text)
-    citations.record("cases/")
-    shards(citations, 3)
+    citations.record("cases/", gate="default")
+    shards(citations, 3, gate="default")
     return citations
 
 
@@ -202,7 +202,7 @@ def test_a_shard_given_twice_is_an_error_naming_both(three: Citations) -> None:
 
 
 def test_shards_of_different_counts_are_an_error(three: Citations) -> None:
-    three.run("cases/", "--citations-shard=2/2", "--citations-report", "half.json")
+    three.run("cases/", "--citations-shard=2/2", "--citations-report", "half.json", gate="default")
 
     run = merge(three, "shard-1.json", "half.json", "shard-3.json")
 
@@ -213,7 +213,7 @@ def test_shards_of_different_counts_are_an_error(three: Citations) -> None:
 
 def test_shards_of_a_run_made_otherwise_are_an_error_naming_the_file(three: Citations) -> None:
     three.run("cases/", "--citations-shard=2/3", "--citations-report", "other.json",
-              "--citations-fail-on", "contradicted,partial")  # fmt: skip
+              "--citations-fail-on", "contradicted,partial", gate="args")  # fmt: skip
     report = json.loads((three.path / "shard-3.json").read_text(encoding="utf-8"))
     report["run"]["judge"] = "anthropic"
     (three.path / "judged.json").write_text(json.dumps(report), encoding="utf-8")
@@ -231,7 +231,7 @@ def test_shards_of_a_run_made_otherwise_are_an_error_naming_the_file(three: Cita
 
 
 def test_a_report_that_is_no_shard_or_no_report_is_an_error(three: Citations) -> None:
-    three.run("cases/", "--citations-report", "serial.json")
+    three.run("cases/", "--citations-report", "serial.json", gate="default")
     (three.path / "notes.json").write_text('{"hello": 1}', encoding="utf-8")
 
     serial = merge(three, "shard-1.json", "serial.json")
@@ -248,9 +248,9 @@ def test_a_report_that_is_no_shard_or_no_report_is_an_error(three: Citations) ->
 
 def test_shards_compared_with_a_base_need_it_for_the_merge(citations: Citations) -> None:
     citations.write("cases/water.yaml", CASE_FILES["cases/water.yaml"])
-    citations.record("cases/")
-    citations.run("cases/", "--citations-report", "base.json")
-    shards(citations, 2, "--citations-compare", "base.json")
+    citations.record("cases/", gate="default")
+    citations.run("cases/", "--citations-report", "base.json", gate="default")
+    shards(citations, 2, "--citations-compare", "base.json", gate="default")
 
     run = merge(citations, "shard-1.json", "shard-2.json")
 
@@ -399,8 +399,8 @@ def two(citations: Citations) -> Citations:
     alone."""
     for path, text in TWO_FILES.items():
         citations.write(path, text)
-    citations.record("cases/")
-    shards(citations, 2, "--citations-fail-on=contradicted")
+    citations.record("cases/", gate="default")
+    shards(citations, 2, "--citations-fail-on=contradicted", gate="args")
     return citations
 
 
@@ -489,15 +489,15 @@ def test_shards_of_different_case_files_or_recordings_are_refused(
     cassettes) changed."""
     for path, text in TWO_FILES.items():
         citations.write(path, text)
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
     args = ("--citations-fail-on=contradicted", "--citations-report")
-    citations.run("cases/", "--citations-shard=1/2", *args, "shard-1.json")
+    citations.run("cases/", "--citations-shard=1/2", *args, "shard-1.json", gate="args")
     if edit == "case_files":
         citations.write("cases/water.yaml", TWO_FILES["cases/water.yaml"].replace(
             "id: water", "id: water\nquestion: Asked again?"))  # fmt: skip
     else:
         citations.write("cassettes/notes.txt", "re-recorded since\n")
-    citations.run("cases/", "--citations-shard=2/2", *args, "shard-2.json")
+    citations.run("cases/", "--citations-shard=2/2", *args, "shard-2.json", gate="args")
 
     run = merge_two(citations)
 

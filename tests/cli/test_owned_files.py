@@ -67,7 +67,7 @@ def test_drift_json_on_a_full_disk_leaves_the_old_file(citations: Citations) -> 
         f"id: water\ncitations:\n  1: {BOILING_URL}\nclaims:\n  - text: {SUPPORTED_CLAIM}\n"
         "    cites: [1]\n",
     )
-    citations.record("cases/")[0].assert_outcomes(passed=2)
+    citations.record("cases/", gate="default")[0].assert_outcomes(passed=2)
     out = citations.path / "drift.json"
     out.write_text(OLD, encoding="utf-8")
 

@@ -45,7 +45,7 @@ def _record_revenue(citations: Citations, *args: str) -> pytest.RunResult:
     with citations.web(site=False) as web:
         web.crawlbase.add(REPORT_URL, markdown=article(REPORT_SENTENCE, title="Annual report"))
         web.judge.rule(CLAIM_85, label="supported", quote=REPORT_SENTENCE)
-        return citations.run("--citations-record=once", *args)
+        return citations.run("--citations-record=once", *args, gate="default")
 
 
 def test_a_figure_absent_from_the_evidence_fails_even_when_the_judge_says_supported(
@@ -91,7 +91,7 @@ def test_numbers_traceable_is_a_criterion_a_case_can_switch_on(citations: Citati
         "cases/wrong.yaml",
         single_claim_case("wrong", CLAIM_85, REPORT_URL) + "criteria:\n  numbers_traceable: true\n",
     )
-    replayed = citations.run("cases/")
+    replayed = citations.run("cases/", gate="default")
 
     replayed.assert_outcomes(passed=1, failed=1)
     replayed.stdout.fnmatch_lines(["*number_not_in_evidence: '85%'*"])
@@ -131,7 +131,8 @@ def test_a_claim_each_page_holds_half_of_is_supported_jointly(citations: Citatio
         # emulator's joint oracle, which quotes one sentence from each source.
         web.judge.rule(JOINT_CLAIM, label="not_found", quote=None)
         result = citations.run(
-            "--citations-record=once", "-v", "cases/", "--citations-report", str(report)
+            "--citations-record=once", "-v", "cases/", "--citations-report", str(report),
+            gate="default"
         )
         joint_calls = [call for call in web.judge.calls if len(call.passages) > 1]
 
@@ -148,7 +149,7 @@ def test_a_claim_each_page_holds_half_of_is_supported_jointly(citations: Citatio
     assert VISIT_URL in line
 
     # Offline, the joint verdict replays from the cassette.
-    replay = citations.run("cases/", "--citations-report", str(report))
+    replay = citations.run("cases/", "--citations-report", str(report), gate="default")
     replay.assert_outcomes(passed=2)
     claim = claims_by_nodeid(load_report(report))["cases/museum.yaml::museum::claim-1"]
     assert claim["label"] == "supported"
@@ -168,11 +169,11 @@ def test_joint_sources_follow_the_citation_order_not_the_order_pages_answer(
             quote=None,  # per page: "supported" without a quote, which the guard rejects
             quotes=[(1, HISTORY_SENTENCE), (2, VISIT_SENTENCE)],
         )
-        recorded = citations.run("--citations-record=once", "-v", "cases/")
+        recorded = citations.run("--citations-record=once", "-v", "cases/", gate="default")
 
     recorded.assert_outcomes(passed=2)
     recorded.stdout.fnmatch_lines(["*museum::claim-1 PASSED [[]supported[]]*"])
-    replayed = citations.run("-v", "cases/")
+    replayed = citations.run("-v", "cases/", gate="default")
     replayed.assert_outcomes(passed=2)
     replayed.stdout.fnmatch_lines(["*museum::claim-1 PASSED [[]supported[]]*"])
     assert "could not be checked" not in replayed.stdout.str()
@@ -194,7 +195,7 @@ def test_a_joint_quote_absent_from_the_source_it_names_does_not_support(
             quotes=[(1, VISIT_SENTENCE), (2, HISTORY_SENTENCE)],
         )
         result = citations.run(
-            "--citations-record=once", "cases/", "--citations-report", str(report)
+            "--citations-record=once", "cases/", "--citations-report", str(report), gate="ini"
         )
         joint_labels = [call.label for call in web.judge.calls if len(call.passages) > 1]
 
@@ -222,7 +223,8 @@ def test_one_wrong_quote_among_right_ones_spoils_joint_support(citations: Citati
                 (2, "The Tagus museum is free for everyone."),
             ],
         )
-        citations.run("--citations-record=once", "cases/", "--citations-report", str(report))
+        citations.run("--citations-record=once", "cases/", "--citations-report", str(report),
+                      gate="default")
 
     claim = claims_by_nodeid(load_report(report))["cases/museum.yaml::museum::claim-1"]
     assert claim["label"] == "not_found"
@@ -248,7 +250,7 @@ def test_partial_is_a_label_of_items_summary_and_report(citations: Citations) ->
     citations.write("cases/returns.yaml", PARTIAL_CASE)
     report = citations.path / "report.json"
 
-    result, _ = citations.record("-v", "cases/", "--citations-report", report)
+    result, _ = citations.record("-v", "cases/", "--citations-report", report, gate="contradicted")
 
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
@@ -272,25 +274,25 @@ def test_partial_is_a_label_of_items_summary_and_report(citations: Citations) ->
 
 
 @pytest.mark.parametrize(
-    ("args", "ini", "criteria"),
+    ("args", "ini", "criteria", "gate"),
     [
-        (("--citations-fail-on", "contradicted,partial"), "", ""),
-        ((), "[pytest]\ncitations_fail_on = contradicted partial\n", ""),
-        ((), "", "criteria:\n  fail_on: [partial]\n"),
+        (("--citations-fail-on", "contradicted,partial"), "", "", "args"),
+        ((), "[pytest]\ncitations_fail_on = contradicted partial\n", "", "ini"),
+        ((), "", "criteria:\n  fail_on: [partial]\n", "contradicted"),
     ],
     ids=["command line", "ini", "case criteria"],
 )
 def test_partial_fails_when_configured_to(
-    citations: Citations, args: tuple[str, ...], ini: str, criteria: str
+    citations: Citations, args: tuple[str, ...], ini: str, criteria: str, gate: str
 ) -> None:
     citations.write("cases/returns.yaml", PARTIAL_CASE)
-    recorded, _ = citations.record("cases/")
+    recorded, _ = citations.record("cases/", gate="contradicted")
     recorded.assert_outcomes(passed=3)
 
     citations.write("cases/returns.yaml", PARTIAL_CASE + criteria)
     if ini:
         citations.write("pytest.ini", ini)
-    result = citations.run("-v", "cases/", *args)
+    result = citations.run("-v", "cases/", *args, gate=gate)
 
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
@@ -320,7 +322,8 @@ def test_a_claim_its_citation_misses_but_a_retrieved_page_supports_is_misattribu
     )
     report = citations.path / "report.json"
 
-    result, web = citations.record("-v", "cases/", "--citations-report", report)
+    result, web = citations.record("-v", "cases/", "--citations-report", report,
+                                   gate="contradicted")
 
     assert web.crawlbase.count(SOFTWARE_URL) >= 1
     result.assert_outcomes(passed=2)  # not a failing label by default
@@ -359,7 +362,7 @@ def test_misattribution_names_the_retrieved_marker(citations: Citations) -> None
         """,
     )
 
-    result, _ = citations.record("-v", "cases/")
+    result, _ = citations.record("-v", "cases/", gate="default")
 
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
@@ -388,7 +391,7 @@ def test_a_claim_its_own_citation_supports_is_not_misattributed(citations: Citat
     )
     report = citations.path / "report.json"
 
-    result, web = citations.record("cases/", "--citations-report", report)
+    result, web = citations.record("cases/", "--citations-report", report, gate="default")
 
     result.assert_outcomes(passed=2)
     claim = claims_by_nodeid(load_report(report))["cases/refunds.yaml::refunds::claim-1"]

@@ -25,7 +25,7 @@ def recorded(citations: Citations) -> Citations:
     citations.write("cases/water.yaml", case_text("water", [(BOILING_CLAIM, [BOILING_URL])]))
     with citations.web() as web:
         web.crawlbase.add(RETURNS_URL, markdown=RETURNS_PAGE)
-        citations.run("--citations-record=once", "cases/").assert_outcomes(passed=4)
+        citations.run("--citations-record=once", "cases/", gate="default").assert_outcomes(passed=4)
     return citations
 
 
@@ -41,7 +41,7 @@ def test_a_flipped_citation_fails_the_run_and_every_report_shows_it(recorded: Ci
         web.crawlbase.add(RETURNS_URL, markdown=FOURTEEN_DAYS)
         result = recorded.run(
             "cases/", "--citations-drift", "--citations-report=out/run.json",
-            "--citations-csv=out/run.csv", "--citations-html=out/run.html",
+            "--citations-csv=out/run.csv", "--citations-html=out/run.html", gate="default",
         )  # fmt: skip
         judged = web.judge.call_count
 
@@ -87,7 +87,7 @@ def test_the_drift_page_shows_what_a_drift_run_prints(recorded: Citations) -> No
     shown = text.split(after, 1)[1].split("```", 2)[1].splitlines()[1:]
     with recorded.web() as web:
         web.crawlbase.add(RETURNS_URL, markdown=FOURTEEN_DAYS)
-        result = recorded.run("cases/", "--citations-drift")
+        result = recorded.run("cases/", "--citations-drift", gate="default")
 
     # The page's block is the end of the output, up to pytest's own last line.
     assert_printed(["…", *shown], result.outlines[:-1])
@@ -96,9 +96,11 @@ def test_the_drift_page_shows_what_a_drift_run_prints(recorded: Citations) -> No
 def test_the_policy_decides_the_exit_status(recorded: Citations) -> None:
     with recorded.web() as web:
         web.crawlbase.add(RETURNS_URL, markdown=FOURTEEN_DAYS)
-        lenient = recorded.run("cases/", "--citations-drift", "--citations-drift-fail-on=gone")
+        lenient = recorded.run("cases/", "--citations-drift", "--citations-drift-fail-on=gone",
+                               gate="default")
         strict = recorded.run(
-            "cases/", "--citations-drift", "--citations-drift-fail-on=evidence_changed"
+            "cases/", "--citations-drift", "--citations-drift-fail-on=evidence_changed",
+            gate="default"
         )
 
     assert lenient.ret == pytest.ExitCode.OK
@@ -110,7 +112,7 @@ def test_the_policy_decides_the_exit_status(recorded: Citations) -> None:
 def test_unchanged_pages_pass_and_cost_no_judge_call(recorded: Citations) -> None:
     with recorded.web() as web:
         web.crawlbase.add(RETURNS_URL, markdown=RETURNS_PAGE)
-        result = recorded.run("cases/", "--citations-drift")
+        result = recorded.run("cases/", "--citations-drift", gate="default")
         judged = web.judge.call_count
         crawled = web.crawlbase.crawl_count
 
@@ -125,7 +127,8 @@ def test_update_writes_only_what_it_checked_again_and_the_replay_follows(
     before = cassettes(recorded)
     with recorded.web() as web:
         web.crawlbase.add(RETURNS_URL, markdown=FOURTEEN_DAYS)
-        result = recorded.run("cases/", "--citations-drift", "--citations-drift-update")
+        result = recorded.run("cases/", "--citations-drift", "--citations-drift-update",
+                              gate="default")
 
     result.stdout.fnmatch_lines(["*updated cassettes/cases/policy.yaml*"])
     after = cassettes(recorded)
@@ -133,7 +136,7 @@ def test_update_writes_only_what_it_checked_again_and_the_replay_follows(
     assert after["policy"] != before["policy"]
     for name in TOKENS.values():
         assert name.encode() not in after["policy"]
-    replay = recorded.run("cases/")  # offline: the new recording says contradicted
+    replay = recorded.run("cases/", gate="default")  # offline: the new recording says contradicted
     replay.assert_outcomes(passed=3, failed=1)
 
 
@@ -150,7 +153,7 @@ def test_update_writes_only_what_it_checked_again_and_the_replay_follows(
 def test_usage_errors(recorded: Citations, args: tuple[str, ...], message: str) -> None:
     if "-n" in args:
         pytest.importorskip("xdist")
-    result = recorded.run("cases/", *args)
+    result = recorded.run("cases/", *args, gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
@@ -160,7 +163,7 @@ def test_drift_without_tokens_names_every_missing_variable(recorded: Citations) 
     for name in TOKENS:
         recorded.monkeypatch.delenv(name, raising=False)
 
-    result = recorded.run("cases/", "--citations-drift")
+    result = recorded.run("cases/", "--citations-drift", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--citations-drift sends requests and needs CRAWLBASE_TOKEN*"])

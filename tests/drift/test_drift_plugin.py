@@ -28,7 +28,7 @@ def test_drift_reads_and_updates_the_plugins_own_cassettes(citations: Citations)
     citations.write("cases/water.yaml", case_text("water", [(BOILING_CLAIM, [BOILING_URL])]))
     with citations.web() as web:
         web.crawlbase.add(RETURNS_URL, markdown=RETURNS_PAGE)
-        citations.run("--citations-record=once", "cases/").assert_outcomes(passed=4)
+        citations.run("--citations-record=once", "cases/", gate="default").assert_outcomes(passed=4)
     sources = [
         DriftSource.from_case_file(
             citations.path / f"cases/{name}.yaml", citations.path / "cassettes", citations.path
@@ -62,7 +62,7 @@ def test_drift_reads_and_updates_the_plugins_own_cassettes(citations: Citations)
     assert sources[1].cassette.read_bytes() == water_before
 
     # Offline, tokenless: the plugin replays the new recording and reports the new verdict.
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(
         ["FAILED cases/policy.yaml::policy::claim-1 - claim is contradicted*"]
@@ -78,7 +78,7 @@ def test_drift_with_the_cassettes_moved_away_checks_nothing_and_fails(
     shutil.move(citations.path / "cassettes", citations.path / "old-cassettes")
     extra = ["--citations-allow-unchecked"] if allow else []
     with citations.web() as web:
-        result = citations.run("cases/", "--citations-drift", *extra)
+        result = citations.run("cases/", "--citations-drift", *extra, gate="default")
         crawled = web.crawlbase.crawl_count
 
     # The cassette folder is gone: one usage error naming it, before anything is fetched

@@ -268,7 +268,7 @@ CLAIM_3 = "Salt changes the boiling point only slightly."
 def test_collect_only_shows_the_derived_claims(citations: Citations) -> None:
     citations.write("cases/answer.yaml", ANSWER_ONLY)
     with citations.web() as web:
-        result = citations.run("--collect-only", "cases/")
+        result = citations.run("--collect-only", "cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -296,7 +296,7 @@ def test_list_answer_gives_one_item_per_line(citations: Citations) -> None:
         """,
     )
 
-    result = citations.run("--collect-only", "-q", "cases/")
+    result = citations.run("--collect-only", "-q", "cases/", gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -315,7 +315,7 @@ def test_answer_only_case_runs_one_item_per_claim_and_reports_the_uncited_one(
     citations.write("cases/answer.yaml", ANSWER_ONLY)
     report = citations.path / "report.json"
 
-    result, web = citations.record("-v", "cases/", "--citations-report", report)
+    result, web = citations.record("-v", "cases/", "--citations-report", report, gate="default")
 
     assert web.requests > 0
     result.assert_outcomes(passed=3, failed=1)
@@ -350,7 +350,7 @@ def test_answer_only_case_runs_one_item_per_claim_and_reports_the_uncited_one(
 
     # The same run replays offline from the cassette it recorded; junit XML carries the label.
     xml = citations.path / "junit.xml"
-    replay = citations.run("cases/", f"--junitxml={xml}")
+    replay = citations.run("cases/", f"--junitxml={xml}", gate="default")
     replay.assert_outcomes(passed=3, failed=1)
     root = ElementTree.parse(xml).getroot()
     (testcase,) = [case for case in root.iter("testcase") if case.get("name") == "claim-3"]
@@ -373,7 +373,7 @@ def test_answer_sentence_citing_an_unknown_marker_is_a_collection_error(
         """,
     )
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # --citations continues past it
     result.stdout.fnmatch_lines(

@@ -264,7 +264,7 @@ def test_the_drift_command_checks_against_a_corrupted_cache(citations: Citations
     claim, url = "Water boils at 100 °C at sea level.", "https://example.org/physics/boiling"
     citations.write("cases/water.yaml", f"id: water\ncitations:\n  1: {url}\nclaims:\n"
                     f"  - text: {claim}\n    cites: [1]\n")  # fmt: skip
-    citations.record("cases/")[0].assert_outcomes(passed=2)
+    citations.record("cases/", gate="default")[0].assert_outcomes(passed=2)
     cache = citations.path / PYTEST_CACHE
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(os.urandom(20000))

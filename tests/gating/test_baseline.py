@@ -45,7 +45,8 @@ def recorded(citations: Citations) -> Path:
     """The returns case (partial, supported, not_found) recorded, with a baseline written."""
     citations.write("cases/returns.yaml", RETURNS_CASE)
     result, _ = citations.record(
-        "cases/", "--citations-baseline", BASELINE, "--citations-update-baseline"
+        "cases/", "--citations-baseline", BASELINE, "--citations-update-baseline",
+        gate="contradicted"
     )
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["baseline updated: 3 claims written (3 new), 0 unused removed"])
@@ -69,7 +70,7 @@ def test_update_writes_labels_by_node_id_and_an_unchanged_replay_passes(
     }
     before = recorded.read_bytes()
 
-    result = citations.run("cases/", "--citations-baseline", BASELINE)
+    result = citations.run("cases/", "--citations-baseline", BASELINE, gate="contradicted")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -84,7 +85,7 @@ def test_a_worse_label_than_the_baseline_fails_with_old_and_new_side_by_side(
     set_label(recorded, NODE.format(3), "supported")  # the baseline remembers it better
     set_label(recorded, NODE.format(1), "contradicted")  # ... and this one worse
 
-    result = citations.run("-v", "cases/", "--citations-baseline", BASELINE)
+    result = citations.run("-v", "cases/", "--citations-baseline", BASELINE, gate="contradicted")
 
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(
@@ -117,7 +118,8 @@ def test_a_changed_judge_answer_is_a_regression(citations: Citations, recorded: 
             quote="We do not issue refunds as store credit unless the customer asks for it.",
         )
         result = citations.run(
-            "-v", "--citations-record=all", "cases/", "--citations-baseline", BASELINE
+            "-v", "--citations-record=all", "cases/", "--citations-baseline", BASELINE,
+            gate="contradicted"
         )
 
     result.assert_outcomes(passed=3, failed=1)
@@ -137,15 +139,16 @@ def test_new_claims_are_reported_and_written_on_update(
     citations: Citations, recorded: Path
 ) -> None:
     citations.write("cases/refunds.yaml", single_claim_case("refunds", REFUNDS_CLAIM, REFUNDS_URL))
-    citations.record("cases/refunds.yaml")  # its cassette
+    citations.record("cases/refunds.yaml", gate="contradicted")  # its cassette
 
-    result = citations.run("cases/", "--citations-baseline", BASELINE)
+    result = citations.run("cases/", "--citations-baseline", BASELINE, gate="contradicted")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
         ["baseline baseline.json: 0 regressed, 0 improved, 1 new, 0 unused"]
     )
-    citations.run("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline")
+    citations.run("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline",
+                  gate="contradicted")
     assert labels(recorded)["cases/refunds.yaml::refunds::claim-1"] == "supported"
 
 
@@ -155,7 +158,7 @@ def test_entries_of_removed_claims_are_unused_and_removed_only_after_a_full_run(
     # Claim 3 leaves the case; claims 1 and 2 stay.
     citations.write("cases/returns.yaml", RETURNS_CASE.rsplit("  - text:", 1)[0])
 
-    result = citations.run("cases/", "--citations-baseline", BASELINE)
+    result = citations.run("cases/", "--citations-baseline", BASELINE, gate="contradicted")
     result.stdout.fnmatch_lines(
         [
             "baseline baseline.json: 0 regressed, 0 improved, 0 new, 1 unused",
@@ -166,7 +169,8 @@ def test_entries_of_removed_claims_are_unused_and_removed_only_after_a_full_run(
 
     # A -k run sees claim 2 as unused too, but it only was not selected: nothing goes.
     selected = citations.run(
-        "cases/", "-k", "claim-1", "--citations-baseline", BASELINE, "--citations-update-baseline"
+        "cases/", "-k", "claim-1", "--citations-baseline", BASELINE, "--citations-update-baseline",
+        gate="contradicted"
     )
     selected.stdout.fnmatch_lines(
         ["baseline updated: 1 claims written, 0 unused removed, 2 kept (not a full run*"]
@@ -175,12 +179,14 @@ def test_entries_of_removed_claims_are_unused_and_removed_only_after_a_full_run(
 
     # Nor does a run of one item by its node id.
     by_id = citations.run(
-        NODE.format(1), "--citations-baseline", BASELINE, "--citations-update-baseline"
+        NODE.format(1), "--citations-baseline", BASELINE, "--citations-update-baseline",
+        gate="contradicted"
     )
     by_id.assert_outcomes(passed=1)
     assert set(labels(recorded)) == {NODE.format(1), NODE.format(2), NODE.format(3)}
 
-    full = citations.run("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline")
+    full = citations.run("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline",
+                         gate="contradicted")
     full.stdout.fnmatch_lines(["baseline updated: 2 claims written, 1 unused removed"])
     assert set(labels(recorded)) == {NODE.format(1), NODE.format(2)}
 
@@ -189,19 +195,22 @@ def test_a_full_run_removes_the_entries_of_a_deleted_case_file_but_not_of_one_no
     citations: Citations, recorded: Path
 ) -> None:
     citations.write("cases/refunds.yaml", single_claim_case("refunds", REFUNDS_CLAIM, REFUNDS_URL))
-    citations.record("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline")
+    citations.record("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline",
+                     gate="contradicted")
     assert "cases/refunds.yaml::refunds::claim-1" in labels(recorded)
 
     # A run of one file keeps the other file's entries.
     citations.run(
-        "cases/returns.yaml", "--citations-baseline", BASELINE, "--citations-update-baseline"
+        "cases/returns.yaml", "--citations-baseline", BASELINE, "--citations-update-baseline",
+        gate="contradicted"
     )
     assert "cases/refunds.yaml::refunds::claim-1" in labels(recorded)
 
     # Once the file is gone, its claims no longer exist.
     (citations.path / "cases/refunds.yaml").unlink()
     result = citations.run(
-        "cases/", "--citations-baseline", BASELINE, "--citations-update-baseline"
+        "cases/", "--citations-baseline", BASELINE, "--citations-update-baseline",
+        gate="contradicted"
     )
     result.stdout.fnmatch_lines(
         [
@@ -218,8 +227,10 @@ def test_the_file_is_key_sorted_stable_json(citations: Citations, recorded: Path
     assert first == json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     assert list(data["claims"]) == sorted(data["claims"])
 
-    citations.run("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline")
-    citations.run("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline")
+    citations.run("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline",
+                  gate="contradicted")
+    citations.run("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline",
+                  gate="contradicted")
 
     assert recorded.read_text(encoding="utf-8") == first
 
@@ -227,7 +238,7 @@ def test_the_file_is_key_sorted_stable_json(citations: Citations, recorded: Path
 def test_update_needs_a_baseline_path(citations: Citations) -> None:
     citations.write("cases/returns.yaml", RETURNS_CASE)
 
-    result = citations.run("cases/", "--citations-update-baseline")
+    result = citations.run("cases/", "--citations-update-baseline", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--citations-update-baseline needs --citations-baseline PATH*"])
@@ -237,7 +248,7 @@ def test_a_baseline_that_is_not_one_is_refused(citations: Citations) -> None:
     citations.write("cases/returns.yaml", RETURNS_CASE)
     citations.write(BASELINE, '{"labels": {}}\n')
 
-    result = citations.run("cases/", "--citations-baseline", BASELINE)
+    result = citations.run("cases/", "--citations-baseline", BASELINE, gate="default")
 
     assert result.ret != pytest.ExitCode.OK
     assert "is not a pytest-citations baseline (no 'claims')" in result.stdout.str() + str(
@@ -250,7 +261,8 @@ def test_under_xdist_the_baseline_equals_the_serial_one(
 ) -> None:
     citations.write("cases/refunds.yaml", single_claim_case("refunds", REFUNDS_CLAIM, REFUNDS_URL))
     serial, _ = citations.record(
-        "cases/", "-n", "0", "--citations-baseline", BASELINE, "--citations-update-baseline"
+        "cases/", "-n", "0", "--citations-baseline", BASELINE, "--citations-update-baseline",
+        gate="contradicted"
     )
     serial.assert_outcomes(passed=6)
     expected = recorded.read_bytes()
@@ -269,7 +281,7 @@ def test_under_xdist_the_baseline_equals_the_serial_one(
         "loadfile",
         "--citations-baseline",
         BASELINE,
-        "--citations-update-baseline",
+        "--citations-update-baseline", gate="contradicted",
     )
 
     # Updating, the regression is written into the baseline rather than failed.

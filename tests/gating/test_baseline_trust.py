@@ -64,7 +64,7 @@ WRONG = [
 @pytest.fixture
 def project(citations: Citations) -> Citations:
     citations.write("cases/water.yaml", single_claim_case("water", SUPPORTED_CLAIM, BOILING_URL))
-    citations.record("cases/")[0].assert_outcomes(passed=2)
+    citations.record("cases/", gate="default")[0].assert_outcomes(passed=2)
     return citations
 
 
@@ -82,7 +82,7 @@ def test_a_baseline_nested_thousands_deep_is_a_usage_error_naming_it(
 ) -> None:
     path = project.write(BASELINE, "[" * 5000 + "]" * 5000 + "\n")
 
-    result = project.run("cases/", "--citations-baseline", BASELINE, *workers)
+    result = project.run("cases/", "--citations-baseline", BASELINE, *workers, gate="default")
 
     assert (
         f"citations: cannot read the baseline {path}: it is nested too deeply to be a baseline"
@@ -95,7 +95,8 @@ def test_a_baseline_entry_of_the_wrong_type_is_a_usage_error_naming_file_and_ent
 ) -> None:
     path = project.write(BASELINE, json.dumps(spoiled(where, value)))
 
-    result = project.run("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline")
+    result = project.run("cases/", "--citations-baseline", BASELINE, "--citations-update-baseline",
+                         gate="default")
 
     stderr = usage_error(result)
     assert f"citations: {path} is not a valid pytest-citations baseline: the entry {NODE!r} " in (
@@ -193,6 +194,6 @@ def test_the_plugin_names_a_base_with_infinite_counts_as_a_usage_error(project: 
     project.write("base.json", base_with_counts(HOSTILE_COUNTS["infinity"]))
 
     result = project.run("cases/", "--citations-compare", "base.json",
-                         "--citations-max-precision-drop", "0.1")  # fmt: skip
+                         "--citations-max-precision-drop", "0.1", gate="default")  # fmt: skip
 
     assert "base.json" in usage_error(result)

@@ -170,14 +170,14 @@ claims:
 def labelled(citations: Citations) -> Citations:
     citations.write("cases/labelled.yaml", LABELLED)
     citations.write("cases/plain.yaml", single_claim_case("plain", REFUNDS_CLAIM, REFUNDS_URL))
-    result, _ = citations.record("cases/")
+    result, _ = citations.record("cases/", gate="contradicted")
     result.assert_outcomes(passed=6)
     assert "calibration:" not in result.stdout.str()  # only when asked for
     return citations
 
 
 def test_calibrate_reports_agreement_for_the_labelled_claims(labelled: Citations) -> None:
-    result = labelled.run("cases/", "--citations-calibrate")
+    result = labelled.run("cases/", "--citations-calibrate", gate="contradicted")
 
     assert result.ret == pytest.ExitCode.OK  # a report, not a gate
     # Pairs (partial, partial), (supported, supported), (supported, not_found):
@@ -204,7 +204,7 @@ def test_calibrate_reports_agreement_for_the_labelled_claims(labelled: Citations
 def test_min_agreement_gate_fails_the_run_below_it(labelled: Citations) -> None:
     labelled.write("pytest.ini", "[pytest]\ncitations_min_agreement = accuracy=0.99\n")
 
-    result = labelled.run("cases/")
+    result = labelled.run("cases/", gate="contradicted")
 
     result.assert_outcomes(passed=6)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -221,7 +221,7 @@ def test_min_agreement_gate_fails_the_run_below_it(labelled: Citations) -> None:
 def test_min_agreement_gate_passes_at_or_above_it(labelled: Citations, gate: str) -> None:
     labelled.write("pytest.ini", f"[pytest]\ncitations_min_agreement = {gate}\n")
 
-    result = labelled.run("cases/")
+    result = labelled.run("cases/", gate="contradicted")
 
     assert result.ret == pytest.ExitCode.OK
     assert "FAIL" not in result.stdout.str()
@@ -232,7 +232,7 @@ def test_an_unknown_agreement_metric_is_a_usage_error(citations: Citations) -> N
     citations.write("cases/labelled.yaml", LABELLED)
     citations.write("pytest.ini", "[pytest]\ncitations_min_agreement = f1=0.8\n")
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*citations_min_agreement: unknown metric 'f1'*"])
@@ -251,7 +251,7 @@ def test_an_expect_label_outside_the_four_is_a_collection_error(citations: Citat
         """,
     )
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     result.stdout.fnmatch_lines(
         ["*cases/bad.yaml:6: 'expect' of claim 1 must be one of supported, partial*"]
@@ -273,10 +273,10 @@ def test_min_agreement_with_nothing_to_measure_is_incomplete(citations: Citation
     """A gate that cannot be evaluated is not a pass: without one ``expect:`` label in the
     run, the run passed with no calibration line at all."""
     citations.write("cases/plain.yaml", single_claim_case("plain", REFUNDS_CLAIM, REFUNDS_URL))
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
     citations.write("pytest.ini", "[pytest]\ncitations_min_agreement = 0.6\n")
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(

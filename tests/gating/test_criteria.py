@@ -67,7 +67,7 @@ def test_a_contradicted_claim_on_a_forbidden_topic_fails_whatever_fail_on_says(
     citations.write("pytest.ini", TOPICS_INI)
     report = citations.path / "report.json"
 
-    result, _ = citations.record("-v", "cases/", "--citations-report", report)
+    result, _ = citations.record("-v", "cases/", "--citations-report", report, gate="ini")
 
     result.stdout.fnmatch_lines(["citations: * fail_on=not_found"])
     result.stdout.fnmatch_lines(
@@ -121,7 +121,7 @@ def test_a_misspelt_failing_label_in_case_criteria_is_a_collection_error(
         """,
     )
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*cases/typo.yaml:4: 'fail_on' names an unknown label 'partal'*"])
@@ -155,7 +155,7 @@ def test_min_supported_share_per_case(citations: Citations) -> None:
         "cases/lenient.yaml", half("lenient", "criteria:\n  min_supported_share: 0.5\n")
     )
 
-    result, _ = citations.record("-v", "cases/")
+    result, _ = citations.record("-v", "cases/", gate="contradicted")
 
     result.assert_outcomes(passed=5, failed=1)
     result.stdout.fnmatch_lines(
@@ -201,7 +201,7 @@ def test_min_supported_share_for_the_suite_fails_the_run(
     if ini:
         citations.write("pytest.ini", ini)
 
-    result, _ = citations.record("cases/", *args)
+    result, _ = citations.record("cases/", *args, gate="contradicted")
 
     result.assert_outcomes(passed=5)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -217,7 +217,8 @@ def test_min_supported_share_for_the_suite_fails_the_run(
 def test_suite_share_at_the_threshold_passes(citations: Citations) -> None:
     citations.write("cases/a.yaml", half("a"))
 
-    result, _ = citations.record("cases/", "--citations-min-supported-share", "0.5")
+    result, _ = citations.record("cases/", "--citations-min-supported-share", "0.5",
+                                 gate="contradicted")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -251,7 +252,7 @@ def test_uncited_claims_pass_only_as_general_phrasing_without_figures(
     citations.write("cases/shop.yaml", UNCITED.format(criteria=""))
     report = citations.path / "report.json"
 
-    result, _ = citations.record("-v", "cases/", "--citations-report", report)
+    result, _ = citations.record("-v", "cases/", "--citations-report", report, gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -296,7 +297,7 @@ def test_uncited_allowed_false_fails_even_general_phrasing(
     if ini:
         citations.write("pytest.ini", ini)
 
-    result, _ = citations.record("-v", "cases/")
+    result, _ = citations.record("-v", "cases/", gate="default")
 
     result.stdout.fnmatch_lines(["*shop::claim-1 PASSED*", "*shop::claim-2 FAILED*"])
     assert "claim fails uncited_allowed: the claim cites nothing\n" in result.stdout.str()
@@ -309,7 +310,7 @@ def test_release_decision_pass_for_every_case(citations: Citations) -> None:
         f"id: ok\ncitations: [{REFUNDS_URL}]\nclaims:\n  - text: {REFUNDS_CLAIM}\n    cites: [1]\n",
     )
 
-    result, _ = citations.record("cases/")
+    result, _ = citations.record("cases/", gate="default")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -349,10 +350,9 @@ def test_by_default_only_a_claim_its_citations_fully_support_passes(citations: C
     """Out of the box the gate fails what a reviewer would not ship (004's worked example
     fails a partial claim): contradicted, partial, not_found (misattributed when another
     retrieved page has it) and a claim whose only page is gone (unreachable, F3)."""
-    citations.fail_on = None  # the run names no failing labels
     citations.write("cases/defaults.yaml", DEFAULTS)
 
-    result, _ = citations.record("-v", "cases/")
+    result, _ = citations.record("-v", "cases/", gate="default")
 
     result.stdout.fnmatch_lines(
         ["citations: * fail_on=contradicted,partial,not_found,misattributed,unreachable"]
@@ -383,7 +383,7 @@ def test_the_lenient_choice_is_explicit(citations: Citations) -> None:
     citations.write("cases/defaults.yaml", DEFAULTS)
     citations.write("pytest.ini", "[pytest]\ncitations_fail_on = contradicted\n")
 
-    result, _ = citations.record("-v", "cases/")
+    result, _ = citations.record("-v", "cases/", gate="ini")
 
     result.stdout.fnmatch_lines(["citations: * fail_on=contradicted"])
     result.stdout.fnmatch_lines(["*::defaults::claim-2 FAILED*"])

@@ -97,12 +97,12 @@ def test_the_worked_example_recorded_fresh_and_replayed_offline(citations: Citat
     copy_from_repository(citations, CASE)
     report = citations.path / "report.json"
 
-    recorded, web = citations.record("-v", "cases/", "--citations-report", report)
+    recorded, web = citations.record("-v", "cases/", "--citations-report", report, gate="default")
 
     assert web.crawlbase.count(SOFTWARE_URL) >= 1  # [3] was looked at because [1] missed
     assert_worked_example(recorded, report)
     # The emulators are gone and no token is set: the same verdicts replay offline.
-    replayed = citations.run("-v", "cases/", "--citations-report", report)
+    replayed = citations.run("-v", "cases/", "--citations-report", report, gate="default")
     assert_worked_example(replayed, report)
 
 
@@ -113,7 +113,8 @@ def test_the_shipped_cassette_replays_the_worked_example(citations: Citations) -
     copy_from_repository(citations, CASE, f"cassettes/{CASE}")
     report = citations.path / "report.json"
 
-    result = citations.run("-v", "cases/", "--citations-report", report, lexical=False)
+    result = citations.run("-v", "cases/", "--citations-report", report, lexical=False,
+                           gate="default")
 
     assert_worked_example(result, report)
     result.stdout.fnmatch_lines(["*judge_calls=0 judge_tokens=0; replayed: *"])

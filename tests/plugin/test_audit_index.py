@@ -29,9 +29,9 @@ def audit_rows(path: Path) -> list[tuple[str, str, str, str, str | None, str]]:
 
 def test_audit_appends_every_citation_verdict_per_run(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/", "--citations-audit=audit/citations.sqlite")
+    citations.record("cases/", "--citations-audit=audit/citations.sqlite", gate="default")
 
-    citations.run("cases/", "--citations-audit=audit/citations.sqlite")
+    citations.run("cases/", "--citations-audit=audit/citations.sqlite", gate="default")
 
     rows = audit_rows(citations.path / "audit" / "citations.sqlite")
     runs = list(dict.fromkeys(row[0] for row in rows))
@@ -54,7 +54,7 @@ def test_audit_path_from_ini(citations: Citations) -> None:
     citations.pytester.makeini("[pytest]\ncitations_audit_db = audit.sqlite\n")
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
 
     assert len(audit_rows(citations.path / "audit.sqlite")) == 3
 
@@ -65,10 +65,11 @@ def test_audit_index_and_json_report_share_one_run_id_under_xdist(citations: Cit
     pytest.importorskip("xdist")
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.write("cases/again.yaml", BOILING_CASE.replace("boiling-point", "again"))
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
 
     citations.run_subprocess(
-        "cases/", "-n", "2", "--citations-audit=audit.sqlite", "--citations-report=run.json"
+        "cases/", "-n", "2", "--citations-audit=audit.sqlite", "--citations-report=run.json",
+        gate="default"
     )
 
     report = json.loads((citations.path / "run.json").read_text(encoding="utf-8"))

@@ -88,7 +88,7 @@ def test_the_judge_gets_exactly_the_budgeted_calls(five: Citations, concurrency:
             "3",
             "--citations-concurrency",
             concurrency,
-            "--citations-report=report.json",
+            "--citations-report=report.json", gate="ini",
         )
 
     assert web.judge.call_count == 3
@@ -136,9 +136,9 @@ def test_the_judge_gets_exactly_the_budgeted_calls(five: Citations, concurrency:
 
 def test_the_next_run_records_the_rest_and_replays_the_rest_for_free(five: Citations) -> None:
     with five.web():
-        five.run(*RECORD, "--citations-max-judge-calls", "3")
+        five.run(*RECORD, "--citations-max-judge-calls", "3", gate="ini")
     with five.web() as web:
-        result = five.run(*RECORD, "--citations-max-judge-calls", "2")
+        result = five.run(*RECORD, "--citations-max-judge-calls", "2", gate="ini")
 
     assert web.judge.call_count == 2  # the three recorded calls replay, refused by nothing
     assert web.crawlbase.crawl_count == 0
@@ -149,14 +149,14 @@ def test_the_next_run_records_the_rest_and_replays_the_rest_for_free(five: Citat
         ]
     )
     result.assert_outcomes(passed=5, failed=1)
-    offline = five.run("-rE")
+    offline = five.run("-rE", gate="ini")
     offline.assert_outcomes(passed=5, failed=1)
 
 
 def test_a_budget_of_credits_sends_no_crawl_that_could_pass_it(five: Citations) -> None:
     with five.web() as web:
         result = five.run(*RECORD, "--citations-max-credits", "3", "--citations-concurrency", "8",
-                          "--citations-report=report.json")  # fmt: skip
+                          "--citations-report=report.json", gate="ini")  # fmt: skip
 
     assert web.crawlbase.crawl_count == 2  # 1.5 credits each; a third could pass 3
     assert web.crawlbase.credits == 3.0
@@ -179,7 +179,7 @@ def test_a_budget_of_credits_sends_no_crawl_that_could_pass_it(five: Citations) 
 def test_a_token_budget_stops_sending_once_it_is_reached(five: Citations) -> None:
     with five.web() as web:
         result = five.run(*RECORD, "--citations-max-judge-tokens", "1",
-                          "--citations-concurrency", "1")  # fmt: skip
+                          "--citations-concurrency", "1", gate="ini")  # fmt: skip
 
     # Tokens are known only when a call returns: the first call passes the budget, by
     # itself only at concurrency 1, and nothing is sent after it.
@@ -191,7 +191,7 @@ def test_a_token_budget_stops_sending_once_it_is_reached(five: Citations) -> Non
 def test_an_over_budget_claim_is_never_counted_as_its_label(five: Citations) -> None:
     with five.web() as web:
         result = five.run(*RECORD, "--citations-max-judge-calls", "0",
-                          "--citations-allow-unchecked")  # fmt: skip
+                          "--citations-allow-unchecked", gate="ini")  # fmt: skip
 
     assert web.judge.call_count == 0
     result.assert_outcomes(passed=1, errors=5)
@@ -199,7 +199,7 @@ def test_an_over_budget_claim_is_never_counted_as_its_label(five: Citations) -> 
 
 
 def test_a_budget_under_xdist_is_a_usage_error(five: Citations) -> None:
-    result = five.run("-n", "2", "--citations-max-judge-calls", "3")
+    result = five.run("-n", "2", "--citations-max-judge-calls", "3", gate="ini")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--citations-max-judge-calls counts what one process spends*"])
@@ -236,13 +236,13 @@ ADDED = f"""\
 def grown(citations: Citations) -> Citations:
     """A case file recorded with three claims, then grown by two."""
     citations.write("cases/answers.yaml", RECORDED)
-    citations.record("cases/", mode="new_episodes")
+    citations.record("cases/", mode="new_episodes", gate="default")
     citations.write("cases/answers.yaml", RECORDED + ADDED)
     return citations
 
 
 def test_a_fork_run_without_tokens_checks_the_recorded_and_names_the_new(grown: Citations) -> None:
-    result = grown.run("cases/", "-rE")
+    result = grown.run("cases/", "-rE", gate="default")
 
     result.assert_outcomes(passed=4, errors=2)  # three claims and the case; two new claims
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -276,7 +276,7 @@ def test_a_recording_run_records_only_what_is_new(grown: Citations) -> None:
     old = interactions(cassette)
 
     with grown.web() as web:
-        result = grown.run("cases/", "--citations-record=new_episodes")
+        result = grown.run("cases/", "--citations-record=new_episodes", gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -306,11 +306,12 @@ def crawl_target(interaction: dict[str, Any]) -> str | None:
     return parse_qs(urlsplit(interaction["request"]["uri"]).query).get("url", [None])[0]
 
 
-def merged(citations: Citations, *args: str) -> str:
-    """Two shards of ``pytest --citations cases/ ARGS``, merged: what the merge prints."""
+def merged(citations: Citations, *args: str, gate: str) -> str:
+    """Two shards of ``pytest --citations cases/ ARGS`` with ``gate``, merged: what the
+    merge prints."""
     for k in (1, 2):
         citations.run("cases/", f"--citations-shard={k}/2", f"--citations-report=shard-{k}.json",
-                      *args)  # fmt: skip
+                      *args, gate=gate)  # fmt: skip
     done = run_cli("merge", "shard-1.json", "shard-2.json", env=base_env(citations.path),
                    cwd=citations.path)  # fmt: skip
     return done.stdout
@@ -318,9 +319,9 @@ def merged(citations: Citations, *args: str) -> str:
 
 def test_merged_shards_of_a_fork_run_say_how_to_record_the_new_claims(grown: Citations) -> None:
     grown.write("cases/boiling.yaml", BOILING_CASE)
-    grown.record("cases/boiling.yaml")
+    grown.record("cases/boiling.yaml", gate="default")
 
-    printed = merged(grown).splitlines()
+    printed = merged(grown, gate="default").splitlines()
 
     assert (
         "2 claims are new since the recording: record them with CRAWLBASE_TOKEN=… "
@@ -331,7 +332,7 @@ def test_merged_shards_of_a_fork_run_say_how_to_record_the_new_claims(grown: Cit
 def test_merged_shards_name_the_budget_each_shard_held(five: Citations) -> None:
     five.write("cases/boiling.yaml", BOILING_CASE)
     with five.web() as web:
-        printed = merged(five, *RECORD, "--citations-max-judge-calls", "1")
+        printed = merged(five, *RECORD, "--citations-max-judge-calls", "1", gate="ini")
 
     assert web.judge.call_count == 2  # one a shard
     (line,) = [line for line in printed.splitlines() if " not checked: " in line]
@@ -351,14 +352,14 @@ def plan_line(result: pytest.RunResult) -> str:
 
 def test_the_plan_reads_the_recorded_pages_through_the_fetch_rules(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/", mode="new_episodes")
+    citations.record("cases/", mode="new_episodes", gate="default")
     # A new claim that cites only the recorded dead link: its verdict comes from the
     # recording (a 404 needs no judge), so nothing needs to be sent.
     grown = BOILING_CASE + "  - text: The old report is gone.\n    cites: [2]\n"
     citations.write("cases/boiling.yaml", grown)
 
     with citations.web() as web:
-        result = citations.run("--citations-record=new_episodes")
+        result = citations.run("--citations-record=new_episodes", gate="default")
 
     assert plan_line(result) == (
         "citations: to record: nothing new (the recordings hold every claim and page); budget: none"
@@ -381,10 +382,11 @@ def test_the_plan_reads_the_recorded_pages_through_the_fetch_rules(citations: Ci
 )  # fmt: skip
 def test_the_plan_follows_the_record_mode(citations: Citations, mode: str, expected: str) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/", mode="new_episodes")
+    citations.record("cases/", mode="new_episodes", gate="default")
 
     with citations.web():
-        result = citations.run(f"--citations-record={mode}", "--citations-max-credits", "20")
+        result = citations.run(f"--citations-record={mode}", "--citations-max-credits", "20",
+                               gate="default")
 
     assert plan_line(result) == f"citations: to record: {expected}; budget: credits 20"
     result.stdout.fnmatch_lines(["citation_precision=*", "*", "*", "*", f"to record: {expected}*"])
@@ -406,10 +408,10 @@ def test_the_recording_page_shows_what_a_fork_run_and_a_budgeted_run_print(
     assert lines == [fork, budgeted]
     fork_output, budgeted_output = [b for b in code_blocks(section) if not b.language]
 
-    replayed = grown.run("cases/")
+    replayed = grown.run("cases/", gate="default")
     with grown.web():
         recorded = grown.run("cases/", "--citations-record=new_episodes",
-                             "--citations-max-credits", "1")  # fmt: skip
+                             "--citations-max-credits", "1", gate="default")  # fmt: skip
 
     assert_printed(fork_output.lines, replayed.outlines)
     assert_printed(budgeted_output.lines, recorded.outlines)
@@ -428,7 +430,7 @@ def test_tests_that_use_the_fixture_share_the_budget(citations: Citations) -> No
     with citations.web() as web:
         result = citations.run(
             "--citations-record=new_episodes", "--citations-max-judge-calls", "1", "-p",
-            "no:randomly",
+            "no:randomly", gate="default",
         )  # fmt: skip
 
     assert web.judge.call_count == 1
@@ -445,7 +447,7 @@ def test_the_plan_says_it_does_not_cover_the_tests_that_use_the_fixture(
     citations: Citations,
 ) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/", mode="new_episodes")
+    citations.record("cases/", mode="new_episodes", gate="default")
     citations.pytester.makepyfile(
         test_answers=f"""
         def test_refunds(citation_verifier):
@@ -453,7 +455,7 @@ def test_the_plan_says_it_does_not_cover_the_tests_that_use_the_fixture(
         """
     )
     with citations.web() as web:
-        result = citations.run("--citations-record=new_episodes")
+        result = citations.run("--citations-record=new_episodes", gate="default")
 
     assert web.judge.call_count == 1  # the test's claim, new: "nothing new" would be wrong
     assert plan_line(result) == (

@@ -19,12 +19,12 @@ GATE = "--citations-fail-on=contradicted"
 @pytest.fixture
 def recorded(citations: Citations) -> Citations:
     citations.write("cases/water.yaml", WATER)
-    citations.record("cases/")[0].assert_outcomes(passed=2)
+    citations.record("cases/", gate="default")[0].assert_outcomes(passed=2)
     return citations
 
 
 def test_a_replay_from_a_mistyped_folder_names_its_absolute_path(recorded: Citations) -> None:
-    result = recorded.run("cases/", GATE, "--citations-cassette-dir=casettes")
+    result = recorded.run("cases/", GATE, "--citations-cassette-dir=casettes", gate="args")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     folder = (recorded.path / "casettes").resolve()
@@ -37,7 +37,8 @@ def test_a_replay_from_a_mistyped_folder_names_its_absolute_path(recorded: Citat
 def test_new_episodes_into_a_missing_folder_sends_nothing(recorded: Citations) -> None:
     with recorded.web() as web:
         result = recorded.run(
-            "cases/", GATE, "--citations-record=new_episodes", "--citations-cassette-dir=casettes"
+            "cases/", GATE, "--citations-record=new_episodes", "--citations-cassette-dir=casettes",
+            gate="args"
         )
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -74,7 +75,8 @@ def test_an_ordinary_test_replaying_from_a_missing_folder_is_an_error(
 def test_a_first_recording_starts_the_folder(citations: Citations, mode: str) -> None:
     citations.write("cases/water.yaml", WATER)
 
-    result, _ = citations.record("cases/", GATE, "--citations-cassette-dir=recordings", mode=mode)
+    result, _ = citations.record("cases/", GATE, "--citations-cassette-dir=recordings", mode=mode,
+                                 gate="args")
 
     result.assert_outcomes(passed=2)
     assert (citations.path / "recordings" / "cases" / "water.yaml").is_file()
@@ -84,7 +86,7 @@ def test_new_episodes_starts_the_default_folder(citations: Citations) -> None:
     (citations.path / "cassettes").rmdir()
     citations.write("cases/water.yaml", WATER)
 
-    result, _ = citations.record("cases/", GATE, mode="new_episodes")
+    result, _ = citations.record("cases/", GATE, mode="new_episodes", gate="args")
 
     result.assert_outcomes(passed=2)
     assert citations.cassette("cases/water.yaml").is_file()

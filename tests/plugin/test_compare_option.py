@@ -37,25 +37,25 @@ REFUNDS_AGAIN = REFUNDS_CASE.replace("id: refunds", "id: q-0042")
 REPHRASED = "Opened software licences can never be returned."
 
 
-def open_pull_request(citations: Citations) -> Citations:
+def open_pull_request(citations: Citations, *, gate: str) -> Citations:
     """The base branch's run (``base.json``), then the pull request's answers recorded:
     the returns answer cites the returns page for its refund claim and words its last claim
     anew, the refunds answer comes from a new export (new file and id, same question), and
-    the water answer is gone. Every run has the gate of ``citations.fail_on``."""
+    the water answer is gone. Every run has ``gate``."""
     citations.write("cases/returns.yaml", RETURNS_CASE)
     citations.write("cases/refunds.yaml", REFUNDS_CASE)
     citations.write("cases/water.yaml", single_claim_case("water", SUPPORTED_CLAIM, BOILING_URL))
-    citations.record("cases/")
-    base = citations.run("cases/", "--citations-report", "base.json")
+    citations.record("cases/", gate=gate)
+    base = citations.run("cases/", "--citations-report", "base.json", gate=gate)
     # The base's returns answer has a partial and a not_found claim: only the default fails them.
-    lenient = citations.fail_on == "contradicted"
+    lenient = gate == "contradicted"
     assert base.ret == (pytest.ExitCode.OK if lenient else pytest.ExitCode.TESTS_FAILED)
     changed = RETURNS_CASE.replace("    cites: [2]\n", "    cites: [1]\n")
     citations.write("cases/returns.yaml", changed.replace(NOT_FOUND_CLAIM, REPHRASED))
     (citations.path / "cases" / "refunds.yaml").unlink()
     (citations.path / "cases" / "water.yaml").unlink()
     citations.write("cases/export/q-0042.yaml", REFUNDS_AGAIN)
-    citations.record("cases/", mode="new_episodes")
+    citations.record("cases/", mode="new_episodes", gate=gate)
     return citations
 
 
@@ -63,18 +63,17 @@ def open_pull_request(citations: Citations) -> Citations:
 def pull_request(citations: Citations) -> Citations:
     """:func:`open_pull_request` with ``contradicted`` alone failing a claim: the gates
     below are about regressions, not labels."""
-    return open_pull_request(citations)
+    return open_pull_request(citations, gate="contradicted")
 
 
-def compare(citations: Citations, *args: str) -> pytest.RunResult:
-    return citations.run("cases/", "--citations-compare", "base.json", *args)
+def compare(citations: Citations, *args: str, gate: str) -> pytest.RunResult:
+    return citations.run("cases/", "--citations-compare", "base.json", *args, gate=gate)
 
 
 def test_the_run_against_its_base_prints_what_the_page_shows(citations: Citations) -> None:
     """The CI gate page's command names no failing labels: the base's run and the pull request's
     have the default gate."""
-    citations.fail_on = None
-    pull_request = open_pull_request(citations)
+    pull_request = open_pull_request(citations, gate="default")
     section = readme_section("Regressions against the base branch", DOCS / "ci-gate.md")
     [command] = [b for b in code_blocks(section) if b.language == "bash"]
     assert command.text.strip() == (
@@ -82,7 +81,7 @@ def test_the_run_against_its_base_prints_what_the_page_shows(citations: Citation
     )
     shown = next(b for b in code_blocks(section) if b.text.startswith("Regressions against"))
 
-    result = compare(pull_request, "--citations-fail-on-regression")
+    result = compare(pull_request, "--citations-fail-on-regression", gate="default")
 
     result.assert_outcomes(passed=3, failed=3)  # the returns answer's partial and not_found
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -91,7 +90,7 @@ def test_the_run_against_its_base_prints_what_the_page_shows(citations: Citation
 
 def test_a_regression_fails_a_run_whose_claim_items_all_pass(pull_request: Citations) -> None:
     """What the CI gate's page says of the lenient gate: the regression alone fails the run."""
-    result = compare(pull_request, "--citations-fail-on-regression")
+    result = compare(pull_request, "--citations-fail-on-regression", gate="contradicted")
 
     result.assert_outcomes(passed=6)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -104,7 +103,8 @@ def test_a_regression_fails_a_run_whose_claim_items_all_pass(pull_request: Citat
 
 
 def test_without_a_gate_the_diff_is_shown_and_fails_nothing(pull_request: Citations) -> None:
-    result = compare(pull_request, "--citations-report", "pr.json", "--citations-html", "pr.html")
+    result = compare(pull_request, "--citations-report", "pr.json", "--citations-html", "pr.html",
+                     gate="contradicted")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["Regressions against base.json: 1 claim regressed; *"])
@@ -135,8 +135,8 @@ def test_without_a_gate_the_diff_is_shown_and_fails_nothing(pull_request: Citati
 def test_a_precision_drop_beyond_the_limit_fails_each_case_and_the_run(
     pull_request: Citations,
 ) -> None:
-    dropped = compare(pull_request, "--citations-max-precision-drop", "0.3")
-    kept = compare(pull_request, "--citations-max-precision-drop", "0.4")
+    dropped = compare(pull_request, "--citations-max-precision-drop", "0.3", gate="contradicted")
+    kept = compare(pull_request, "--citations-max-precision-drop", "0.4", gate="contradicted")
 
     assert dropped.ret == pytest.ExitCode.TESTS_FAILED
     dropped.stdout.fnmatch_lines([
@@ -155,7 +155,7 @@ def test_the_gates_have_ini_keys(pull_request: Citations) -> None:
         "citations_max_precision_drop = 0.5\n",
     )
 
-    result = pull_request.run("cases/", "--citations-report", "pr.json")
+    result = pull_request.run("cases/", "--citations-report", "pr.json", gate="contradicted")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["Release decision: fail (fail_on_regression: *"])
@@ -167,15 +167,16 @@ def test_the_gates_have_ini_keys(pull_request: Citations) -> None:
 
 def test_a_committed_baseline_is_a_base_too(citations: Citations) -> None:
     citations.write("cases/returns.yaml", RETURNS_CASE)
-    citations.record("cases/")
-    citations.run("cases/", "--citations-baseline", "baseline.json", "--citations-update-baseline")
+    citations.record("cases/", gate="default")
+    citations.run("cases/", "--citations-baseline", "baseline.json", "--citations-update-baseline",
+                  gate="default")
     citations.write(
         "cases/returns.yaml", RETURNS_CASE.replace("    cites: [2]\n", "    cites: [1]\n")
     )
-    citations.record("cases/", mode="new_episodes")
+    citations.record("cases/", mode="new_episodes", gate="default")
 
     result = citations.run("cases/", "--citations-compare", "baseline.json",
-                           "--citations-fail-on-regression")  # fmt: skip
+                           "--citations-fail-on-regression", gate="default")  # fmt: skip
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([
@@ -203,7 +204,7 @@ def test_a_gate_without_a_base_or_a_base_that_is_none_is_a_usage_error(
     citations.write("broken.json", "{not json")
     citations.write("base.json", json.dumps({"run": {}, "cases": []}))
 
-    result = citations.run("cases/", *args)
+    result = citations.run("cases/", *args, gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([said])

@@ -43,7 +43,7 @@ def test_claims_of_a_file_are_verified_concurrently_within_the_limit(
     if env:
         citations.monkeypatch.setenv("BATCH_CONCURRENCY", env)
     with citations.web(latency=0.3) as web:
-        result = citations.run("cases/", "--citations-record=once", *args)
+        result = citations.run("cases/", "--citations-record=once", *args, gate="default")
 
     result.assert_outcomes(passed=5)
     assert web.crawlbase.crawl_count == 4
@@ -52,13 +52,13 @@ def test_claims_of_a_file_are_verified_concurrently_within_the_limit(
     assert sorted(crawled_urls(citations.cassette("cases/four.yaml"))) == sorted(
         [BOILING_URL, REFUNDS_URL, RETURNS_URL, SOFTWARE_URL]
     )
-    assert citations.run("cases/").ret == pytest.ExitCode.OK
+    assert citations.run("cases/", gate="default").ret == pytest.ExitCode.OK
 
 
 def test_invalid_concurrency_is_a_usage_error(citations: Citations) -> None:
     citations.write("cases/four.yaml", FOUR_PAGES)
 
-    result = citations.run("cases/", "--citations-concurrency", "0")
+    result = citations.run("cases/", "--citations-concurrency", "0", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--citations-concurrency must be at least 1*"])
@@ -86,23 +86,25 @@ def one_page_per_file(citations: Citations) -> list[str]:
 def test_case_files_are_verified_ahead_each_into_its_own_cassette(citations: Citations) -> None:
     names = one_page_per_file(citations)
     with citations.web(latency=0.3) as web:
-        result = citations.run("cases/", "--citations-record=once", "-p", "no:randomly")
+        result = citations.run("cases/", "--citations-record=once", "-p", "no:randomly",
+                               gate="default")
 
     result.assert_outcomes(passed=8)
     # One claim and one page per file: one file at a time would never have two crawls out.
     assert web.crawlbase.max_in_flight >= 2
     for name, (url, _) in zip(names, PAGES, strict=True):
         assert crawled_urls(citations.cassette(name)) == [url]
-    replay = citations.run("cases/")
+    replay = citations.run("cases/", gate="default")
     replay.assert_outcomes(passed=8)
 
 
 def test_a_replay_verifies_ahead_and_reports_in_item_order(citations: Citations) -> None:
     one_page_per_file(citations)
     with citations.web():
-        assert citations.run("cases/", "--citations-record=once").ret == pytest.ExitCode.OK
+        assert citations.run("cases/", "--citations-record=once",
+                             gate="default").ret == pytest.ExitCode.OK
 
-    result = citations.run("cases/", "-p", "no:randomly", "-v")
+    result = citations.run("cases/", "-p", "no:randomly", "-v", gate="default")
 
     result.assert_outcomes(passed=8)
     ran = [line.split(" ")[0] for line in result.outlines if " PASSED" in line]
@@ -114,10 +116,11 @@ def test_a_file_whose_cassette_is_missing_does_not_hold_up_the_others(
 ) -> None:
     names = one_page_per_file(citations)
     with citations.web():
-        assert citations.run("cases/", "--citations-record=once").ret == pytest.ExitCode.OK
+        assert citations.run("cases/", "--citations-record=once",
+                             gate="default").ret == pytest.ExitCode.OK
     citations.cassette(names[1]).unlink()
 
-    result = citations.run("cases/", "-p", "no:randomly")
+    result = citations.run("cases/", "-p", "no:randomly", gate="default")
 
     result.assert_outcomes(passed=7, errors=1)
     result.stdout.fnmatch_lines(["*file1.yaml*--citations-record=new_episodes*"])

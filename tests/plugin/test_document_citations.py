@@ -43,11 +43,13 @@ def test_a_document_without_a_url_is_not_checked_never_a_pass(
 ) -> None:
     with documents.web() as web:
         recorded = documents.run(
-            "cases/", "--citations-record=once", "--citations-fail-on=contradicted", *opt_out
+            "cases/", "--citations-record=once", "--citations-fail-on=contradicted", *opt_out,
+            gate="args"
         )
     assert web.crawlbase.crawl_count >= 1  # the page was fetched; the document never
     replayed = documents.run(
-        "cases/", "--citations-fail-on=contradicted", "--citations-report=report.json", *opt_out
+        "cases/", "--citations-fail-on=contradicted", "--citations-report=report.json", *opt_out,
+        gate="args"
     )
     for result in (recorded, replayed):
         result.assert_outcomes(errors=1, passed=2)  # claim-2 and the case item
@@ -81,5 +83,5 @@ def test_a_document_entry_is_checked_like_any_key(citations: Citations) -> None:
             cites: [1]
         """,
     )
-    result = citations.run("cases/", "--collect-only")
+    result = citations.run("cases/", "--collect-only", gate="default")
     result.stdout.fnmatch_lines(["*bad.yaml:5: unknown key 'title' in citation [[]1[]]*"])

@@ -18,16 +18,16 @@ from plugin_helpers import (
 def test_all_passed_is_0_and_a_failed_claim_is_1(citations: Citations) -> None:
     citations.write("cases/good.yaml", single_claim_case("good", SUPPORTED_CLAIM, BOILING_URL))
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
 
-    assert citations.run("cases/good.yaml").ret == pytest.ExitCode.OK
-    assert citations.run("cases/").ret == pytest.ExitCode.TESTS_FAILED
+    assert citations.run("cases/good.yaml", gate="default").ret == pytest.ExitCode.OK
+    assert citations.run("cases/", gate="default").ret == pytest.ExitCode.TESTS_FAILED
 
 
 def test_nothing_collected_is_5(citations: Citations) -> None:
     citations.write("cases/README.md", "no case files here")
 
-    assert citations.run("cases/").ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    assert citations.run("cases/", gate="default").ret == pytest.ExitCode.NO_TESTS_COLLECTED
 
 
 def test_a_refused_token_interrupts_the_run_with_2(citations: Citations) -> None:
@@ -36,7 +36,7 @@ def test_a_refused_token_interrupts_the_run_with_2(citations: Citations) -> None
     with citations.web() as web:
         wrong = "wrong-token-" + TOKENS["CRAWLBASE_TOKEN"]
         citations.monkeypatch.setenv("CRAWLBASE_TOKEN", wrong)
-        result = citations.run("cases/", "--citations-record=once")
+        result = citations.run("cases/", "--citations-record=once", gate="default")
 
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert web.crawlbase.crawl_count >= 1

@@ -22,11 +22,10 @@ DEFAULT_FAILED = {BOILING_CONTRADICTED, RETURNS_PARTIAL, RETURNS_NOT_FOUND}
 @pytest.fixture
 def recorded(citations: Citations) -> Citations:
     """Boiling (supported, contradicted) and returns (partial, supported, not_found) cases,
-    recorded with ``contradicted`` alone failing (the helper's lenient gate); the emulators
-    are gone."""
+    recorded with ``contradicted`` alone failing; the emulators are gone."""
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.write("cases/returns.yaml", RETURNS_CASE)
-    result, _ = citations.record("cases/")
+    result, _ = citations.record("cases/", gate="contradicted")
     result.assert_outcomes(passed=6, failed=1)
     result.stdout.fnmatch_lines([f"FAILED {BOILING_CONTRADICTED} - *"])
     return citations
@@ -42,9 +41,7 @@ def failed_nodeids(result: pytest.RunResult) -> set[str]:
 
 
 def test_default_fails_every_label_but_supported(recorded: Citations) -> None:
-    recorded.fail_on = None  # the run names no failing labels
-
-    result = recorded.run("cases/", "-rf")
+    result = recorded.run("cases/", "-rf", gate="default")
 
     result.assert_outcomes(passed=4, failed=3)
     assert failed_nodeids(result) == DEFAULT_FAILED
@@ -58,7 +55,7 @@ def test_default_fails_every_label_but_supported(recorded: Citations) -> None:
 
 
 def test_contradicted_alone_is_an_explicit_choice(recorded: Citations) -> None:
-    result = recorded.run("cases/", "-rf", "--citations-fail-on=contradicted")
+    result = recorded.run("cases/", "-rf", "--citations-fail-on=contradicted", gate="args")
 
     result.assert_outcomes(passed=6, failed=1)
     assert failed_nodeids(result) == {BOILING_CONTRADICTED}
@@ -66,7 +63,7 @@ def test_contradicted_alone_is_an_explicit_choice(recorded: Citations) -> None:
 
 
 def test_option_chooses_the_failing_labels(recorded: Citations) -> None:
-    result = recorded.run("cases/", "-rf", "--citations-fail-on", "partial")
+    result = recorded.run("cases/", "-rf", "--citations-fail-on", "partial", gate="args")
 
     assert failed_nodeids(result) == {RETURNS_PARTIAL}
     result.stdout.fnmatch_lines(
@@ -75,7 +72,9 @@ def test_option_chooses_the_failing_labels(recorded: Citations) -> None:
 
 
 def test_option_takes_a_comma_separated_list(recorded: Citations) -> None:
-    result = recorded.run("cases/", "-rf", "--citations-fail-on=contradicted,partial,not_found")
+    result = recorded.run(
+        "cases/", "-rf", "--citations-fail-on=contradicted,partial,not_found", gate="args"
+    )
 
     result.assert_outcomes(passed=4, failed=3)
     assert failed_nodeids(result) == {BOILING_CONTRADICTED, RETURNS_PARTIAL, RETURNS_NOT_FOUND}
@@ -90,7 +89,7 @@ def test_option_takes_a_comma_separated_list(recorded: Citations) -> None:
 def test_ini_chooses_the_failing_labels(recorded: Citations, ini_value: str) -> None:
     recorded.pytester.makeini(f"[pytest]\ncitations_fail_on = {ini_value}\n")
 
-    result = recorded.run("cases/", "-rf")
+    result = recorded.run("cases/", "-rf", gate="ini")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert failed_nodeids(result) == {BOILING_CONTRADICTED, RETURNS_PARTIAL, RETURNS_NOT_FOUND}
@@ -102,8 +101,8 @@ def test_command_line_wins_over_ini(recorded: Citations) -> None:
         '[tool.pytest.ini_options]\ncitations_fail_on = ["partial", "not_found"]\n'
     )
 
-    from_ini = recorded.run("cases/", "-rf")
-    from_option = recorded.run("cases/", "-rf", "--citations-fail-on", "contradicted")
+    from_ini = recorded.run("cases/", "-rf", gate="ini")
+    from_option = recorded.run("cases/", "-rf", "--citations-fail-on", "contradicted", gate="args")
 
     assert failed_nodeids(from_ini) == {RETURNS_PARTIAL, RETURNS_NOT_FOUND}
     assert failed_nodeids(from_option) == {BOILING_CONTRADICTED}
@@ -112,30 +111,30 @@ def test_command_line_wins_over_ini(recorded: Citations) -> None:
 def test_unknown_label_is_a_usage_error(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    result = citations.run("cases/", "--citations-fail-on", "contradicted,wrong")
+    result = citations.run("cases/", "--citations-fail-on", "contradicted,wrong", gate="args")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*unknown label 'wrong'*"])
 
 
 @pytest.mark.parametrize(
-    ("args", "ini"),
+    ("args", "ini", "gate"),
     [
-        (("--citations-fail-on=,",), None),
-        (("--citations-fail-on", " , "), None),
-        ((), "citations_fail_on = ,"),
+        (("--citations-fail-on=,",), None, "args"),
+        (("--citations-fail-on", " , "), None, "args"),
+        ((), "citations_fail_on = ,", "ini"),
     ],
     ids=["comma", "blank", "ini"],
 )
 def test_an_empty_list_of_labels_is_a_usage_error(
-    citations: Citations, args: tuple[str, ...], ini: str | None
+    citations: Citations, args: tuple[str, ...], ini: str | None, gate: str
 ) -> None:
     """An empty list fails nothing: one comma would turn the gate off."""
     citations.write("cases/boiling.yaml", BOILING_CASE)
     if ini:
         citations.pytester.makeini(f"[pytest]\n{ini}\n")
 
-    result = citations.run("cases/", *args)
+    result = citations.run("cases/", *args, gate=gate)
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
@@ -144,7 +143,7 @@ def test_an_empty_list_of_labels_is_a_usage_error(
 
 
 def test_an_empty_option_value_means_the_default(recorded: Citations) -> None:
-    result = recorded.run("cases/", "--citations-fail-on=")
+    result = recorded.run("cases/", "--citations-fail-on=", gate="args")
 
     result.stdout.fnmatch_lines([DEFAULT_HEADER])
     assert failed_nodeids(result) == DEFAULT_FAILED

@@ -57,7 +57,7 @@ def project(citations: Citations) -> Citations:
     citations.write("pytest.ini", LENIENT_INI)
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.write("cases/returns.yaml", RETURNS_CASE)
-    citations.record("cases/")
+    citations.record("cases/", gate="ini")
     citations.write("cases/returns.yaml", RETURNS_CASE.replace("Refunds go", "Refunds went"))
     citations.write("cases/broken.yaml", BROKEN)
     citations.monkeypatch.setenv("GITHUB_ACTIONS", "true")
@@ -68,7 +68,7 @@ def project(citations: Citations) -> Citations:
 def test_every_failed_and_unchecked_item_gets_an_error_at_its_line(
     project: Citations, workers: str
 ) -> None:
-    result = project.run("cases/", "-n", workers)
+    result = project.run("cases/", "-n", workers, gate="ini")
 
     result.assert_outcomes(passed=5, failed=1, errors=2)  # the broken file, the claim
     found = annotations(result)
@@ -93,8 +93,9 @@ def test_every_failed_and_unchecked_item_gets_an_error_at_its_line(
 
 
 def test_xdist_prints_the_same_annotations_as_a_serial_run(project: Citations) -> None:
-    serial = [line for line in project.run("cases/").outlines if line.startswith("::")]
-    parallel = [line for line in project.run("cases/", "-n", "2").outlines if line.startswith("::")]
+    serial = [line for line in project.run("cases/", gate="ini").outlines if line.startswith("::")]
+    parallel = [line for line in project.run("cases/", "-n", "2",
+                                             gate="ini").outlines if line.startswith("::")]
 
     assert len(serial) == 4
     assert parallel == serial
@@ -108,7 +109,7 @@ def test_a_case_that_misses_its_threshold_and_a_file_not_verified_are_annotated(
     project.cassette("cases/returns.yaml").write_text("interactions: [\n", encoding="utf-8")
     project.write("cases/broken.yaml", "")
 
-    result = project.run("cases/", "--citations-min-precision=0.5")
+    result = project.run("cases/", "--citations-min-precision=0.5", gate="ini")
 
     found = [(p["file"], p.get("line"), p["title"]) for _, p, _ in annotations(result)]
     assert ("cases/boiling.yaml", "1", "citations: boiling-point::precision failed") in found
@@ -120,7 +121,7 @@ def test_paths_are_relative_to_the_github_workspace(project: Citations) -> None:
     # The project is a folder of the repository GitHub checked out.
     project.monkeypatch.setenv("GITHUB_WORKSPACE", str(project.path.parent))
 
-    result = project.run("cases/boiling.yaml")
+    result = project.run("cases/boiling.yaml", gate="ini")
 
     [(_, properties, _)] = annotations(result)
     assert properties["file"] == f"{project.path.name}/cases/boiling.yaml"
@@ -129,7 +130,7 @@ def test_paths_are_relative_to_the_github_workspace(project: Citations) -> None:
 def test_nothing_is_printed_outside_github_actions(project: Citations) -> None:
     project.monkeypatch.setenv("GITHUB_ACTIONS", "false")
 
-    result = project.run("cases/")
+    result = project.run("cases/", gate="ini")
 
     result.assert_outcomes(passed=5, failed=1, errors=2)
     assert annotations(result) == []
@@ -157,7 +158,8 @@ def test_text_from_a_case_file_cannot_end_the_command_or_start_another(
     )
     with citations.web():
         citations.monkeypatch.setenv("GITHUB_ACTIONS", "true")
-        result = citations.run("cases/", "--citations-record=once", "--citations-fail-on=not_found")
+        result = citations.run("cases/", "--citations-record=once", "--citations-fail-on=not_found",
+                               gate="args")
 
     result.assert_outcomes(passed=1, failed=1)
     commands = [line for line in result.outlines if line.startswith("::")]

@@ -62,7 +62,7 @@ def run_hostile(citations: Citations, *args: str) -> pytest.RunResult:
         web.crawlbase.add(HOSTILE_URL.split("#", 1)[0], markdown=PAGE)
         web.judge.rule(CLAIM, label="contradicted", quote=QUOTE)
         citations.monkeypatch.setenv("GITHUB_ACTIONS", "true")
-        return citations.run("--citations-record=once", GATE, *args)  # every case file
+        return citations.run("--citations-record=once", GATE, *args, gate="args")  # every case file
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
@@ -107,7 +107,7 @@ def test_without_github_actions_the_output_is_left_as_it_is(hostile: Citations) 
         web.crawlbase.add(HOSTILE_URL, markdown=PAGE)
         web.crawlbase.add(HOSTILE_URL.split("#", 1)[0], markdown=PAGE)
         web.judge.rule(CLAIM, label="contradicted", quote=QUOTE)
-        result = hostile.run("cases/", "--citations-record=once", GATE)
+        result = hostile.run("cases/", "--citations-record=once", GATE, gate="args")
 
     result.assert_outcomes(passed=3, failed=2)
     assert QUOTE in result.stdout.str()

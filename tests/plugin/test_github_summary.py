@@ -25,7 +25,7 @@ def project(citations: Citations) -> Citations:
     citations.write("pytest.ini", LENIENT_INI)
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.write("cases/returns.yaml", RETURNS_CASE)
-    citations.record("cases/")
+    citations.record("cases/", gate="ini")
     citations.write("cases/returns.yaml", RETURNS_CASE.replace("Refunds go", "Refunds went"))
     return citations
 
@@ -40,7 +40,7 @@ def test_the_summary_is_appended_to_the_job_summary_and_written_to_the_file(
 
     result = project.run(
         "cases/", "-n", workers, "--citations-markdown=out/summary.md",
-        "--citations-html=out/citations.html",
+        "--citations-html=out/citations.html", gate="ini",
     )  # fmt: skip
 
     result.assert_outcomes(passed=5, failed=1, errors=1)
@@ -68,8 +68,8 @@ def test_the_summary_is_appended_to_the_job_summary_and_written_to_the_file(
 
 
 def test_xdist_writes_the_same_summary_as_a_serial_run(project: Citations) -> None:
-    project.run("cases/", "--citations-markdown=serial.md")
-    project.run("cases/", "-n", "2", "--citations-markdown=parallel.md")
+    project.run("cases/", "--citations-markdown=serial.md", gate="ini")
+    project.run("cases/", "-n", "2", "--citations-markdown=parallel.md", gate="ini")
 
     serial = (project.path / "serial.md").read_text(encoding="utf-8")
     assert (project.path / "parallel.md").read_text(encoding="utf-8") == serial
@@ -80,7 +80,7 @@ def test_the_ini_key_writes_the_file_and_no_job_summary_is_made_outside_github(
 ) -> None:
     project.write("pytest.ini", LENIENT_INI + "citations_markdown = from-ini.md\n")
 
-    result = project.run("cases/")
+    result = project.run("cases/", gate="ini")
 
     result.assert_outcomes(passed=5, failed=1, errors=1)
     assert (
@@ -97,7 +97,7 @@ def test_a_job_summary_that_cannot_be_written_is_said_and_decides_nothing(
     project.monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(project.path / "missing" / "s.md"))
     project.write("cases/returns.yaml", RETURNS_CASE)  # every claim recorded: a failing run
 
-    result = project.run("cases/returns.yaml")
+    result = project.run("cases/returns.yaml", gate="ini")
 
     result.assert_outcomes(passed=4)
     assert result.ret == pytest.ExitCode.OK  # the gate passed; the summary is not the gate
@@ -118,7 +118,7 @@ def test_a_summary_over_githubs_limit_is_cut_with_a_note_that_names_the_reports(
     summary.write_text(earlier, encoding="utf-8")
     project.monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
 
-    result = project.run("cases/", "--citations-html=out/citations.html")
+    result = project.run("cases/", "--citations-html=out/citations.html", gate="ini")
 
     result.assert_outcomes(passed=5, failed=1, errors=1)
     written = summary.read_bytes()

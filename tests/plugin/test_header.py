@@ -25,16 +25,14 @@ def project(citations: Citations) -> Citations:
 
 def header(citations: Citations, *args: str) -> str:
     """The ``citations:`` header line of a collect-only run."""
-    result = citations.run("--collect-only", "cases/", *args)
+    result = citations.run("--collect-only", "cases/", *args, gate="default")
     lines = [line for line in result.outlines if line.startswith("citations: ")]
     assert len(lines) == 1, result.stdout.str()
     return lines[0]
 
 
 def test_default_header(project: Citations) -> None:
-    project.fail_on = None  # the run names no failing labels
-
-    result = project.run("--collect-only", "cases/")
+    result = project.run("--collect-only", "cases/", gate="default")
 
     cassettes = project.path.resolve() / "cassettes"
     result.stdout.fnmatch_lines(
@@ -113,7 +111,7 @@ def test_judge_and_model_reach_the_recorded_requests(project: Citations) -> None
             "cases/",
             "--citations-record=once",
             "--citations-judge=anthropic",
-            "--citations-model=claude-test-model",
+            "--citations-model=claude-test-model", gate="default",
         )
 
     result.assert_outcomes(passed=2, failed=1)
@@ -129,7 +127,7 @@ def test_judge_and_model_reach_the_recorded_requests(project: Citations) -> None
 def test_judge_provider_from_the_environment_is_used(project: Citations) -> None:
     project.monkeypatch.setenv("JUDGE_PROVIDER", "ollama")
     with project.web() as web:
-        result = project.run("cases/", "--citations-record=once")
+        result = project.run("cases/", "--citations-record=once", gate="default")
 
     result.assert_outcomes(passed=2, failed=1)
     assert web.judge.count("ollama") == web.judge.call_count > 0
@@ -140,7 +138,7 @@ def test_judge_provider_from_the_environment_is_used(project: Citations) -> None
 def test_provider_model_variable_reaches_the_judge(project: Citations) -> None:
     project.monkeypatch.setenv("OPENAI_MODEL", "gpt-from-openai-model")
     with project.web() as web:
-        result = project.run("cases/", "--citations-record=once")
+        result = project.run("cases/", "--citations-record=once", gate="default")
 
     result.assert_outcomes(passed=2, failed=1)
     assert {call.model for call in web.judge.calls} == {"gpt-from-openai-model"}
@@ -151,7 +149,8 @@ def test_chosen_provider_never_gets_another_providers_model(project: Citations) 
     project.monkeypatch.setenv("JUDGE_PROVIDER", "anthropic")
     project.monkeypatch.setenv("ANTHROPIC_MODEL", "claude-from-env")
     with project.web() as web:
-        result = project.run("cases/", "--citations-record=once", "--citations-judge=openai")
+        result = project.run("cases/", "--citations-record=once", "--citations-judge=openai",
+                             gate="default")
 
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*judge=openai model=gpt-4o-mini*"])
@@ -161,7 +160,7 @@ def test_chosen_provider_never_gets_another_providers_model(project: Citations) 
 def test_unknown_judge_fails_every_claim_with_a_clear_message(project: Citations) -> None:
     project.write("cases/one.yaml", single_claim_case("one", SUPPORTED_CLAIM, BOILING_URL))
 
-    result = project.run("cases/one.yaml", "--citations-judge", "nosuchjudge")
+    result = project.run("cases/one.yaml", "--citations-judge", "nosuchjudge", gate="default")
 
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(

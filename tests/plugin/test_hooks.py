@@ -59,8 +59,8 @@ def test_vcr_hook_adds_scrubbing_and_keeps_the_builtin_one(citations: Citations)
     citations.pytester.makeconftest(DROP_HEADER_CONFTEST)
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    recorded, _ = citations.record("cases/")
-    replayed = citations.run("cases/")
+    recorded, _ = citations.record("cases/", gate="default")
+    replayed = citations.run("cases/", gate="default")
 
     recorded.assert_outcomes(passed=2, failed=1)
     replayed.assert_outcomes(passed=2, failed=1)
@@ -87,14 +87,14 @@ def test_vcr_hook_changes_the_matching(citations: Citations) -> None:
         """
     )
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
     citations.write(
         "cases/boiling.yaml", BOILING_CASE.replace(CONTRADICTED_CLAIM, "Water boils on mountains.")
     )
 
-    relaxed = citations.run("cases/", "-v")
+    relaxed = citations.run("cases/", "-v", gate="default")
     (citations.path / "conftest.py").unlink()
-    default = citations.run("cases/", "-v")
+    default = citations.run("cases/", "-v", gate="default")
 
     assert "request_refused" not in relaxed.stdout.str()
     relaxed.assert_outcomes(passed=2, failed=1)  # the stale "contradicted" verdict replays
@@ -107,7 +107,7 @@ def test_backends_hook_registers_a_judge_chosen_by_name(citations: Citations) ->
     # The custom judge needs no OpenAI key; recording asks only for the Crawlbase token.
     with citations.web(tokens={"CRAWLBASE_TOKEN": CRAWLBASE_TOKEN}) as web:
         recorded = citations.run(
-            "cases/", "--citations-record=once", "--citations-judge=mine", "-v"
+            "cases/", "--citations-record=once", "--citations-judge=mine", "-v", gate="default"
         )
 
     recorded.assert_outcomes(passed=3)
@@ -126,8 +126,8 @@ def test_backends_hook_registers_a_judge_chosen_by_name(citations: Citations) ->
         for i in interactions(citations.cassette("cases/boiling.yaml"))
     )
 
-    replayed = citations.run("cases/", "--citations-judge=mine")
-    default_judge = citations.run("cases/")
+    replayed = citations.run("cases/", "--citations-judge=mine", gate="default")
+    default_judge = citations.run("cases/", gate="default")
 
     replayed.assert_outcomes(passed=3)
     replayed.stdout.fnmatch_lines(["my judge was asked 2 times"])
@@ -163,7 +163,7 @@ def test_backends_hook_registers_a_fetcher_chosen_in_the_ini(citations: Citation
     citations.write("cases/water.yaml", single_claim_case("water", SUPPORTED_CLAIM, BOILING_URL))
 
     with citations.web() as web:
-        result = citations.run("cases/", "--citations-record=once", "-v")
+        result = citations.run("cases/", "--citations-record=once", "-v", gate="default")
 
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["cases/water.yaml::water::claim-1 PASSED [[]supported[]]*"])
@@ -199,9 +199,11 @@ def test_a_keyed_judge_from_the_hook_has_its_key_read(citations: Citations) -> N
     with citations.web() as web:
         citations.monkeypatch.setenv("MISTRAL_API_KEY", TOKENS["OPENAI_API_KEY"])
         citations.monkeypatch.setenv("MISTRAL_BASE_URL", web.judge.openai_base_url)
-        recorded = citations.run("cases/", "--citations-record=once", "--citations-judge=mistral")
+        recorded = citations.run("cases/", "--citations-record=once", "--citations-judge=mistral",
+                                 gate="default")
         citations.monkeypatch.delenv("MISTRAL_API_KEY")
-        missing = citations.run("cases/", "--citations-record=all", "--citations-judge=mistral")
+        missing = citations.run("cases/", "--citations-record=all", "--citations-judge=mistral",
+                                gate="default")
 
     recorded.assert_outcomes(passed=2, failed=1)
     recorded.stdout.fnmatch_lines(

@@ -36,13 +36,13 @@ def recorded(citations: Citations) -> Citations:
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.write("cases/returns.yaml", RETURNS_CASE)
     citations.write("cases/mountains.yaml", CONTRADICTED_CASE)
-    result, _ = citations.record("cases/")
+    result, _ = citations.record("cases/", gate="contradicted")
     result.assert_outcomes(passed=8, failed=2)
     return citations
 
 
 def test_contradicted_claim_fails_with_a_readable_explanation(recorded: Citations) -> None:
-    result = recorded.run("cases/mountains.yaml")
+    result = recorded.run("cases/mountains.yaml", gate="contradicted")
 
     result.assert_outcomes(passed=2, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -74,7 +74,7 @@ def test_contradicted_claim_fails_with_a_readable_explanation(recorded: Citation
 def test_failure_shows_the_same_explanation_while_recording(citations: Citations) -> None:
     citations.write("cases/mountains.yaml", CONTRADICTED_CASE)
 
-    result, web = citations.record("cases/")
+    result, web = citations.record("cases/", gate="contradicted")
 
     result.assert_outcomes(passed=2, failed=1)
     assert web.crawlbase.crawl_count > 0
@@ -85,7 +85,8 @@ def test_failure_shows_the_same_explanation_while_recording(citations: Citations
 
 
 def test_verbose_output_shows_labels_and_unverified_citations(recorded: Citations) -> None:
-    result = recorded.run("-v", "cases/boiling.yaml", "cases/returns.yaml", "cases/mountains.yaml")
+    result = recorded.run("-v", "cases/boiling.yaml", "cases/returns.yaml", "cases/mountains.yaml",
+                          gate="contradicted")
 
     result.stdout.fnmatch_lines(
         [
@@ -103,7 +104,7 @@ def test_verbose_output_shows_labels_and_unverified_citations(recorded: Citation
 
 
 def test_quiet_output_still_lists_unverified_citations(recorded: Citations) -> None:
-    result = recorded.run("-q", "cases/boiling.yaml")
+    result = recorded.run("-q", "cases/boiling.yaml", gate="contradicted")
 
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
@@ -119,7 +120,8 @@ def test_reportinfo_points_at_the_claim_line(recorded: Citations) -> None:
     xml = recorded.path / "junit.xml"
 
     # xunit1 is the junit family in which pytest itself writes each test's file and line.
-    recorded.run("cases/boiling.yaml", f"--junitxml={xml}", "-o", "junit_family=xunit1")
+    recorded.run("cases/boiling.yaml", f"--junitxml={xml}", "-o", "junit_family=xunit1",
+                 gate="contradicted")
 
     testcases = junit_testcases(xml)
     # pytest's locations are 0-based (the item's reportinfo); the plugin writes a case
@@ -156,7 +158,8 @@ def test_reportinfo_of_a_case_inside_a_cases_list(citations: Citations) -> None:
     )
     xml = citations.path / "junit.xml"
 
-    result, _ = citations.record("cases/", f"--junitxml={xml}", "-o", "junit_family=xunit1")
+    result, _ = citations.record("cases/", f"--junitxml={xml}", "-o", "junit_family=xunit1",
+                                 gate="default")
 
     result.assert_outcomes(passed=4, failed=1)
     testcases = junit_testcases(xml)  # 1-based lines of the case file

@@ -55,7 +55,7 @@ def record(
     """Record ``cases/`` with the judge answering ``claim`` with ``labels`` in turn."""
     with citations.web() as web:
         web.judge.rule(claim, labels=labels)
-        result = citations.run("cases/", *args)
+        result = citations.run("cases/", *args, gate="default")
     return result, web
 
 
@@ -94,7 +94,7 @@ def test_every_vote_is_recorded_in_call_order(recorded: Citations) -> None:
 
 def test_a_replay_gives_each_vote_its_recorded_answer_offline(recorded: Citations) -> None:
     # No emulator runs and no token is set: a request would fail the claim.
-    result = recorded.run("cases/", "--citations-report", "replayed.json")
+    result = recorded.run("cases/", "--citations-report", "replayed.json", gate="default")
 
     result.assert_outcomes(passed=2)
     assert citation_of(recorded.path / "replayed.json") == citation_of(
@@ -104,7 +104,7 @@ def test_a_replay_gives_each_vote_its_recorded_answer_offline(recorded: Citation
 
 
 def test_the_reports_show_the_votes_and_flag_a_split_judge(recorded: Citations) -> None:
-    result = recorded.run("cases/", "--citations-html", "report.html")
+    result = recorded.run("cases/", "--citations-html", "report.html", gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -144,7 +144,7 @@ def test_votes_that_agree_are_not_flagged(citations: Citations) -> None:
 def test_a_replay_asked_for_another_number_of_votes_names_both(
     recorded: Citations, asked: str
 ) -> None:
-    result = recorded.run("cases/", "-rE", "--citations-judge-votes", asked)
+    result = recorded.run("cases/", "-rE", "--citations-judge-votes", asked, gate="default")
 
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
@@ -158,7 +158,7 @@ def test_a_replay_asked_for_another_number_of_votes_names_both(
 def test_the_recorded_number_given_explicitly_replays(recorded: Citations) -> None:
     recorded.pytester.makeini("[pytest]\ncitations_judge_votes = 3\n")
 
-    result = recorded.run("cases/")
+    result = recorded.run("cases/", gate="default")
 
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["citations: * judge_votes=3*"])
@@ -221,7 +221,7 @@ def test_new_episodes_records_every_vote_of_a_new_claim(recorded: Citations) -> 
     assert [call.label for call in web.judge.calls] == VOTES
     refunds = [call for call in judge_calls(cassette) if REFUNDS_CLAIM in call["request"]["body"]]
     assert [answered(call) for call in refunds] == VOTES
-    replayed = recorded.run("cases/", "--citations-report", "replayed.json")
+    replayed = recorded.run("cases/", "--citations-report", "replayed.json", gate="default")
     replayed.assert_outcomes(passed=3)
     citation = citation_of(recorded.path / "replayed.json", "cases/water.yaml::water::claim-2")
     assert citation["votes"] == VOTES
@@ -240,7 +240,8 @@ def test_votes_shared_by_two_case_files_are_written_into_both(citations: Citatio
     for name in ("a", "b"):
         calls = judge_calls(citations.cassette(f"cases/{name}.yaml"))
         assert [answered(call) for call in calls] == VOTES, name
-        alone = citations.run(f"cases/{name}.yaml", "--citations-report", f"{name}.json")
+        alone = citations.run(f"cases/{name}.yaml", "--citations-report", f"{name}.json",
+                              gate="default")
         alone.assert_outcomes(passed=2)
         node = f"cases/{name}.yaml::{name}::claim-1"
         assert citation_of(citations.path / f"{name}.json", node)["votes"] == VOTES
@@ -252,7 +253,7 @@ def test_judge_votes_must_be_a_whole_number_of_at_least_one(
 ) -> None:
     citations.write("cases/water.yaml", WATER)
 
-    result = citations.run("cases/", "--citations-judge-votes", value)
+    result = citations.run("cases/", "--citations-judge-votes", value, gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--citations-judge-votes must be*"])
@@ -282,7 +283,8 @@ def edit_cassette(citations: Citations, old: str, new: str) -> None:
 def test_without_its_votes_field_a_replay_still_plays_every_recorded_vote(split: Citations) -> None:
     edit_cassette(split, "  votes: 3\n", "")
 
-    result = split.run("cases/", "--citations-fail-on=contradicted", "--citations-report=r.json")
+    result = split.run("cases/", "--citations-fail-on=contradicted", "--citations-report=r.json",
+                       gate="args")
 
     result.assert_outcomes(passed=1, failed=1)  # contradicted, as recorded: never a pass
     citation = citation_of(split.path / "r.json")
@@ -293,7 +295,8 @@ def test_a_votes_field_that_disagrees_with_the_recording_is_an_error(split: Cita
     edit_cassette(split, "  votes: 3\n", "  votes: 1\n")
 
     result = split.run(
-        "cases/", "-rE", "--citations-fail-on=contradicted", "--citations-report=r.json"
+        "cases/", "-rE", "--citations-fail-on=contradicted", "--citations-report=r.json",
+        gate="args"
     )
 
     result.assert_outcomes(passed=1, errors=1)
@@ -310,7 +313,7 @@ def test_a_votes_field_that_disagrees_with_the_recording_is_an_error(split: Cita
 def test_a_duplicate_votes_key_is_an_error_naming_the_file_and_line(split: Citations) -> None:
     edit_cassette(split, "  votes: 3\n", "  votes: 3\n  votes: 1\n")
 
-    result = split.run("cases/", "--citations-fail-on=contradicted")
+    result = split.run("cases/", "--citations-fail-on=contradicted", gate="args")
 
     assert result.ret != 0
     result.stdout.fnmatch_lines([
@@ -328,7 +331,7 @@ def test_a_second_entry_for_the_same_claim_is_an_error(split: Citations) -> None
     data["retrieval"].append(entry)
     cassette.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
 
-    result = split.run("cases/", "--citations-fail-on=contradicted")
+    result = split.run("cases/", "--citations-fail-on=contradicted", gate="args")
 
     assert result.ret != 0
     result.stdout.fnmatch_lines([
@@ -347,7 +350,7 @@ def test_recorded_votes_left_unplayed_are_an_error(split: Citations) -> None:
     data["interactions"][at]["response"]["body"]["string"] = '{"choices": []}'
     cassette.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
 
-    result = split.run("cases/", "-rE", "--citations-fail-on=contradicted")
+    result = split.run("cases/", "-rE", "--citations-fail-on=contradicted", gate="args")
 
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines([
@@ -372,7 +375,7 @@ def test_an_upgrade_of_a_voted_cassette_without_its_section_keeps_every_vote(
     section = yaml.safe_load(cassette.read_text(encoding="utf-8"))["retrieval"]
     assert [entry.get("votes") for entry in section] == [3]
     result = citations.run(
-        "cases/", "--citations-fail-on=contradicted", "--citations-report=r.json"
+        "cases/", "--citations-fail-on=contradicted", "--citations-report=r.json", gate="args"
     )
     result.assert_outcomes(passed=1, failed=1)
     assert citation_of(citations.path / "r.json")["votes"] == SPLIT

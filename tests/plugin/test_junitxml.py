@@ -45,7 +45,7 @@ def recorded(citations: Citations) -> Citations:
     citations.write("pytest.ini", "[pytest]\ncitations_fail_on = contradicted\n")
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.write("cases/returns.yaml", RETURNS_CASE)
-    result, _ = citations.record("cases/")
+    result, _ = citations.record("cases/", gate="ini")
     result.assert_outcomes(passed=6, failed=1)
     return citations
 
@@ -57,7 +57,8 @@ def test_junit_shows_flat_properties_and_the_records_still_reach_the_reports(
     xml = recorded.path / "junit.xml"
 
     result = recorded.run(
-        "cases/", "-v", "-n", workers, f"--junitxml={xml}", "--citations-report=report.json"
+        "cases/", "-v", "-n", workers, f"--junitxml={xml}", "--citations-report=report.json",
+        gate="ini"
     )
 
     result.assert_outcomes(passed=6, failed=1)
@@ -106,7 +107,8 @@ def test_each_case_item_names_its_case_file_and_the_line_of_its_claim(
     xml = recorded.path / "junit.xml"
     lines = recorded.path.joinpath("cases/boiling.yaml").read_text(encoding="utf-8").splitlines()
 
-    result = recorded.run("cases/", "-n", workers, f"--junitxml={xml}", "-o", "junit_family=xunit1")
+    result = recorded.run("cases/", "-n", workers, f"--junitxml={xml}", "-o", "junit_family=xunit1",
+                          gate="ini")
 
     result.assert_outcomes(passed=6, failed=1)
     found = junit_testcases(xml)
@@ -133,7 +135,7 @@ def test_under_the_default_family_pytest_writes_the_file_once_without_sites(
     recorded.write("test_plain.py", "def test_plain():\n    assert True\n")
     xml = recorded.path / "junit.xml"
 
-    result = recorded.run("cases/", "test_plain.py", f"--junitxml={xml}")
+    result = recorded.run("cases/", "test_plain.py", f"--junitxml={xml}", gate="ini")
 
     result.assert_outcomes(passed=7, failed=1)
     found = junit_testcases(xml)
@@ -169,7 +171,7 @@ def test_each_claim_item_takes_its_own_share_of_its_files_verification_time(
         web.judge.latency = 0.15
         result = citations.run(
             "cases/", "--citations-record=once", "-n", workers, f"--junitxml={xml}",
-            "--durations=0", "-vv",
+            "--durations=0", "-vv", gate="default",
         )  # fmt: skip
 
     result.assert_outcomes(passed=2, failed=1)

@@ -71,7 +71,7 @@ IDS = [limit[3] for limit in LIMITS]
 
 def header(citations: Citations, *args: str) -> str:
     """The ``citations:`` header line of a collect-only run."""
-    result = citations.run("--collect-only", "cases/", *args)
+    result = citations.run("--collect-only", "cases/", *args, gate="default")
     lines = [line for line in result.outlines if line.startswith("citations: ")]
     assert len(lines) == 1, result.stdout.str() + result.stderr.str()
     return lines[0]
@@ -123,7 +123,7 @@ def test_a_bad_limit_is_a_usage_error(
     for name, value in env.items():
         project.monkeypatch.setenv(name, value)
 
-    result = project.run("cases/", *args)
+    result = project.run("cases/", *args, gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {message}"])
@@ -144,7 +144,7 @@ def test_retries_reach_the_engine(
     with project.web() as web:
         # Throttled with Retry-After: 0, so retrying costs no waiting.
         web.judge.fail_next(429, count=10, retry_after=0)
-        project.run("cases/", "--citations-record=once", *args)
+        project.run("cases/", "--citations-record=once", *args, gate="default")
 
     assert web.judge.call_count == attempts
     assert web.crawlbase.crawl_count == 1
@@ -155,7 +155,7 @@ def test_the_deadline_ends_a_request_that_never_answers(project: Citations) -> N
         web.judge.hang_next(5)  # each would hold its request for 30 s
         started = time.monotonic()
         result = project.run(
-            "cases/", "--citations-record=once", "--citations-deadline", "1", "-rE"
+            "cases/", "--citations-record=once", "--citations-deadline", "1", "-rE", gate="default"
         )
         elapsed = time.monotonic() - started
 
@@ -287,7 +287,7 @@ def test_a_budget_that_is_no_number_is_a_usage_error(
     for name, value in env.items():
         project.monkeypatch.setenv(name, value)
 
-    result = project.run("cases/", *args)
+    result = project.run("cases/", *args, gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
     result.stderr.fnmatch_lines([f"ERROR: {message}"])

@@ -35,8 +35,8 @@ def collected(result: pytest.RunResult) -> list[str]:
 def test_minus_m_selects_the_items_of_tagged_cases(tagged: Citations) -> None:
     tagged.pytester.makeini(DECLARED)
 
-    smoke = tagged.run("cases/", "--collect-only", "-q", "-m", "smoke")
-    neither = tagged.run("cases/", "--collect-only", "-q", "-m", "not water")
+    smoke = tagged.run("cases/", "--collect-only", "-q", "-m", "smoke", gate="default")
+    neither = tagged.run("cases/", "--collect-only", "-q", "-m", "not water", gate="default")
 
     assert collected(smoke) == [
         "cases/boiling.yaml::boiling::claim-1",
@@ -53,8 +53,8 @@ def test_every_case_item_carries_the_plugins_marker(tagged: Citations) -> None:
     tagged.pytester.makeini(DECLARED)
     tagged.pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
 
-    cases = tagged.run("--collect-only", "-q", "-m", "citations")
-    python = tagged.run("--collect-only", "-q", "-m", "not citations")
+    cases = tagged.run("--collect-only", "-q", "-m", "citations", gate="default")
+    python = tagged.run("--collect-only", "-q", "-m", "not citations", gate="default")
 
     assert len(collected(cases)) == 4
     python.stdout.fnmatch_lines(["test_plain.py::test_plain", "*1/5 tests collected*"])
@@ -73,7 +73,8 @@ def test_markers_lists_the_plugins_marker(citations: Citations) -> None:
 def test_declared_tags_work_under_strict_markers(tagged: Citations) -> None:
     tagged.pytester.makeini(DECLARED)
 
-    result = tagged.run("cases/", "--collect-only", "-q", "--strict-markers", "-m", "smoke")
+    result = tagged.run("cases/", "--collect-only", "-q", "--strict-markers", "-m", "smoke",
+                        gate="default")
 
     assert result.ret == pytest.ExitCode.OK
     assert len(collected(result)) == 2
@@ -93,7 +94,7 @@ def test_an_undeclared_tag_fails_under_strict_markers_with_pytests_message(
     citations.write("cases/refunds.yaml", UNTAGGED)
     citations.pytester.makeini("[pytest]\nmarkers =\n    strict_declared: declared\n")
 
-    result = citations.run("cases/", "--collect-only", "-q", "--strict-markers")
+    result = citations.run("cases/", "--collect-only", "-q", "--strict-markers", gate="default")
 
     assert result.ret != pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -112,7 +113,7 @@ def test_an_undeclared_tag_fails_under_strict_markers_with_pytests_message(
 def test_an_undeclared_tag_warns_at_its_case_file(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", SMOKE.replace("[smoke, water]", "[warned_tag]"))
 
-    result = citations.run("cases/", "--collect-only", "-q")
+    result = citations.run("cases/", "--collect-only", "-q", gate="default")
 
     assert result.ret == pytest.ExitCode.OK
     assert len(collected(result)) == 2
@@ -137,9 +138,9 @@ def test_a_tag_naming_one_of_pytests_marks_is_a_collection_error_at_its_line(
     citations.write("cases/mountains.yaml", CONTRADICTED + f"tags: [smoke, {tag}]\n")
     citations.write("cases/refunds.yaml", UNTAGGED)
     with citations.web():
-        citations.record("cases/")
+        citations.record("cases/", gate="default")
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     assert result.ret != pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -164,7 +165,7 @@ def test_a_tag_naming_a_mark_another_plugin_registered_is_refused(citations: Cit
         "    config.addinivalue_line('markers', 'plugin_behaviour: acts on items')\n"
     )
 
-    result = citations.run("cases/", "--collect-only", "-q")
+    result = citations.run("cases/", "--collect-only", "-q", gate="default")
 
     assert result.ret != pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -174,7 +175,7 @@ def test_a_tag_naming_a_mark_another_plugin_registered_is_refused(citations: Cit
 
 def test_a_case_xfailed_by_a_conftest_still_fails_the_run(citations: Citations) -> None:
     citations.write("cases/mountains.yaml", CONTRADICTED)
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
     citations.pytester.makeconftest(
         "import pytest\n"
         "def pytest_collection_modifyitems(items):\n"
@@ -182,7 +183,7 @@ def test_a_case_xfailed_by_a_conftest_still_fails_the_run(citations: Citations) 
         "        item.add_marker(pytest.mark.xfail(reason='hides a failing claim'))\n"
     )
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     result.stdout.fnmatch_lines(["Release decision: fail*"])
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -191,7 +192,7 @@ def test_a_case_xfailed_by_a_conftest_still_fails_the_run(citations: Citations) 
 def test_a_case_skipped_by_a_conftest_is_incomplete_not_a_pass(citations: Citations) -> None:
     citations.write("cases/mountains.yaml", CONTRADICTED)
     citations.write("cases/refunds.yaml", UNTAGGED)
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
     citations.pytester.makeconftest(
         "import pytest\n"
         "def pytest_collection_modifyitems(items):\n"
@@ -200,7 +201,7 @@ def test_a_case_skipped_by_a_conftest_is_incomplete_not_a_pass(citations: Citati
         "            item.add_marker(pytest.mark.skip(reason='hides a failing claim'))\n"
     )
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     result.stdout.fnmatch_lines(
         ["Release decision: incomplete (2 case items did not run "
@@ -211,9 +212,9 @@ def test_a_case_skipped_by_a_conftest_is_incomplete_not_a_pass(citations: Citati
 
 def test_the_summary_says_how_many_cases_a_selection_left_out(tagged: Citations) -> None:
     tagged.pytester.makeini(DECLARED)
-    tagged.record("cases/")
+    tagged.record("cases/", gate="default")
 
-    result = tagged.run("cases/", "-m", "smoke")
+    result = tagged.run("cases/", "-m", "smoke", gate="default")
 
     result.stdout.fnmatch_lines(
         ["the selection (-m, -k, --deselect) left out 1 case (1 claim): the decision above "

@@ -24,7 +24,7 @@ def recorded(citations: Citations) -> Citations:
     """The boiling case recorded, and its baseline written."""
     citations.write("cases/boiling.yaml", BOILING_CASE)
     result, _ = citations.record("cases/", GATE, "--citations-baseline", BASELINE,
-                                 "--citations-update-baseline")  # fmt: skip
+                                 "--citations-update-baseline", gate="args")  # fmt: skip
     result.assert_outcomes(passed=2, failed=1)
     return citations
 
@@ -48,14 +48,14 @@ def test_a_claim_that_regressed_against_the_baseline_fails_in_the_decision_too(
     pass with the exit status 1."""
     citations.write("cases/returns.yaml", RETURNS_CASE)
     citations.record("cases/", GATE, "--citations-baseline", BASELINE,
-                     "--citations-update-baseline")  # fmt: skip
+                     "--citations-update-baseline", gate="args")  # fmt: skip
     path = citations.path / BASELINE
     data = json.loads(path.read_text(encoding="utf-8"))
     data["claims"]["cases/returns.yaml::returns-policy::claim-1"]["label"] = "supported"
     path.write_text(json.dumps(data), encoding="utf-8")
 
     result = citations.run("cases/", GATE, "--citations-baseline", BASELINE, "-rA",
-                           "--citations-report", "report.json")  # fmt: skip
+                           "--citations-report", "report.json", gate="args")  # fmt: skip
 
     report = load_report(citations.path / "report.json")
     decisions = {c["nodeid"]: c["decision"] for case in report["cases"] for c in case["claims"]}
@@ -77,7 +77,7 @@ def test_a_claim_new_since_the_recording_is_unchecked_never_not_found(
     miss of the case's precision."""
     recorded.write("cases/boiling.yaml", BOILING_CASE + NEW_CLAIM)
 
-    result = recorded.run("cases/", GATE, "--citations-report", "report.json")
+    result = recorded.run("cases/", GATE, "--citations-report", "report.json", gate="args")
 
     result.assert_outcomes(passed=2, failed=1, errors=1)
     header = next(line for line in result.outlines if line.startswith("case "))
@@ -94,13 +94,13 @@ def test_a_claim_new_since_the_recording_is_unchecked_never_not_found(
 def test_a_claim_unchecked_now_is_not_compared_with_the_base(recorded: Citations) -> None:
     """It was reported ``claim-… changed`` / ``supported -> not_found``, with a precision
     drop, for a claim that was only unchecked."""
-    recorded.run("cases/", GATE, "--citations-report", "base.json")
+    recorded.run("cases/", GATE, "--citations-report", "base.json", gate="args")
     text = BOILING_CASE.replace(CONTRADICTED_CLAIM, "On mountains water boils later.")
     recorded.write("cases/boiling.yaml", text)
 
     result = recorded.run("cases/", GATE, "--citations-compare", "base.json",
                           "--citations-max-precision-drop", "0.1", "--citations-report",
-                          "report.json")  # fmt: skip
+                          "report.json", gate="args")  # fmt: skip
 
     result.stdout.fnmatch_lines([
         "Regressions against base.json: 0 claims regressed, 1 not compared (unchecked); *",
@@ -114,7 +114,7 @@ def test_a_claim_unchecked_now_is_not_compared_with_the_base(recorded: Citations
 
 
 def test_the_exit_status_never_contradicts_the_release_decision(recorded: Citations) -> None:
-    result = recorded.run("cases/", GATE, "--citations-report", "report.json")
+    result = recorded.run("cases/", GATE, "--citations-report", "report.json", gate="args")
 
     report = load_report(recorded.path / "report.json")
     assert report["run"]["decision"] == "fail"

@@ -48,11 +48,12 @@ def test_the_old_budget_flag_still_works_with_a_deprecation_warning(
     says so in the run's warnings summary; the new flag wins where both are given."""
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    old = citations.run("cases/", "--co", "--citations-budget", "300")
+    old = citations.run("cases/", "--co", "--citations-budget", "300", gate="default")
     both = citations.run(
-        "cases/", "--co", "--citations-budget", "300", "--citations-evidence-words", "400"
+        "cases/", "--co", "--citations-budget", "300", "--citations-evidence-words", "400",
+        gate="default"
     )
-    new = citations.run("cases/", "--co", "--citations-evidence-words", "300")
+    new = citations.run("cases/", "--co", "--citations-evidence-words", "300", gate="default")
 
     old.stdout.fnmatch_lines(
         [
@@ -89,10 +90,10 @@ def test_the_command_line_wins_over_the_environment_and_the_ini_file(
     citations.write("pytest.ini", "[pytest]\ncitations_concurrency = 3\n")
     citations.monkeypatch.setenv("BATCH_CONCURRENCY", "5")
 
-    from_env = citations.run("cases/", "--co")
-    from_flag = citations.run("cases/", "--co", "--citations-concurrency", "7")
+    from_env = citations.run("cases/", "--co", gate="default")
+    from_flag = citations.run("cases/", "--co", "--citations-concurrency", "7", gate="default")
     citations.monkeypatch.delenv("BATCH_CONCURRENCY")
-    from_ini = citations.run("cases/", "--co")
+    from_ini = citations.run("cases/", "--co", gate="default")
 
     from_env.stdout.fnmatch_lines(["*concurrency=5*"])
     from_flag.stdout.fnmatch_lines(["*concurrency=7*"])

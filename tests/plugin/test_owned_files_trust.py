@@ -42,7 +42,7 @@ def baseline(citations: Citations) -> Path:
     """A recorded case of 45 claims and its baseline, in which one claim is remembered as
     contradicted: an update run writes a different file."""
     citations.write("cases/many.yaml", many_claims_case(CLAIMS))
-    result, _ = citations.record("cases/", *UPDATE)
+    result, _ = citations.record("cases/", *UPDATE, gate="contradicted")
     result.assert_outcomes(passed=CLAIMS + 1)
     path = citations.path / BASELINE
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -106,7 +106,7 @@ def test_a_writer_killed_by_sigxfsz_leaves_the_old_baseline_and_the_next_write_c
     assert left.startswith(f".{BASELINE}.")
     assert (citations.path / left).stat().st_size == 8192  # cut where the limit struck
 
-    again = citations.run("cases/", *UPDATE)
+    again = citations.run("cases/", *UPDATE, gate="contradicted")
 
     again.stdout.fnmatch_lines([f"baseline updated: {CLAIMS} claims written (1 improved)*"])
     assert leftovers(citations.path) == []
@@ -118,11 +118,11 @@ def test_a_report_that_cannot_be_written_is_an_error_naming_it_and_fails_the_run
     citations: Citations, option: str
 ) -> None:
     citations.write("cases/many.yaml", many_claims_case(2))
-    citations.record("cases/")[0].assert_outcomes(passed=3)
+    citations.record("cases/", gate="contradicted")[0].assert_outcomes(passed=3)
     citations.write("reports", "a file where the report's folder should be\n")
     target = citations.path / "reports" / "out"
 
-    result = citations.run("cases/", f"{option}={target}")
+    result = citations.run("cases/", f"{option}={target}", gate="contradicted")
 
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -24,13 +24,13 @@ def recorded(citations: Citations) -> Citations:
     """The nine-citation case (precision 2/9) and a fully supported one (1/1), recorded."""
     citations.write("cases/nine.yaml", NINE_CASE)
     citations.write("cases/clean.yaml", single_claim_case("clean", SUPPORTED_CLAIM, BOILING_URL))
-    result, _ = citations.record("cases/", *CLAIMS_PASS)
+    result, _ = citations.record("cases/", *CLAIMS_PASS, gate="args")
     result.assert_outcomes(passed=8)
     return citations
 
 
 def test_without_a_threshold_precision_items_pass(recorded: Citations) -> None:
-    result = recorded.run("cases/", "-v", *CLAIMS_PASS)
+    result = recorded.run("cases/", "-v", *CLAIMS_PASS, gate="args")
 
     result.assert_outcomes(passed=8)
     assert result.ret == pytest.ExitCode.OK
@@ -39,7 +39,7 @@ def test_without_a_threshold_precision_items_pass(recorded: Citations) -> None:
 
 
 def test_option_fails_the_case_below_it_and_the_run(recorded: Citations) -> None:
-    result = recorded.run("cases/", *CLAIMS_PASS, "--citations-min-precision", "0.5")
+    result = recorded.run("cases/", *CLAIMS_PASS, "--citations-min-precision", "0.5", gate="args")
 
     result.assert_outcomes(passed=7, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -65,7 +65,7 @@ def test_option_fails_the_case_below_it_and_the_run(recorded: Citations) -> None
 
 
 def test_option_passes_above_it(recorded: Citations) -> None:
-    result = recorded.run("cases/", *CLAIMS_PASS, "--citations-min-precision", "0.2")
+    result = recorded.run("cases/", *CLAIMS_PASS, "--citations-min-precision", "0.2", gate="args")
 
     result.assert_outcomes(passed=8)
     assert result.ret == pytest.ExitCode.OK
@@ -76,7 +76,7 @@ def test_run_gate_fails_even_when_every_item_passes(recorded: Citations) -> None
     # Case thresholds let each case pass; the suite's precision (3/10) is still too low.
     recorded.write("cases/nine.yaml", NINE_CASE + "min_precision: 0.2\n")
 
-    result = recorded.run("cases/", *CLAIMS_PASS, "--citations-min-precision", "0.4")
+    result = recorded.run("cases/", *CLAIMS_PASS, "--citations-min-precision", "0.4", gate="args")
 
     result.assert_outcomes(passed=8)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -88,7 +88,7 @@ def test_run_gate_fails_even_when_every_item_passes(recorded: Citations) -> None
 def test_ini_threshold(recorded: Citations) -> None:
     recorded.pytester.makeini("[pytest]\ncitations_min_precision = 0.5\n")
 
-    result = recorded.run("cases/", *CLAIMS_PASS, "-rf")
+    result = recorded.run("cases/", *CLAIMS_PASS, "-rf", gate="args")
 
     result.assert_outcomes(passed=7, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -99,7 +99,7 @@ def test_ini_threshold(recorded: Citations) -> None:
 def test_command_line_wins_over_ini(recorded: Citations) -> None:
     recorded.pytester.makeini("[pytest]\ncitations_min_precision = 0.9\n")
 
-    result = recorded.run("cases/", *CLAIMS_PASS, "--citations-min-precision", "0.2")
+    result = recorded.run("cases/", *CLAIMS_PASS, "--citations-min-precision", "0.2", gate="args")
 
     result.assert_outcomes(passed=8)
     assert result.ret == pytest.ExitCode.OK
@@ -108,7 +108,7 @@ def test_command_line_wins_over_ini(recorded: Citations) -> None:
 def test_case_threshold_fails_only_its_case(recorded: Citations) -> None:
     recorded.write("cases/nine.yaml", NINE_CASE + "min_precision: 0.25\n")
 
-    result = recorded.run("cases/", *CLAIMS_PASS, "-rf")
+    result = recorded.run("cases/", *CLAIMS_PASS, "-rf", gate="args")
 
     result.assert_outcomes(passed=7, failed=1)
     result.stdout.fnmatch_lines(
@@ -129,7 +129,8 @@ def test_case_threshold_overrides_the_option(recorded: Citations) -> None:
         single_claim_case("clean", SUPPORTED_CLAIM, BOILING_URL) + "min_precision: 1\n",
     )
 
-    low = recorded.run("cases/", *CLAIMS_PASS, "--citations-min-precision", "0.25", "-v")
+    low = recorded.run("cases/", *CLAIMS_PASS, "--citations-min-precision", "0.25", "-v",
+                       gate="args")
 
     low.assert_outcomes(passed=8)  # each case meets its own threshold
     low.stdout.fnmatch_lines([f"{NINE_PRECISION} PASSED*"])
@@ -139,7 +140,7 @@ def test_case_threshold_overrides_the_option(recorded: Citations) -> None:
 def test_invalid_threshold_is_a_usage_error(citations: Citations, value: str) -> None:
     citations.write("cases/clean.yaml", single_claim_case("clean", SUPPORTED_CLAIM, BOILING_URL))
 
-    result = citations.run("cases/", f"--citations-min-precision={value}")
+    result = citations.run("cases/", f"--citations-min-precision={value}", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "Traceback" not in result.stderr.str()

@@ -30,11 +30,11 @@ def test_a_replay_holds_no_case_files_recording_once_the_file_is_verified(
     for number in range(4):
         case = single_claim_case(f"part-{number}", SUPPORTED_CLAIM, BOILING_URL)
         citations.write(f"cases/part_{number}.yaml", case)
-    recorded, _ = citations.record("cases/")
+    recorded, _ = citations.record("cases/", gate="default")
     assert recorded.ret == 0, recorded.stdout.str()
     citations.write("conftest.py", PROBE)
 
-    replayed = citations.run_subprocess("cases/")
+    replayed = citations.run_subprocess("cases/", gate="default")
 
     assert replayed.ret == 0, replayed.stdout.str()
     replayed.stdout.fnmatch_lines(["*8 passed*"])

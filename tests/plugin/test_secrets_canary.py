@@ -49,7 +49,7 @@ def test_no_token_reaches_any_file_or_any_output(citations: Citations) -> None:
             "log_cli_level=DEBUG",
             "-rA",
             "-v",
-            cache=True,  # the embedding cache on disk is searched too
+            cache=True, gate="default",  # the embedding cache on disk is searched too
         )
 
     # The canaries were really sent and accepted: normal and JavaScript crawls, a 404, judge.
@@ -81,7 +81,8 @@ def test_captured_logs_of_a_failing_claim_hold_no_token(citations: Citations, le
     # A failing claim makes pytest print its captured log records; none may show a token.
     citations.write("cases/canary.yaml", CASE)
     with citations.web(tokens=CANARIES):
-        result = citations.run("cases/", "--citations-record=once", f"--log-level={level}", "-rA")
+        result = citations.run("cases/", "--citations-record=once", f"--log-level={level}", "-rA",
+                               gate="default")
 
     result.assert_outcomes(passed=3, failed=1)
     assert "HTTP Request" in result.stdout.str()
@@ -103,7 +104,7 @@ def test_no_token_reaches_the_annotations_the_job_summary_or_the_markdown(
         citations.monkeypatch.setenv("CITATIONS_RETRIES", "1")
         result = citations.run_subprocess(
             "cases/", "--citations-record=once", "--citations-markdown=out/summary.md",
-            "--junitxml=out/junit.xml", "-rA",
+            "--junitxml=out/junit.xml", "-rA", gate="default",
         )  # fmt: skip
 
     assert web.crawlbase.crawl_count > 0  # the canaries were sent

@@ -71,7 +71,8 @@ def test_crash_paths_of_a_recording_leave_no_token_anywhere(citations: Citations
             markdown=web.crawlbase.pages[BOILING_URL].markdown,
         )
         result = citations.run_subprocess(
-            "cases/", "--citations-record=all", "--citations-report=out/report.json", *LOUD, *LOGS
+            "cases/", "--citations-record=all", "--citations-report=out/report.json", *LOUD, *LOGS,
+            gate="default"
         )
 
     output = assert_clean(result, citations.path)
@@ -100,7 +101,8 @@ def test_a_peer_that_is_down_leaves_no_token_anywhere(citations: Citations, down
         variable = "OPENAI_BASE_URL" if down == "judge" else "CRAWLBASE_API_URL"
         citations.monkeypatch.setenv(variable, refused_url())
         citations.monkeypatch.setenv("CITATIONS_RETRIES", "1")
-        result = citations.run_subprocess("cases/", "--citations-record=all", *LOUD, *LOGS)
+        result = citations.run_subprocess("cases/", "--citations-record=all", *LOUD, *LOGS,
+                                          gate="default")
 
     output = assert_clean(result, citations.path)
     # A contradicted claim whose check could not run must never pass.

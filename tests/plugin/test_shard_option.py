@@ -41,14 +41,18 @@ def project(citations: Citations) -> Citations:
     """Six case files, recorded."""
     for path, text in CASE_FILES.items():
         citations.write(path, text)
-    recorded, _ = citations.record("cases/")
+    recorded, _ = citations.record("cases/", gate="contradicted")
     assert recorded.ret == pytest.ExitCode.TESTS_FAILED  # two contradicted claims
     return citations
 
 
-def shard_run(citations: Citations, shard: str, *args: str) -> tuple[pytest.RunResult, dict]:
+def shard_run(
+    citations: Citations, shard: str, *args: str, gate: str
+) -> tuple[pytest.RunResult, dict]:
     name = f"shard-{shard.replace('/', '-')}.json"
-    result = citations.run("cases/", "--citations-shard", shard, "--citations-report", name, *args)
+    result = citations.run(
+        "cases/", "--citations-shard", shard, "--citations-report", name, *args, gate=gate
+    )
     return result, load_report(citations.path / name)
 
 
@@ -71,7 +75,7 @@ def test_a_shard_that_is_not_k_of_n_is_a_usage_error(
 ) -> None:
     citations.write("cases/water.yaml", CASE_FILES["cases/water.yaml"])
 
-    result = citations.run("cases/", f"--citations-shard={value}")
+    result = citations.run("cases/", f"--citations-shard={value}", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {said}"])
@@ -87,10 +91,10 @@ def test_a_shard_needs_the_plugin_turned_on(citations: Citations) -> None:
 def test_every_case_file_runs_on_exactly_one_shard_and_the_others_are_deselected(
     project: Citations,
 ) -> None:
-    serial = project.run("cases/", "--citations-report", "serial.json")
+    serial = project.run("cases/", "--citations-report", "serial.json", gate="default")
     ran: dict[str, set[str]] = {}
     for k in (1, 2, 3):
-        result, report = shard_run(project, f"{k}/3")
+        result, report = shard_run(project, f"{k}/3", gate="default")
         outcomes = result.parseoutcomes()
         assert outcomes.get("deselected", 0) > 0  # pytest's own count, as -m deselects
         assert "left out" not in result.stdout.str()  # not the user's selection
@@ -114,7 +118,7 @@ def test_every_case_file_runs_on_exactly_one_shard_and_the_others_are_deselected
 def test_the_shards_follow_the_documented_plan_of_the_file_paths(project: Citations) -> None:
     plan = ShardPlan.of(Shard(2, 3), CASE_FILES)
 
-    _, report = shard_run(project, "2/3")
+    _, report = shard_run(project, "2/3", gate="default")
 
     assert report["run"]["shard"]["files"] == plan.files
     assert report["run"]["shard"]["run_digest"] == plan.to_dict()["run_digest"]
@@ -124,10 +128,10 @@ def test_a_shard_with_no_file_of_its_own_passes_and_writes_its_report(
     citations: Citations,
 ) -> None:
     citations.write("cases/water.yaml", CASE_FILES["cases/water.yaml"])
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
     empty = "2/2" if ShardPlan.of(Shard(1, 2), ["cases/water.yaml"]).files else "1/2"
 
-    result, report = shard_run(citations, empty)
+    result, report = shard_run(citations, empty, gate="default")
 
     assert result.ret == pytest.ExitCode.OK
     assert report["cases"] == []
@@ -142,12 +146,12 @@ def test_a_broken_case_file_is_reported_by_the_one_shard_it_belongs_to(
     citations.write("cases/water.yaml", CASE_FILES["cases/water.yaml"])
     citations.write("cases/refunds.yaml", CASE_FILES["cases/refunds.yaml"])
     citations.write("cases/broken.yaml", "id: broken\nclaims:\n  - text: [unclosed\n")
-    citations.record("cases/water.yaml", "cases/refunds.yaml")
+    citations.record("cases/water.yaml", "cases/refunds.yaml", gate="default")
     plan = ShardPlan.of(Shard(1, 2), ["cases/water.yaml", "cases/refunds.yaml",
                                       "cases/broken.yaml"])  # fmt: skip
     owner = 1 if plan.owns("cases/broken.yaml") else 2
 
-    found = {k: shard_run(citations, f"{k}/2") for k in (1, 2)}
+    found = {k: shard_run(citations, f"{k}/2", gate="default") for k in (1, 2)}
 
     for k, (result, report) in found.items():
         not_verified = report["summary"]["not_verified"]
@@ -162,7 +166,8 @@ def test_a_broken_case_file_is_reported_by_the_one_shard_it_belongs_to(
 
 def test_a_shard_lists_only_its_own_unused_baseline_entries(project: Citations) -> None:
     baseline = project.path / "baseline.json"
-    project.run("cases/", "--citations-baseline", "baseline.json", "--citations-update-baseline")
+    project.run("cases/", "--citations-baseline", "baseline.json", "--citations-update-baseline",
+                gate="default")
     data = json.loads(baseline.read_text(encoding="utf-8"))
     data["claims"]["cases/deleted.yaml::deleted::claim-1"] = {
         "claim": "Gone.",
@@ -172,7 +177,8 @@ def test_a_shard_lists_only_its_own_unused_baseline_entries(project: Citations) 
 
     unused = {
         k: [line for line in shard_run(project, f"{k}/3", "--citations-baseline",
-                                        "baseline.json")[0].outlines if "unused: " in line]
+                                        "baseline.json",
+                                        gate="default")[0].outlines if "unused: " in line]
         for k in (1, 2, 3)
     }  # fmt: skip
 
@@ -183,7 +189,7 @@ def test_a_shard_lists_only_its_own_unused_baseline_entries(project: Citations) 
 
 
 def test_under_xdist_a_shard_records_its_files_from_the_workers(project: Citations) -> None:
-    result, report = shard_run(project, "1/2", "-n", "2")
+    result, report = shard_run(project, "1/2", "-n", "2", gate="contradicted")
 
     shard = report["run"]["shard"]
     assert shard["files"] == ShardPlan.of(Shard(1, 2), CASE_FILES).files
@@ -198,7 +204,7 @@ def test_a_shard_records_only_its_own_files(citations: Citations) -> None:
         citations.write(path, text)
     plan = ShardPlan.of(Shard(1, 3), CASE_FILES)
 
-    result, web = citations.record("cases/", "--citations-shard=1/3")
+    result, web = citations.record("cases/", "--citations-shard=1/3", gate="default")
 
     written = sorted(
         str(path.relative_to(citations.path / "cassettes"))

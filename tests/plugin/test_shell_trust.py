@@ -36,11 +36,11 @@ def test_a_file_whose_cassette_cannot_be_read_never_makes_the_decision_pass(
 ) -> None:
     citations.write("cases/water.yaml", WATER)
     citations.write("cases/refunds.yaml", REFUNDS)
-    citations.record("cases/")[0].assert_outcomes(passed=4)
+    citations.record("cases/", gate="default")[0].assert_outcomes(passed=4)
     cassette = citations.cassette("cases/water.yaml")
     cassette.write_bytes(b"\xff" + cassette.read_bytes())
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     assert result.ret != 0
     assert release_line(result).startswith(
@@ -60,7 +60,8 @@ def test_an_account_out_of_credits_stops_the_run_and_records_nothing(
     with citations.web() as web:
         failing(web, BOILING_URL, [402])
         failing(web, REFUNDS_URL, [402])
-        result = citations.run("cases/", "--citations-record=once", "-p", "no:randomly")
+        result = citations.run("cases/", "--citations-record=once", "-p", "no:randomly",
+                               gate="default")
         crawls = web.crawlbase.crawl_count
 
     output = result.stdout.str()
@@ -81,7 +82,8 @@ def test_cassettes_left_as_they_were_are_listed_in_the_summary_under_xdist(
     citations.write("cases/refunds.yaml", REFUNDS)
     with citations.web() as web:
         failing(web, BOILING_URL, [503] * 10)
-        result = citations.run_subprocess("cases/", "--citations-record=once", "-n", "2")
+        result = citations.run_subprocess("cases/", "--citations-record=once", "-n", "2",
+                                          gate="default")
 
     assert "cassettes not written (nothing of a failed or interrupted run is recorded):" in (
         result.outlines

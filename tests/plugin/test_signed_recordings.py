@@ -76,7 +76,7 @@ def record(citations: Citations, key: str | None = KEY) -> pytest.RunResult:
     citations.write("cases/boiling.yaml", BOILING_CASE)
     if key is not None:
         citations.monkeypatch.setenv(SIGNING_KEY_VARIABLE, key)
-    result, _ = citations.record("cases/", GATE)
+    result, _ = citations.record("cases/", GATE, gate="args")
     citations.monkeypatch.delenv(SIGNING_KEY_VARIABLE, raising=False)
     return result
 
@@ -87,7 +87,7 @@ def labels(citations: Citations, result: pytest.RunResult) -> dict[str, str]:
 
 
 def replay(citations: Citations) -> pytest.RunResult:
-    return citations.run("cases/", GATE, "--citations-report=report.json", "-v")
+    return citations.run("cases/", GATE, "--citations-report=report.json", "-v", gate="args")
 
 
 def edit_the_judge_reply(citations: Citations) -> None:
@@ -215,7 +215,7 @@ def test_an_unusable_key_stops_a_recording_before_anything_is_sent(citations: Ci
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.monkeypatch.setenv(SIGNING_KEY_VARIABLE, value)
     with citations.web() as web:
-        result = citations.run("--citations-record=once", "cases/", GATE)
+        result = citations.run("--citations-record=once", "cases/", GATE, gate="args")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*citations: {SIGNING_KEY_VARIABLE} holds no Ed25519 *"])
@@ -243,11 +243,11 @@ def test_no_signing_key_reaches_any_file_or_output(citations: Citations) -> None
             "cases/", GATE, "--citations-record=once", "--citations-report=out/report.json",
             "--citations-audit=out/audit.sqlite", "--junitxml=out/junit.xml",
             "--citations-html=out/report.html", "--log-level=DEBUG", "-o", "log_cli=true",
-            "-o", "log_cli_level=DEBUG", "-rA", "-v", "-l", "--tb=long",
+            "-o", "log_cli_level=DEBUG", "-rA", "-v", "-l", "--tb=long", gate="args",
         )  # fmt: skip
     recorded.assert_outcomes(passed=2, failed=1)
     edit_the_judge_reply(citations)
-    refused = citations.run_subprocess("cases/", GATE, "-rA", "-l", "--tb=long")
+    refused = citations.run_subprocess("cases/", GATE, "-rA", "-l", "--tb=long", gate="args")
     assert refused.ret == 1
     citations.write("cassettes/cases/damaged.yaml", "interactions: [\n")
     damaged = sign(citations, "cassettes/")
@@ -275,13 +275,14 @@ def test_drift_update_signs_what_it_rewrites_and_keeps_the_rest_as_signed(
     citations.monkeypatch.setenv(SIGNING_KEY_VARIABLE, KEY)
     with citations.web() as web:
         web.crawlbase.add(RETURNS_URL, markdown=RETURNS_PAGE)
-        citations.run("--citations-record=once", "cases/", GATE).assert_outcomes(
+        citations.run("--citations-record=once", "cases/", GATE, gate="args").assert_outcomes(
             passed=4, failed=1
         )
     boiling = citations.cassette("cases/boiling.yaml").read_bytes()
     with citations.web() as web:
         web.crawlbase.add(RETURNS_URL, markdown=RETURNS_PAGE.replace("30 days", "14 days"))
-        updated = citations.run("cases/", GATE, "--citations-drift", "--citations-drift-update")
+        updated = citations.run("cases/", GATE, "--citations-drift", "--citations-drift-update",
+                                gate="args")
     citations.monkeypatch.delenv(SIGNING_KEY_VARIABLE)
 
     updated.stdout.fnmatch_lines(["*updated cassettes/cases/policy.yaml*"])
@@ -289,7 +290,7 @@ def test_drift_update_signs_what_it_rewrites_and_keeps_the_rest_as_signed(
     policy = citations.cassette("cases/policy.yaml").read_text("utf-8")
     assert f"signature:\n  key: {SIGNER.fingerprint}" in policy
     # Offline, with the trusted key: the new recording replays, and says contradicted.
-    replayed = citations.run("cases/", GATE, "-v")
+    replayed = citations.run("cases/", GATE, "-v", gate="args")
     replayed.assert_outcomes(passed=3, failed=2)
     replayed.stdout.fnmatch_lines(["*cases/policy.yaml::policy::claim-1 FAILED*"])
 
@@ -303,13 +304,13 @@ def test_the_security_page_shows_the_refusal_a_replay_prints(citations: Citation
     ]
     citations.write("cases/boiling-point.yaml", BOILING_CASE)
     citations.monkeypatch.setenv(SIGNING_KEY_VARIABLE, KEY)
-    citations.record("cases/", GATE)
+    citations.record("cases/", GATE, gate="args")
     citations.monkeypatch.delenv(SIGNING_KEY_VARIABLE)
     cassette = citations.cassette("cases/boiling-point.yaml")
     cassette.write_text(cassette.read_text("utf-8").replace(CONTRADICTED, SUPPORTED), "utf-8")
     trust(citations)
 
-    refused = citations.run("cases/", GATE)
+    refused = citations.run("cases/", GATE, gate="args")
 
     assert shown == [shown[0]]
     assert shown[0] in refused.outlines

@@ -36,7 +36,7 @@ def stale_lines(result: pytest.RunResult) -> list[str]:
 def pruned_claim(citations: Citations) -> Citations:
     """A case file recorded with two claims, one of which it no longer holds."""
     citations.write("cases/water.yaml", TWO_CLAIMS)
-    result, _ = citations.record("cases/", GATE)
+    result, _ = citations.record("cases/", GATE, gate="args")
     assert result.ret == 1  # the contradicted claim fails the gate named
     citations.write("cases/water.yaml", ONE_CLAIM)
     return citations
@@ -45,7 +45,7 @@ def pruned_claim(citations: Citations) -> Citations:
 def test_a_full_run_counts_the_stale_recordings_and_names_the_command(
     pruned_claim: Citations,
 ) -> None:
-    result = pruned_claim.run("cases/", GATE)
+    result = pruned_claim.run("cases/", GATE, gate="args")
 
     assert result.ret == 0
     lines = stale_lines(result)
@@ -58,10 +58,10 @@ def test_a_full_run_counts_the_stale_recordings_and_names_the_command(
 def test_a_selection_or_one_shard_of_several_says_nothing(pruned_claim: Citations) -> None:
     # A second case file, so that each of two shards runs one.
     pruned_claim.write("cases/more.yaml", ONE_CLAIM.replace("id: water", "id: more"))
-    pruned_claim.record("cases/more.yaml", GATE)
-    selected = pruned_claim.run("cases/", GATE, "-k", "claim-1")
-    shard = pruned_claim.run("cases/", GATE, "--citations-shard", "1/2")
-    whole = pruned_claim.run("cases/", GATE, "--citations-shard", "1/1")
+    pruned_claim.record("cases/more.yaml", GATE, gate="args")
+    selected = pruned_claim.run("cases/", GATE, "-k", "claim-1", gate="args")
+    shard = pruned_claim.run("cases/", GATE, "--citations-shard", "1/2", gate="args")
+    whole = pruned_claim.run("cases/", GATE, "--citations-shard", "1/1", gate="args")
 
     assert stale_lines(selected) == []
     assert stale_lines(shard) == []
@@ -69,7 +69,7 @@ def test_a_selection_or_one_shard_of_several_says_nothing(pruned_claim: Citation
 
 
 def test_under_xdist_the_controller_counts_once(pruned_claim: Citations) -> None:
-    result = pruned_claim.run("cases/", GATE, "-n", "2")
+    result = pruned_claim.run("cases/", GATE, "-n", "2", gate="args")
 
     assert result.ret == 0
     assert [bool(LINE.match(line)) for line in stale_lines(result)] == [True]
@@ -80,22 +80,23 @@ def test_nothing_stale_says_nothing_and_a_deleted_case_files_cassette_counts(
 ) -> None:
     citations.write("cases/water.yaml", ONE_CLAIM)
     citations.write("cases/gone.yaml", ONE_CLAIM.replace("id: water", "id: gone"))
-    citations.record("cases/", GATE)
+    citations.record("cases/", GATE, gate="args")
 
-    assert stale_lines(citations.run("cases/", GATE)) == []
+    assert stale_lines(citations.run("cases/", GATE, gate="args")) == []
 
     (citations.path / "cases/gone.yaml").unlink()
-    lines = stale_lines(citations.run("cases/", GATE))
+    lines = stale_lines(citations.run("cases/", GATE, gate="args"))
     assert len(lines) == 1
     assert lines[0].startswith("3 stale recordings in 1 cassette (")
 
 
 def test_another_cassette_folder_is_named_in_the_command(citations: Citations) -> None:
     citations.write("cases/water.yaml", TWO_CLAIMS)
-    citations.record("cases/", GATE, "--citations-cassette-dir=recordings")
+    citations.record("cases/", GATE, "--citations-cassette-dir=recordings", gate="args")
     citations.write("cases/water.yaml", ONE_CLAIM)
 
-    lines = stale_lines(citations.run("cases/", GATE, "--citations-cassette-dir=recordings"))
+    lines = stale_lines(citations.run("cases/", GATE, "--citations-cassette-dir=recordings",
+                                      gate="args"))
 
     assert lines[0].endswith(
         ": pytest-citations cassettes prune recordings/ --cassette-dir recordings lists them"

@@ -68,7 +68,7 @@ def assert_incomplete(result: pytest.RunResult, *, errors: int, passed: int = 0)
 
 def test_judge_down_makes_every_claim_an_error_not_a_pass(boiling: Citations) -> None:
     with boiling.web() as web, down(web.judge):
-        result = boiling.run("cases/", *FAST, "--citations-report=report.json")
+        result = boiling.run("cases/", *FAST, "--citations-report=report.json", gate="default")
 
     # The contradicted claim-2 used to PASS here, with "Release decision: pass" and status 0.
     assert_incomplete(result, errors=2, passed=1)
@@ -122,7 +122,7 @@ def test_judge_down_makes_every_claim_an_error_not_a_pass(boiling: Citations) ->
 def test_judge_answering_errors_is_incomplete_too(boiling: Citations) -> None:
     with boiling.web() as web:
         web.judge.fail_next(500, count=50)
-        result = boiling.run("cases/", *FAST)
+        result = boiling.run("cases/", *FAST, gate="default")
 
     assert_incomplete(result, errors=2, passed=1)
     assert web.judge.call_count >= 1
@@ -130,7 +130,7 @@ def test_judge_answering_errors_is_incomplete_too(boiling: Citations) -> None:
 
 def test_crawlbase_down_is_incomplete(boiling: Citations) -> None:
     with boiling.web() as web, down(web.crawlbase):
-        result = boiling.run("cases/", *FAST)
+        result = boiling.run("cases/", *FAST, gate="default")
 
     assert_incomplete(result, errors=2, passed=1)
     result.stdout.fnmatch_lines([f"  [[]2[]] {OLD_REPORT_URL}: fetch_error (*"])
@@ -145,7 +145,7 @@ def test_the_opt_out_counts_unchecked_citations_as_their_labels(
     boiling: Citations, opt_out: tuple[str, ...]
 ) -> None:
     with boiling.web() as web, down(web.judge):
-        result = boiling.run("cases/", *FAST, *opt_out)
+        result = boiling.run("cases/", *FAST, *opt_out, gate="contradicted")
 
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.OK
@@ -155,7 +155,7 @@ def test_the_opt_out_counts_unchecked_citations_as_their_labels(
 
 
 def test_a_missing_recording_is_an_error_naming_the_cassette(boiling: Citations) -> None:
-    result = boiling.run("cases/")
+    result = boiling.run("cases/", gate="default")
 
     assert_incomplete(result, errors=2, passed=1)
     result.stdout.fnmatch_lines(
@@ -171,10 +171,10 @@ def test_a_missing_recording_is_an_error_naming_the_cassette(boiling: Citations)
 
 def test_a_missing_recording_beside_a_recorded_file(citations: Citations) -> None:
     citations.write("cases/a.yaml", single_claim_case("a", SUPPORTED_CLAIM, BOILING_URL))
-    citations.record("cases/a.yaml")
+    citations.record("cases/a.yaml", gate="default")
     citations.write("cases/b.yaml", single_claim_case("b", SUPPORTED_CLAIM, BOILING_URL))
 
-    result = citations.run("cases/", "-rA")
+    result = citations.run("cases/", "-rA", gate="default")
 
     assert_incomplete(result, errors=1, passed=3)
     result.stdout.fnmatch_lines(["ERROR cases/b.yaml::b::claim-1*"])
@@ -193,7 +193,7 @@ def test_a_real_failure_wins_over_incomplete(citations: Citations) -> None:
     )
     with citations.web() as web:
         web.crawlbase.add(BROKEN_URL, errors=[503] * 20)
-        result = citations.run("cases/", *FAST)
+        result = citations.run("cases/", *FAST, gate="contradicted")
 
     # The checked citation contradicts the claim: whatever the other would say, it fails.
     result.assert_outcomes(failed=1, passed=1)
@@ -232,7 +232,7 @@ def test_a_threshold_that_unchecked_citations_could_still_meet_is_undecided(
     )
     with citations.web() as web:
         web.crawlbase.add(BROKEN_URL, errors=[503] * 20)
-        result = citations.run("cases/", *FAST)
+        result = citations.run("cases/", *FAST, gate="default")
 
     result.assert_outcomes(passed=1, errors=2)
     result.stdout.fnmatch_lines(
@@ -263,7 +263,7 @@ def test_a_threshold_missed_whatever_unchecked_citations_say_fails(citations: Ci
     )
     with citations.web() as web:
         web.crawlbase.add(BROKEN_URL, errors=[503] * 20)
-        result = citations.run("cases/", *FAST)
+        result = citations.run("cases/", *FAST, gate="default")
 
     result.assert_outcomes(passed=1, errors=1, failed=1)
     result.stdout.fnmatch_lines(["*release decision: fail (min_precision: *"])
@@ -272,8 +272,8 @@ def test_a_threshold_missed_whatever_unchecked_citations_say_fails(citations: Ci
 def test_findings_about_the_page_are_results_not_gaps(citations: Citations) -> None:
     citations.write("cases/nine.yaml", NINE_CASE)
     with citations.web():
-        recorded = citations.run("cases/", "--citations-record=once")
-    replayed = citations.run("cases/")
+        recorded = citations.run("cases/", "--citations-record=once", gate="contradicted")
+    replayed = citations.run("cases/", gate="contradicted")
 
     for result in (recorded, replayed):
         result.assert_outcomes(passed=5, failed=1)  # the contradicted claim, as before
@@ -283,7 +283,7 @@ def test_findings_about_the_page_are_results_not_gaps(citations: Citations) -> N
 
 def test_junit_xml_counts_unchecked_claims_as_errors(boiling: Citations) -> None:
     with boiling.web() as web, down(web.judge):
-        boiling.run("cases/", *FAST, "--junitxml=junit.xml")
+        boiling.run("cases/", *FAST, "--junitxml=junit.xml", gate="default")
 
     suite = ET.parse(boiling.path / "junit.xml").getroot().find("testsuite")
     assert suite is not None
@@ -324,7 +324,7 @@ def test_the_fixture_fails_a_test_whose_claim_could_not_be_checked(citations: Ci
 def test_a_pdf_citation_alone_passes_offline(citations: Citations) -> None:
     citations.write("cases/pdf.yaml", single_claim_case("pdf", SUPPORTED_CLAIM, PDF_URL))
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="contradicted")
 
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["Release decision: pass"])
@@ -333,7 +333,7 @@ def test_a_pdf_citation_alone_passes_offline(citations: Citations) -> None:
 def test_under_xdist_the_decision_is_incomplete_too(boiling: Citations) -> None:
     boiling.write("cases/pdf.yaml", single_claim_case("pdf", SUPPORTED_CLAIM, PDF_URL))
     with boiling.web() as web, down(web.judge):
-        result = boiling.run("cases/", *FAST, "-n", "2")
+        result = boiling.run("cases/", *FAST, "-n", "2", gate="contradicted")
 
     assert_incomplete(result, errors=2, passed=3)
     result.stdout.fnmatch_lines(
@@ -345,10 +345,10 @@ def test_the_opt_out_never_counts_a_missing_recording_as_a_label(boiling: Citati
     """``--citations-allow-unchecked`` counts a judge or crawler that failed as its label; a
     request missing from the cassette of an offline replay is not such a failure, and stays an
     error naming the command that records it (before, 2 of 3 items passed as not_found)."""
-    boiling.record("cases/")
+    boiling.record("cases/", gate="default")
     boiling.cassette("cases/boiling.yaml").unlink()
 
-    result = boiling.run("cases/", "--citations-allow-unchecked")
+    result = boiling.run("cases/", "--citations-allow-unchecked", gate="default")
 
     assert_incomplete(result, errors=2, passed=1)
     result.stdout.fnmatch_lines(
@@ -390,7 +390,7 @@ def test_an_uncited_claim_whose_retrieved_sources_lack_a_recording_says_so(
         """,
     )
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     result.stdout.fnmatch_lines(
         [

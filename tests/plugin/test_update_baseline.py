@@ -37,7 +37,7 @@ def baseline(citations: Citations) -> Path:
     """The returns case (partial, supported, not_found) recorded, its baseline written, then
     claim 3 remembered as supported: a replay finds it regressed."""
     citations.write("cases/returns.yaml", RETURNS_CASE)
-    citations.record("cases/", *UPDATE)[0].assert_outcomes(passed=4)
+    citations.record("cases/", *UPDATE, gate="contradicted")[0].assert_outcomes(passed=4)
     path = citations.path / BASELINE
     remember(path, NODE.format(3), "supported")
     return path
@@ -46,7 +46,7 @@ def baseline(citations: Citations) -> Path:
 def test_without_update_a_regression_fails_and_the_summary_says_how_to_accept_it(
     citations: Citations, baseline: Path
 ) -> None:
-    result = citations.run("cases/", "--citations-baseline", BASELINE)
+    result = citations.run("cases/", "--citations-baseline", BASELINE, gate="contradicted")
 
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(
@@ -62,7 +62,7 @@ def test_without_update_a_regression_fails_and_the_summary_says_how_to_accept_it
 def test_an_update_run_that_only_differs_from_the_baseline_passes(
     citations: Citations, baseline: Path
 ) -> None:
-    result = citations.run("-v", "cases/", *UPDATE)
+    result = citations.run("-v", "cases/", *UPDATE, gate="contradicted")
 
     assert result.ret == pytest.ExitCode.OK
     result.assert_outcomes(passed=4)
@@ -76,7 +76,7 @@ def test_an_update_run_that_only_differs_from_the_baseline_passes(
     )
     assert "Re-run with" not in result.stdout.str()
     assert labels(baseline)[NODE.format(3)] == "not_found"
-    again = citations.run("cases/", "--citations-baseline", BASELINE)
+    again = citations.run("cases/", "--citations-baseline", BASELINE, gate="contradicted")
     assert again.ret == pytest.ExitCode.OK
     again.stdout.fnmatch_lines(["baseline baseline.json: 0 regressed, 0 improved, 0 new, 0 unused"])
 
@@ -84,7 +84,7 @@ def test_an_update_run_that_only_differs_from_the_baseline_passes(
 def test_an_update_run_still_fails_a_claim_on_its_criteria(
     citations: Citations, baseline: Path
 ) -> None:
-    result = citations.run("cases/", *UPDATE, "--citations-fail-on", "not_found")
+    result = citations.run("cases/", *UPDATE, "--citations-fail-on", "not_found", gate="args")
 
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["claim is not_found (failing labels: not_found)"])
@@ -102,7 +102,7 @@ def unused(citations: Citations, baseline: Path) -> Path:
 def test_unused_entries_are_reported_and_do_not_fail_by_default(
     citations: Citations, unused: Path
 ) -> None:
-    result = citations.run("cases/", "--citations-baseline", BASELINE)
+    result = citations.run("cases/", "--citations-baseline", BASELINE, gate="contradicted")
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
@@ -125,9 +125,9 @@ def test_fail_unused_fails_the_run_until_an_update_removes_them(
     else:
         extra = ("--citations-baseline-fail-unused",)
 
-    failed = citations.run("cases/", "--citations-baseline", BASELINE, *extra)
-    updated = citations.run("cases/", *UPDATE, *extra)
-    clean = citations.run("cases/", "--citations-baseline", BASELINE, *extra)
+    failed = citations.run("cases/", "--citations-baseline", BASELINE, *extra, gate="contradicted")
+    updated = citations.run("cases/", *UPDATE, *extra, gate="contradicted")
+    clean = citations.run("cases/", "--citations-baseline", BASELINE, *extra, gate="contradicted")
 
     failed.assert_outcomes(passed=4)  # every item passes; the run does not
     assert failed.ret == pytest.ExitCode.TESTS_FAILED
@@ -152,7 +152,7 @@ def test_fail_unused_leaves_a_narrowed_run_alone(citations: Citations, unused: P
         "claim-1",
         "--citations-baseline",
         BASELINE,
-        "--citations-baseline-fail-unused",
+        "--citations-baseline-fail-unused", gate="contradicted",
     )
 
     assert result.ret == pytest.ExitCode.OK

@@ -55,7 +55,8 @@ def test_xdist_records_with_loadfile_and_replays_like_a_serial_run(citations: Ci
         citations.write(path, text)
     with citations.web() as web:
         recorded = citations.run(
-            "cases/", "--citations-record=once", "-n", "2", "--dist", "loadfile"
+            "cases/", "--citations-record=once", "-n", "2", "--dist", "loadfile",
+            gate="contradicted",
         )
     recorded.assert_outcomes(passed=13, failed=2)
     assert web.crawlbase.crawl_count > 0
@@ -66,9 +67,11 @@ def test_xdist_records_with_loadfile_and_replays_like_a_serial_run(citations: Ci
         "returns.yaml",
     ]
 
-    serial = citations.run("cases/", "-n", "0", "--citations-report=serial.json", "-rf")
+    serial = citations.run("cases/", "-n", "0", "--citations-report=serial.json", "-rf",
+                           gate="contradicted")
     parallel = citations.run(
-        "cases/", "-n", "2", "--dist", "loadfile", "--citations-report=parallel.json", "-rf"
+        "cases/", "-n", "2", "--dist", "loadfile", "--citations-report=parallel.json", "-rf",
+        gate="contradicted"
     )
 
     serial.assert_outcomes(passed=13, failed=2)
@@ -121,13 +124,15 @@ cases:
 }
 
 
-def spent(citations: Citations, *args: str) -> tuple[int, int, pytest.RunResult]:
-    """Record every case file afresh; (crawl requests, judge calls, result)."""
+def spent(citations: Citations, *args: str, gate: str) -> tuple[int, int, pytest.RunResult]:
+    """Record every case file afresh with ``gate``; (crawl requests, judge calls, result)."""
     cassettes = citations.path / "cassettes"
     if cassettes.exists():
         shutil.rmtree(cassettes)
     with citations.web() as web:
-        result = citations.run("cases/", "test_plain.py", "--citations-record=once", *args)
+        result = citations.run(
+            "cases/", "test_plain.py", "--citations-record=once", *args, gate=gate
+        )
     return web.crawlbase.crawl_count, web.judge.call_count, result
 
 
@@ -139,8 +144,10 @@ def test_n_2_costs_exactly_what_a_serial_run_costs(citations: Citations) -> None
         "def test_plain(n):\n    pass\n"
     )
 
-    crawls, judge_calls, serial = spent(citations, "-p", "no:xdist")
-    parallel_crawls, parallel_judge_calls, parallel = spent(citations, "-n", "2", "-v")
+    crawls, judge_calls, serial = spent(citations, "-p", "no:xdist", gate="contradicted")
+    parallel_crawls, parallel_judge_calls, parallel = spent(
+        citations, "-n", "2", "-v", gate="contradicted"
+    )
 
     serial.assert_outcomes(passed=18, failed=2)
     parallel.assert_outcomes(passed=18, failed=2)
@@ -171,7 +178,8 @@ def test_case_files_chosen_by_a_glob_with_a_folder_stay_whole(citations: Citatio
     citations.pytester.makeini("[pytest]\ncitations_files = checks/*.yml\n")
     citations.write("checks/nine.yml", NINE_CASE)
 
-    result = citations.run("checks/", "-n", "2", "-v", "--citations-allow-unchecked")
+    result = citations.run("checks/", "-n", "2", "-v", "--citations-allow-unchecked",
+                           gate="default")
 
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     assert {name: len(workers) for name, workers in workers_by_file(result).items()} == {
@@ -192,7 +200,7 @@ def test_the_header_says_which_scheduling_is_in_use(
 ) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    result = citations.run("cases/", "--collect-only", *args)
+    result = citations.run("cases/", "--collect-only", *args, gate="default")
 
     result.stdout.fnmatch_lines([f"citations: * {shown}"])
 
@@ -200,7 +208,7 @@ def test_the_header_says_which_scheduling_is_in_use(
 def test_without_xdist_the_header_names_no_scheduling(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    result = citations.run("cases/", "--collect-only", "-n", "0")
+    result = citations.run("cases/", "--collect-only", "-n", "0", gate="default")
 
     assert "xdist=" not in result.stdout.str()
 
@@ -208,7 +216,7 @@ def test_without_xdist_the_header_names_no_scheduling(citations: Citations) -> N
 def test_recording_without_a_token_under_xdist_is_one_usage_error(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
     with citations.web(tokens={"OPENAI_API_KEY": "sk-only-the-judge"}) as web:
-        result = citations.run("cases/", "--citations-record=once", "-n", "2")
+        result = citations.run("cases/", "--citations-record=once", "-n", "2", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --citations-record=once *needs CRAWLBASE_TOKEN*"])

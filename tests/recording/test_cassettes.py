@@ -43,7 +43,7 @@ def test_one_cassette_per_case_file_mirroring_its_path(citations: Citations) -> 
     citations.write("cases/boiling.yaml", BOILING_CASE)
     citations.write("cases/shop/refunds.yml", single_claim_case("r", REFUNDS_CLAIM, REFUNDS_URL))
 
-    result, _ = citations.record("cases/")
+    result, _ = citations.record("cases/", gate="default")
 
     result.assert_outcomes(passed=4, failed=1)
     written = sorted(
@@ -65,7 +65,7 @@ def test_one_cassette_per_case_file_mirroring_its_path(citations: Citations) -> 
 def test_cassettes_are_reviewable_yaml(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
 
     text = citations.cassette("cases/boiling.yaml").read_text(encoding="utf-8")
     # ``version`` comes last, as in vcrpy's own files, so that a cut-off file is recognised.
@@ -94,8 +94,8 @@ def test_cassette_folder_is_configurable(
     citations.pytester.makeini(f"[pytest]\n{ini}\n")
     citations.write("cases/boiling.yaml", BOILING_CASE)
 
-    recorded, _ = citations.record("cases/", *args)
-    replayed = citations.run("cases/", *args)
+    recorded, _ = citations.record("cases/", *args, gate="default")
+    replayed = citations.run("cases/", *args, gate="default")
 
     recorded.assert_outcomes(passed=2, failed=1)
     replayed.assert_outcomes(passed=2, failed=1)
@@ -106,10 +106,10 @@ def test_cassette_folder_is_configurable(
 
 def test_replay_is_offline_and_needs_no_token(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    recorded, web = citations.record("cases/", "-v")
+    recorded, web = citations.record("cases/", "-v", gate="default")
     cassette = citations.cassette("cases/boiling.yaml").read_bytes()
 
-    replayed = citations.run("cases/", "-v")
+    replayed = citations.run("cases/", "-v", gate="default")
 
     assert web.requests > 0
     recorded.assert_outcomes(passed=2, failed=1)
@@ -129,7 +129,7 @@ def test_missing_cassette_fails_with_the_command_that_records_it(citations: Cita
     citations.write("cases/boiling.yaml", BOILING_CASE)
     # Tokens are set, yet the default mode never sends anything, nor prints a token.
     with citations.web(tokens=TOKENS) as web:
-        result = citations.run("cases/", "-rf")
+        result = citations.run("cases/", "-rf", gate="default")
 
     # Unchecked claims are errors (issue 8); precision has no threshold.
     result.assert_outcomes(passed=1, errors=2)
@@ -156,14 +156,14 @@ def test_changed_claim_fails_alone_and_never_replays_a_stale_verdict(
     citations: Citations,
 ) -> None:
     citations.write("cases/three.yaml", THREE_CLAIMS)
-    recorded, _ = citations.record("cases/")
+    recorded, _ = citations.record("cases/", gate="default")
     recorded.assert_outcomes(passed=3, failed=1)
 
     citations.write(
         "cases/three.yaml",
         THREE_CLAIMS.replace(CONTRADICTED_CLAIM, "On mountains water boils at 90 °C."),
     )
-    result = citations.run("cases/", "-v")
+    result = citations.run("cases/", "-v", gate="default")
 
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(
@@ -189,9 +189,9 @@ def test_changed_claim_fails_alone_and_never_replays_a_stale_verdict(
 
 def test_changed_judge_model_is_not_replayed_either(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
 
-    result = citations.run("cases/", "--citations-model", "gpt-other")
+    result = citations.run("cases/", "--citations-model", "gpt-other", gate="default")
 
     result.assert_outcomes(passed=1, errors=2)
     result.stdout.fnmatch_lines(["*has no recording of the judge call POST /v1/chat/completions*"])
@@ -212,14 +212,14 @@ def test_page_cited_by_two_files_is_fetched_once_and_each_cassette_replays_alone
         """,
     )
 
-    recorded, web = citations.record("cases/")
+    recorded, web = citations.record("cases/", gate="default")
 
     recorded.assert_outcomes(passed=5)
     assert web.crawlbase.count(BOILING_URL) == 1
     assert web.judge.call_count == 2  # the identical judge request was made once too
     assert crawled_urls(citations.cassette("cases/two.yaml")).count(BOILING_URL) == 1
     for name, passed in (("two", 3), ("one", 2)):
-        alone = citations.run(f"cases/{name}.yaml", "-v")
+        alone = citations.run(f"cases/{name}.yaml", "-v", gate="default")
         alone.assert_outcomes(passed=passed)
         alone.stdout.fnmatch_lines([f"cases/{name}.yaml::{name}::claim-1 PASSED [[]supported[]]*"])
 
@@ -241,7 +241,7 @@ def test_javascript_escalation_replays_whichever_tokens_are_set(
     if not record_js_token:
         del tokens["CRAWLBASE_JS_TOKEN"]
     with citations.web(tokens=tokens) as web:
-        recorded = citations.run("cases/", "--citations-record=once", "-v")
+        recorded = citations.run("cases/", "--citations-record=once", "-v", gate="default")
 
     kinds = [(r.token_kind, r.javascript) for r in web.crawlbase.requests]
     assert ("js" if record_js_token else "normal", True) in kinds
@@ -254,7 +254,7 @@ def test_javascript_escalation_replays_whichever_tokens_are_set(
 
     for variable, value in replay_tokens.items():
         citations.monkeypatch.setenv(variable, value)
-    replayed = citations.run("cases/", "-v")
+    replayed = citations.run("cases/", "-v", gate="default")
 
     replayed.assert_outcomes(passed=2)
     replayed.stdout.fnmatch_lines(["*::claim-1 PASSED [[]supported[]]*"])
@@ -265,7 +265,7 @@ def test_cassettes_replay_against_another_host_and_port(citations: Citations) ->
     citations.write("cases/boiling.yaml", BOILING_CASE)
     with citations.web() as first:
         recorded_at = {first.crawlbase.url, first.judge.url}
-        recorded = citations.run("cases/", "--citations-record=once")
+        recorded = citations.run("cases/", "--citations-record=once", gate="default")
 
     with citations.web() as second:
         # Another host name, and other ports than the recording's.
@@ -274,7 +274,7 @@ def test_cassettes_replay_against_another_host_and_port(citations: Citations) ->
         replayed_at = {second.crawlbase.url, second.judge.url}
         citations.monkeypatch.setenv("CRAWLBASE_API_URL", f"http://localhost:{crawlbase_port}/")
         citations.monkeypatch.setenv("OPENAI_BASE_URL", f"http://localhost:{judge_port}/v1")
-        replayed = citations.run("cases/", "-v")
+        replayed = citations.run("cases/", "-v", gate="default")
 
     assert not recorded_at & replayed_at
     assert first.requests > 0
@@ -293,7 +293,7 @@ def test_recording_without_a_needed_token_is_a_usage_error(
     citations.write("cases/boiling.yaml", BOILING_CASE)
     tokens = {name: value for name, value in TOKENS.items() if name != missing}
     with citations.web(tokens=tokens) as web:
-        result = citations.run("cases/", f"--citations-record={mode}")
+        result = citations.run("cases/", f"--citations-record={mode}", gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: --citations-record={mode} *needs {missing}*"])
@@ -305,7 +305,8 @@ def test_recording_with_the_anthropic_judge_needs_its_key(citations: Citations) 
     citations.write("cases/boiling.yaml", BOILING_CASE)
     tokens = {name: value for name, value in TOKENS.items() if name != "ANTHROPIC_API_KEY"}
     with citations.web(tokens=tokens) as web:
-        result = citations.run("cases/", "--citations-record=once", "--citations-judge=anthropic")
+        result = citations.run("cases/", "--citations-record=once", "--citations-judge=anthropic",
+                               gate="default")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*needs ANTHROPIC_API_KEY*"])
@@ -317,7 +318,8 @@ def test_recording_with_a_keyless_judge_needs_only_the_crawlbase_token(
 ) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
     with citations.web(tokens={"CRAWLBASE_TOKEN": CRAWLBASE_TOKEN}) as web:
-        result = citations.run("cases/", "--citations-record=once", "--citations-judge=ollama")
+        result = citations.run("cases/", "--citations-record=once", "--citations-judge=ollama",
+                               gate="default")
 
     result.assert_outcomes(passed=2, failed=1)
     assert web.judge.count("ollama") > 0
@@ -325,13 +327,13 @@ def test_recording_with_a_keyless_judge_needs_only_the_crawlbase_token(
 
 def test_tokens_in_the_environment_are_ignored_by_a_replay(citations: Citations) -> None:
     citations.write("cases/boiling.yaml", BOILING_CASE)
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
     # Wrong tokens: a replay never sends them, so it cannot be refused.
     citations.monkeypatch.setenv("CRAWLBASE_TOKEN", "wrong-" + CRAWLBASE_TOKEN)
     citations.monkeypatch.setenv("CRAWLBASE_JS_TOKEN", "wrong-" + CRAWLBASE_JS_TOKEN)
     citations.monkeypatch.setenv("OPENAI_API_KEY", "wrong-" + OPENAI_API_KEY)
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     result.assert_outcomes(passed=2, failed=1)
 
@@ -351,8 +353,9 @@ def test_a_path_option_outside_the_project_never_moves_the_cassettes(
     baseline = ("--citations-baseline", f"../{elsewhere.name}/empty.json")
 
     with citations.web():
-        recorded = citations.run("cases/", *baseline, "--citations-record=new_episodes")
-    replayed = citations.run("cases/", *baseline)
+        recorded = citations.run("cases/", *baseline, "--citations-record=new_episodes",
+                                 gate="default")
+    replayed = citations.run("cases/", *baseline, gate="default")
 
     project = citations.path.resolve()
     recorded.stdout.fnmatch_lines([f"citations: * cassettes={project / 'cassettes'}/ *"])

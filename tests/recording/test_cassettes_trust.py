@@ -44,7 +44,7 @@ OTHER = single_claim_case("other", REFUNDS_CLAIM, REFUNDS_URL)
 def recorded(citations: Citations) -> Citations:
     """``cases/water.yaml`` recorded (``once``), and a conftest that prints the notes."""
     citations.write("cases/water.yaml", WATER)
-    result, _ = citations.record("cases/")
+    result, _ = citations.record("cases/", gate="default")
     result.assert_outcomes(passed=2)
     return citations
 
@@ -78,7 +78,7 @@ def test_an_expired_token_in_a_scheduled_rerecording_leaves_the_cassette_as_it_w
 
     with recorded.web() as web:
         recorded.monkeypatch.setenv("CRAWLBASE_TOKEN", "expired-token")  # refused: HTTP 401
-        result = recorded.run("cases/", "--citations-record=all")
+        result = recorded.run("cases/", "--citations-record=all", gate="default")
 
     assert web.crawlbase.requests[0].status == 401
     assert cassette.read_bytes() == before
@@ -87,7 +87,7 @@ def test_an_expired_token_in_a_scheduled_rerecording_leaves_the_cassette_as_it_w
         "(HTTP 401 from the Crawlbase API)"
     ]
     # The next offline run replays the good recording, not a 401.
-    recorded.run("cases/").assert_outcomes(passed=2)
+    recorded.run("cases/", gate="default").assert_outcomes(passed=2)
 
 
 @pytest.mark.parametrize(
@@ -108,7 +108,7 @@ def test_a_final_failure_of_the_crawlbase_api_is_never_recorded(
 
     with recorded.web() as web:
         web.crawlbase.add(REFUNDS_URL, markdown="# Refunds\n", errors=[status] * 4)
-        result = recorded.run("cases/", f"--citations-record={mode}")
+        result = recorded.run("cases/", f"--citations-record={mode}", gate="default")
 
     assert status in {record.status for record in web.crawlbase.requests}
     assert cassette.read_bytes() == before
@@ -125,7 +125,7 @@ def test_a_new_cassette_whose_run_failed_is_not_written(citations: Citations) ->
 
     with citations.web() as web:
         web.crawlbase.add(BOILING_URL, markdown="# Boiling\n", errors=[503] * 4)
-        result = citations.run("cases/", "--citations-record=once")
+        result = citations.run("cases/", "--citations-record=once", gate="default")
 
     assert not citations.cassette("cases/water.yaml").exists()
     assert crawled_urls(citations.cassette("cases/other.yaml")) == [REFUNDS_URL]
@@ -144,7 +144,7 @@ def test_a_judge_that_cannot_be_reached_is_never_recorded(
 
     with recorded.web() as web:
         recorded.monkeypatch.setenv("OPENAI_BASE_URL", refused_url + "v1")
-        result = recorded.run("cases/", "--citations-record=new_episodes")
+        result = recorded.run("cases/", "--citations-record=new_episodes", gate="default")
 
     assert web.crawlbase.count(REFUNDS_URL) == 1  # the page came; its judge call did not
     assert cassette.read_bytes() == before
@@ -162,7 +162,7 @@ def test_a_judge_error_is_never_recorded(recorded: Citations) -> None:
 
     with recorded.web() as web:
         web.judge.fail_next(500)
-        result = recorded.run("cases/", "--citations-record=new_episodes")
+        result = recorded.run("cases/", "--citations-record=new_episodes", gate="default")
 
     assert web.judge.call_count == 1
     assert cassette.read_bytes() == before
@@ -180,7 +180,7 @@ def test_a_timeout_is_never_recorded(recorded: Citations) -> None:
 
     with recorded.web() as web:
         web.crawlbase.add(BOILING_URL, markdown="# Boiling\n", latency=5.0)
-        result = recorded.run("cases/", "--citations-record=all")
+        result = recorded.run("cases/", "--citations-record=all", gate="default")
 
     assert cassette.read_bytes() == before
     assert notes(result) == [
@@ -200,14 +200,14 @@ def test_a_failure_that_a_retry_overcame_is_left_out_and_the_rest_is_written(
         # are shared objects, and must not keep this failure for the next test.)
         boiling = web.crawlbase.pages[BOILING_URL].markdown
         web.crawlbase.add(BOILING_URL, markdown=boiling, errors=[429])
-        result = citations.run("cases/", "--citations-record=once")
+        result = citations.run("cases/", "--citations-record=once", gate="default")
 
     assert [record.status for record in web.crawlbase.requests] == [429, 200]
     result.assert_outcomes(passed=2)
     assert notes(result) == []
     stored = interactions(citations.cassette("cases/water.yaml"))
     assert [i["response"]["status"]["code"] for i in stored] == [200, 200]  # crawl, judge
-    citations.run("cases/").assert_outcomes(passed=2)
+    citations.run("cases/", gate="default").assert_outcomes(passed=2)
 
 
 def test_the_crawling_apis_520_is_recorded_because_a_replay_needs_it(
@@ -219,13 +219,13 @@ def test_the_crawling_apis_520_is_recorded_because_a_replay_needs_it(
     with citations.web() as web:
         boiling = web.crawlbase.pages[BOILING_URL].markdown
         web.crawlbase.add(BOILING_URL, markdown=boiling, fail_normal=True)
-        recorded = citations.run("cases/", "--citations-record=once", "-v")
+        recorded = citations.run("cases/", "--citations-record=once", "-v", gate="default")
 
     recorded.stdout.fnmatch_lines(["*::claim-1 PASSED [[]supported[]]*"])
     stored = interactions(citations.cassette("cases/water.yaml"))
     crawls = [i for i in stored if i["request"]["method"] == "GET"]
     assert [i["response"]["status"]["code"] for i in crawls] == [520, 200]
-    replayed = citations.run("cases/", "-v")
+    replayed = citations.run("cases/", "-v", gate="default")
     replayed.stdout.fnmatch_lines(["*::claim-1 PASSED [[]supported[]]*"])
     assert "request_refused" not in replayed.stdout.str()
 
@@ -264,13 +264,13 @@ DAMAGE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
 
 def _damage_and_run(recorded: Citations, kind: str, mode: str) -> tuple[pytest.RunResult, bytes]:
     recorded.write("cases/other.yaml", OTHER)
-    recorded.record("cases/other.yaml")
+    recorded.record("cases/other.yaml", gate="default")
     cassette = recorded.cassette("cases/water.yaml")
     damage, _ = DAMAGE[kind]
     cassette.write_bytes(damage(cassette.read_bytes()))
     damaged = cassette.read_bytes()
     with recorded.web() as web:
-        result = recorded.run("cases/", f"--citations-record={mode}", "-v")
+        result = recorded.run("cases/", f"--citations-record={mode}", "-v", gate="default")
     assert web.crawlbase.count(BOILING_URL) == 0  # the damaged file's pages: never fetched
     return result, damaged
 
@@ -311,12 +311,12 @@ def test_rewrite_replaces_a_damaged_cassette(recorded: Citations) -> None:
     cassette = recorded.cassette("cases/water.yaml")
     cassette.write_bytes(_invalid_utf8(cassette.read_bytes()))
 
-    result, web = recorded.record("cases/", mode="rewrite")
+    result, web = recorded.record("cases/", mode="rewrite", gate="default")
 
     result.assert_outcomes(passed=2)
     assert web.crawlbase.count(BOILING_URL) == 1
     assert len(parse_cassette(cassette.read_bytes())) == 2
-    recorded.run("cases/").assert_outcomes(passed=2)
+    recorded.run("cases/", gate="default").assert_outcomes(passed=2)
 
 
 # One cassette per case file --------------------------------------------------------------
@@ -324,17 +324,17 @@ def test_a_yaml_and_a_yml_case_file_of_one_name_keep_two_cassettes(citations: Ci
     citations.write("cases/a.yaml", single_claim_case("a", SUPPORTED_CLAIM, BOILING_URL))
     citations.write("cases/a.yml", single_claim_case("b", REFUNDS_CLAIM, REFUNDS_URL))
 
-    result, _ = citations.record("cases/")
+    result, _ = citations.record("cases/", gate="default")
 
     result.assert_outcomes(passed=4)
     assert crawled_urls(citations.cassette("cases/a.yaml")) == [BOILING_URL]
     assert crawled_urls(citations.cassette("cases/a.yml")) == [REFUNDS_URL]
     kept = citations.cassette("cases/a.yaml").read_bytes()
-    rerecorded, _ = citations.record("cases/a.yml", mode="rewrite")
+    rerecorded, _ = citations.record("cases/a.yml", mode="rewrite", gate="default")
     rerecorded.assert_outcomes(passed=2)
     assert citations.cassette("cases/a.yaml").read_bytes() == kept
     for name in ("cases/a.yaml", "cases/a.yml"):
-        citations.run(name).assert_outcomes(passed=2)
+        citations.run(name, gate="default").assert_outcomes(passed=2)
 
 
 def test_a_case_file_and_a_test_that_would_share_a_cassette_are_refused(
@@ -350,7 +350,7 @@ def test_a_case_file_and_a_test_that_would_share_a_cassette_are_refused(
         """,
     )
 
-    result, _ = citations.record(".")
+    result, _ = citations.record(".", gate="default")
 
     result.stdout.fnmatch_lines(
         [
@@ -370,12 +370,12 @@ def test_a_file_without_its_recording_fails_in_a_full_run_as_it_does_alone(
     citations: Citations,
 ) -> None:
     citations.write("cases/a.yaml", single_claim_case("a", SUPPORTED_CLAIM, BOILING_URL))
-    citations.record("cases/a.yaml")
+    citations.record("cases/a.yaml", gate="default")
     # Same page, same claim, no cassette; it runs after a.yaml, which replays them.
     citations.write("cases/b.yaml", single_claim_case("b", SUPPORTED_CLAIM, BOILING_URL))
 
-    alone = citations.run("cases/b.yaml", "-v")
-    full = citations.run("cases/", "-v")
+    alone = citations.run("cases/b.yaml", "-v", gate="default")
+    full = citations.run("cases/", "-v", gate="default")
 
     in_full = outcomes(full)
     assert in_full["cases/a.yaml::a::claim-1"] == "PASSED"
@@ -392,15 +392,15 @@ def test_a_replay_only_cassette_never_answers_from_another_files_recording(
 ) -> None:
     # once: a.yaml exists (replay only), b.yaml is recorded; b must fetch its own page.
     citations.write("cases/a.yaml", single_claim_case("a", SUPPORTED_CLAIM, BOILING_URL))
-    citations.record("cases/a.yaml")
+    citations.record("cases/a.yaml", gate="default")
     citations.write("cases/b.yaml", single_claim_case("b", SUPPORTED_CLAIM, BOILING_URL))
 
-    result, web = citations.record("cases/", mode="once")
+    result, web = citations.record("cases/", mode="once", gate="default")
 
     result.assert_outcomes(passed=4)
     assert web.crawlbase.count(BOILING_URL) == 1
     assert crawled_urls(citations.cassette("cases/b.yaml")) == [BOILING_URL]
-    citations.run("cases/b.yaml").assert_outcomes(passed=2)
+    citations.run("cases/b.yaml", gate="default").assert_outcomes(passed=2)
 
 
 # Non-ASCII response headers --------------------------------------------------------------
@@ -414,10 +414,11 @@ def test_a_non_ascii_url_header_records_and_replays(citations: Citations) -> Non
         boiling = web.crawlbase.pages[BOILING_URL].markdown
         web.crawlbase.add(MOVED_ABROAD_URL, markdown=boiling, final_url=IDN_FINAL_URL)
         recorded = citations.run(
-            "cases/", "--citations-record=once", "-v", "--citations-report=recorded.json"
+            "cases/", "--citations-record=once", "-v", "--citations-report=recorded.json",
+            gate="default"
         )
 
-    replayed = citations.run("cases/", "-v", "--citations-report=replayed.json")
+    replayed = citations.run("cases/", "-v", "--citations-report=replayed.json", gate="default")
 
     for result, report in ((recorded, "recorded.json"), (replayed, "replayed.json")):
         result.stdout.fnmatch_lines(["*::claim-1 PASSED [[]supported[]]*"])
@@ -441,7 +442,8 @@ def test_a_temporary_file_left_by_a_killed_run_is_ignored_and_removed(
     cassette = recorded.cassette("cases/water.yaml")
     leftover = _abandoned(cassette)
 
-    result = recorded.run("-rf")  # no path: everything under the rootdir is collected
+    result = recorded.run("-rf",
+                          gate="default")  # no path: everything under the rootdir is collected
 
     result.assert_outcomes(passed=2)
     assert not leftover.exists()

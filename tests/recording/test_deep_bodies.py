@@ -27,7 +27,7 @@ def test_a_body_nested_too_deeply_is_keyed_by_its_bytes() -> None:
 
 def test_a_cassette_holding_a_body_nested_too_deeply_still_replays(citations: Citations) -> None:
     citations.write("cases/water.yaml", single_claim_case("water", SUPPORTED_CLAIM, BOILING_URL))
-    citations.record("cases/")[0].assert_outcomes(passed=2)
+    citations.record("cases/", gate="default")[0].assert_outcomes(passed=2)
     path = citations.cassette("cases/water.yaml")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     judged = data["interactions"][-1]
@@ -38,7 +38,7 @@ def test_a_cassette_holding_a_body_nested_too_deeply_still_replays(citations: Ci
     data["interactions"].insert(0, deep)
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
 
-    result = citations.run("cases/")
+    result = citations.run("cases/", gate="default")
 
     result.assert_outcomes(passed=2)
     assert "RecursionError" not in result.stdout.str()

@@ -137,7 +137,8 @@ def test_a_replay_of_forged_pieces_and_a_matching_judge_call_is_an_error(
     citations.write("cases/water.yaml", single_claim_case("water", FALSE_CLAIM, BOILING_URL))
     with citations.web() as web:
         web.judge.rule(FALSE_CLAIM, label="contradicted", quote="Water boils at 100 °C")
-        citations.run("--citations-record=once", "cases/").assert_outcomes(passed=1, failed=1)
+        citations.run("--citations-record=once", "cases/",
+                      gate="default").assert_outcomes(passed=1, failed=1)
     cassette = citations.cassette("cases/water.yaml")
     data = yaml.safe_load(cassette.read_text(encoding="utf-8"))
     # The forger edits the choice, and the judge call to carry the forged passage.
@@ -156,7 +157,7 @@ def test_a_replay_of_forged_pieces_and_a_matching_judge_call_is_an_error(
     call["response"]["body"]["string"] = json.dumps(answer, ensure_ascii=False)
     cassette.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
 
-    result = citations.run("cases/", "-rE", "--citations-fail-on=contradicted")
+    result = citations.run("cases/", "-rE", "--citations-fail-on=contradicted", gate="args")
 
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines([

@@ -40,7 +40,7 @@ EDITED_PAGE = "# The boiling point of water\n\n" + (
 def recorded(citations: Citations) -> Citations:
     """``cases/water.yaml`` with one claim, recorded (``once``); the emulators are gone."""
     citations.write("cases/water.yaml", ONE_CLAIM)
-    result, web = citations.record("cases/")
+    result, web = citations.record("cases/", gate="default")
     result.assert_outcomes(passed=2)
     assert web.crawlbase.crawl_count == 1
     return citations
@@ -53,7 +53,7 @@ def test_default_mode_replays_only_and_never_writes(recorded: Citations) -> None
     recorded.write("cases/new.yaml", single_claim_case("new", PARTIAL_CLAIM, RETURNS_URL))
 
     with recorded.web() as web:
-        result = recorded.run("cases/", "-rE")
+        result = recorded.run("cases/", "-rE", gate="default")
 
     assert web.requests == 0
     # A missing recording leaves the claim unchecked: an error, not a failure (issue 8).
@@ -69,7 +69,7 @@ def test_a_refusal_in_one_cassette_never_fails_another_cassette(recorded: Citati
     # new.yaml has no cassette and runs first; water.yaml's cassette holds the same page.
     recorded.write("cases/new.yaml", ONE_CLAIM.replace("id: water", "id: new"))
 
-    result = recorded.run("cases/", "-rE")
+    result = recorded.run("cases/", "-rE", gate="default")
 
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(["ERROR cases/new.yaml::new::claim-1 - *"])
@@ -81,7 +81,7 @@ def test_once_records_a_missing_cassette_but_never_extends_one(recorded: Citatio
     recorded.write("cases/water.yaml", TWO_CLAIMS)
     recorded.write("cases/new.yaml", ONE_CLAIM.replace("id: water", "id: new"))
 
-    result, web = recorded.record("cases/", "-v", mode="once")
+    result, web = recorded.record("cases/", "-v", mode="once", gate="default")
 
     result.assert_outcomes(passed=4, errors=1)
     result.stdout.fnmatch_lines(
@@ -109,7 +109,7 @@ def test_new_episodes_records_only_what_is_missing(recorded: Citations) -> None:
     cassette = recorded.cassette("cases/water.yaml")
     before = interactions(cassette)
 
-    result, web = recorded.record("cases/", mode="new_episodes")
+    result, web = recorded.record("cases/", mode="new_episodes", gate="default")
 
     result.assert_outcomes(passed=3)
     assert web.crawlbase.count(BOILING_URL) == 0
@@ -118,14 +118,14 @@ def test_new_episodes_records_only_what_is_missing(recorded: Citations) -> None:
     after = interactions(cassette)
     assert after[: len(before)] == before
     assert crawled_urls(cassette) == [BOILING_URL, REFUNDS_URL]
-    recorded.run("cases/").assert_outcomes(passed=3)  # offline again
+    recorded.run("cases/", gate="default").assert_outcomes(passed=3)  # offline again
 
 
 def test_all_sends_every_request_again_and_replaces_the_recording(recorded: Citations) -> None:
     cassette = recorded.cassette("cases/water.yaml")
     with recorded.web() as web:
         web.crawlbase.add(BOILING_URL, markdown=EDITED_PAGE)
-        result = recorded.run("cases/", "--citations-record=all", "-v")
+        result = recorded.run("cases/", "--citations-record=all", "-v", gate="default")
 
     assert web.crawlbase.count(BOILING_URL) == 1
     assert web.judge.call_count == 1
@@ -138,15 +138,15 @@ def test_all_sends_every_request_again_and_replaces_the_recording(recorded: Cita
     ]
     assert len(pages) == 1
     assert "Water boils at 90 °C at sea level" in pages[0]
-    replayed = recorded.run("cases/", "-v")
+    replayed = recorded.run("cases/", "-v", gate="default")
     replayed.stdout.fnmatch_lines(
         ["cases/water.yaml::water::claim-1 FAILED*", "label: contradicted"], consecutive=False
     )
 
 
 def test_all_twice_sends_requests_both_times(recorded: Citations) -> None:
-    first, first_web = recorded.record("cases/", mode="all")
-    second, second_web = recorded.record("cases/", mode="all")
+    first, first_web = recorded.record("cases/", mode="all", gate="default")
+    second, second_web = recorded.record("cases/", mode="all", gate="default")
 
     first.assert_outcomes(passed=2)
     second.assert_outcomes(passed=2)
@@ -157,13 +157,13 @@ def test_all_twice_sends_requests_both_times(recorded: Citations) -> None:
 
 def test_rewrite_replaces_the_file_and_drops_stale_interactions(citations: Citations) -> None:
     citations.write("cases/water.yaml", TWO_CLAIMS)
-    citations.record("cases/")
+    citations.record("cases/", gate="default")
     cassette = citations.cassette("cases/water.yaml")
     # Both pages are crawled concurrently: the order they land in the cassette is not fixed.
     assert sorted(crawled_urls(cassette)) == sorted([BOILING_URL, REFUNDS_URL])
     citations.write("cases/water.yaml", ONE_CLAIM)
 
-    result, web = citations.record("cases/", mode="rewrite")
+    result, web = citations.record("cases/", mode="rewrite", gate="default")
 
     result.assert_outcomes(passed=2)
     assert web.crawlbase.count(BOILING_URL) == 1
@@ -178,8 +178,8 @@ def test_record_mode_from_ini(recorded: Citations) -> None:
     recorded.write("cases/water.yaml", TWO_CLAIMS)
 
     with recorded.web() as web:
-        result = recorded.run("cases/")
-        replay = recorded.run("cases/", "--citations-record=none")
+        result = recorded.run("cases/", gate="default")
+        replay = recorded.run("cases/", "--citations-record=none", gate="default")
 
     result.stdout.fnmatch_lines(["citations: record=new_episodes *"])
     result.assert_outcomes(passed=3)
@@ -192,8 +192,8 @@ def test_unknown_record_mode_is_a_usage_error(citations: Citations) -> None:
     citations.write("cases/water.yaml", ONE_CLAIM)
     citations.pytester.makeini("[pytest]\ncitations_record_mode = sometimes\n")
 
-    from_ini = citations.run("cases/")
-    from_option = citations.run("cases/", "--citations-record=sometimes")
+    from_ini = citations.run("cases/", gate="default")
+    from_option = citations.run("cases/", "--citations-record=sometimes", gate="default")
 
     assert from_ini.ret == from_option.ret == pytest.ExitCode.USAGE_ERROR
     from_ini.stderr.fnmatch_lines(["*unknown citations record mode 'sometimes'*"])
@@ -203,8 +203,8 @@ def test_unknown_record_mode_is_a_usage_error(citations: Citations) -> None:
 def test_recording_a_contradicted_claim_still_writes_its_cassette(citations: Citations) -> None:
     citations.write("cases/water.yaml", ONE_CLAIM.replace(SUPPORTED_CLAIM, CONTRADICTED_CLAIM))
 
-    result, _ = citations.record("cases/")
+    result, _ = citations.record("cases/", gate="default")
 
     result.assert_outcomes(passed=1, failed=1)
-    assert citations.run("cases/").ret == pytest.ExitCode.TESTS_FAILED
-    citations.run("cases/").assert_outcomes(passed=1, failed=1)
+    assert citations.run("cases/", gate="default").ret == pytest.ExitCode.TESTS_FAILED
+    citations.run("cases/", gate="default").assert_outcomes(passed=1, failed=1)

@@ -55,7 +55,7 @@ def usage_of(result: pytest.RunResult) -> dict[str, str | None]:
 def nine(citations: Citations) -> tuple[Citations, pytest.RunResult, Web]:
     """The nine-citation case, recorded: ``(citations, recording result, emulators)``."""
     citations.write("cases/nine.yaml", NINE_CASE)
-    result, web = citations.record("cases/", *CLAIMS_PASS)
+    result, web = citations.record("cases/", *CLAIMS_PASS, gate="args")
     result.assert_outcomes(passed=6)
     return citations, result, web
 
@@ -65,7 +65,7 @@ def test_summary_table_precision_and_unverified_citations(
 ) -> None:
     citations, _, _ = nine
 
-    result = citations.run("cases/", *CLAIMS_PASS)
+    result = citations.run("cases/", *CLAIMS_PASS, gate="args")
 
     result.assert_outcomes(passed=6)
     result.stdout.fnmatch_lines(
@@ -114,7 +114,7 @@ def test_replay_spends_nothing_and_counts_what_it_saved(
 ) -> None:
     citations, recording, web = nine
 
-    replay = citations.run("cases/", *CLAIMS_PASS)
+    replay = citations.run("cases/", *CLAIMS_PASS, gate="args")
 
     saved = usage_of(replay)
     spent = usage_of(recording)
@@ -133,9 +133,10 @@ def test_json_report_holds_every_case_claim_and_verdict(
     citations, _, _ = nine
     citations.write("cases/boiling.yaml", BOILING_CASE)
     with citations.web():
-        citations.run("cases/boiling.yaml", "--citations-record=once")
+        citations.run("cases/boiling.yaml", "--citations-record=once", gate="default")
 
-    result = citations.run("cases/", *CLAIMS_PASS, "--citations-report", "out/report.json")
+    result = citations.run("cases/", *CLAIMS_PASS, "--citations-report", "out/report.json",
+                           gate="args")
 
     result.stdout.fnmatch_lines(["citations report: out/report.json"])
     report = load_report(citations.path / "out" / "report.json")
@@ -184,7 +185,7 @@ def test_json_report_path_from_ini(nine: tuple[Citations, pytest.RunResult, Web]
     citations, _, _ = nine
     citations.pytester.makeini("[pytest]\ncitations_report = results/citations.json\n")
 
-    citations.run("cases/", *CLAIMS_PASS)
+    citations.run("cases/", *CLAIMS_PASS, gate="args")
 
     report = load_report(citations.path / "results" / "citations.json")
     assert report["summary"]["citation_precision"] == pytest.approx(2 / 9)
@@ -196,7 +197,7 @@ def test_junitxml_carries_each_claim_as_flat_properties(
 ) -> None:
     citations, _, _ = nine
 
-    citations.run("cases/", *CLAIMS_PASS, "--junitxml=junit.xml")
+    citations.run("cases/", *CLAIMS_PASS, "--junitxml=junit.xml", gate="args")
 
     root = ET.parse(citations.path / "junit.xml").getroot()
     claims = {}
@@ -224,7 +225,7 @@ def test_junitxml_carries_each_claim_as_flat_properties(
 def test_no_summary_without_case_files(citations: Citations) -> None:
     citations.pytester.makepyfile(test_plain="def test_ok():\n    pass\n")
 
-    result = citations.run("test_plain.py", "--citations-report", "report.json")
+    result = citations.run("test_plain.py", "--citations-report", "report.json", gate="default")
 
     result.assert_outcomes(passed=1)
     assert "citation_precision" not in result.stdout.str()

@@ -70,7 +70,7 @@ def hostile(citations: Citations) -> tuple[Citations, pytest.RunResult]:
             "--citations-html=out/report.html",
             "--citations-csv=out/report.csv",
             "--junitxml=out/junit.xml",
-            "-rA",
+            "-rA", gate="default",
         )
     return citations, result
 
@@ -111,7 +111,7 @@ def test_csv_cells_never_start_a_formula(citations: Citations) -> None:
         + "".join(f'  - {{text: "{claim}", cites: [1]}}\n' for claim in claims),
     )
 
-    result = citations.run("cases/", "--citations-csv=report.csv")
+    result = citations.run("cases/", "--citations-csv=report.csv", gate="contradicted")
 
     result.assert_outcomes(passed=6)
     rows = list(csv.DictReader(io.StringIO((citations.path / "report.csv").read_text("utf-8"))))

@@ -51,11 +51,11 @@ def now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-def run_json(citations: Citations, *args: str) -> dict[str, Any]:
-    """The ``run`` object of the JSON report of one run over :data:`PDF_CASE`, with the
-    terminal header's values under ``header`` and the summary under ``release``."""
+def run_json(citations: Citations, *args: str, gate: str) -> dict[str, Any]:
+    """The ``run`` object of the JSON report of one run with ``gate`` over :data:`PDF_CASE`,
+    with the terminal header's values under ``header`` and the summary under ``release``."""
     citations.write("cases/report.yaml", PDF_CASE)
-    result = citations.run("cases/", "--citations-report", "out/r.json", *args)
+    result = citations.run("cases/", "--citations-report", "out/r.json", *args, gate=gate)
     report = load_report(citations.path / "out" / "r.json")
     header = next(HEADER.search(line) for line in result.outlines if HEADER.search(line))
     assert header is not None
@@ -72,6 +72,7 @@ def test_json_run_names_how_the_run_was_made(citations: Citations) -> None:
         "claude-test-model",
         "--citations-fail-on",
         "not_found",
+        gate="args",
     )
     after = now()
 
@@ -109,7 +110,7 @@ def test_json_run_names_how_the_run_was_made(citations: Citations) -> None:
 
 
 def test_the_judges_default_model_is_named(citations: Citations) -> None:
-    run = run_json(citations)
+    run = run_json(citations, gate="contradicted")
 
     assert (run["judge"], run["model"]) == ("openai", JUDGES["openai"].default_model)
     assert run["header"][1:3] == ("openai", JUDGES["openai"].default_model)
@@ -135,9 +136,9 @@ def test_the_default_setting_names_both_embedders() -> None:
 
 
 def test_each_run_has_its_own_id_and_its_record_mode(citations: Citations) -> None:
-    first = run_json(citations)
+    first = run_json(citations, gate="default")
     with citations.web():
-        second = run_json(citations, "--citations-record=all")
+        second = run_json(citations, "--citations-record=all", gate="default")
 
     assert second["record_mode"] == "all"
     assert second["header"][0] == "all"

@@ -78,7 +78,7 @@ def listed(pruned: Pruned) -> list[str]:
 
 def recorded(citations: Citations, *args: str, mode: str = "once") -> None:
     """Record ``cases/`` against the emulators (the gate: contradicted claims fail)."""
-    result, _ = citations.record("cases/", GATE, *args, mode=mode)
+    result, _ = citations.record("cases/", GATE, *args, mode=mode, gate="args")
     assert result.ret in (0, 1), result.stdout.str()
 
 
@@ -197,7 +197,8 @@ def test_votes_go_together_and_stay_together(citations: Citations) -> None:
     assert kept == [body for body in recorded_calls if body in kept]
     assert len(set(kept)) == 1  # one body, asked three times
     assert len(set(recorded_calls) - set(kept)) == 1  # the other page's, all three gone
-    citations.run("cases/", GATE, "--citations-judge-votes=3").assert_outcomes(passed=2)
+    citations.run("cases/", GATE, "--citations-judge-votes=3",
+                  gate="args").assert_outcomes(passed=2)
 
 
 def test_retrieved_sources_are_needed_until_the_case_stops_listing_them(
@@ -290,10 +291,10 @@ def test_a_pruned_cassette_records_what_is_new_and_replays(citations: Citations)
     assert prune(citations, write=True)[WATER].written
 
     # The gate's recording run over the pruned cassette: only the new claim is sent.
-    result, web = citations.record("cases/", GATE, mode="new_episodes")
+    result, web = citations.record("cases/", GATE, mode="new_episodes", gate="args")
     result.assert_outcomes(passed=2, failed=1)  # the reworded claim is contradicted too
     assert (web.judge.call_count, web.crawlbase.crawl_count) == (1, 0)
-    replayed = citations.run("cases/", GATE)
+    replayed = citations.run("cases/", GATE, gate="args")
     replayed.assert_outcomes(passed=2, failed=1)
     assert not [line for line in replayed.outlines if "stale recording" in line]
     assert listed(prune(citations)[WATER]) == []
