@@ -20,8 +20,6 @@ from ops_support import base_env, run_cli
 from plugin_helpers import Citations
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The default gate's failing labels, named on every run.
-DEFAULT_GATE = "--citations-fail-on=contradicted,partial,not_found,misattributed,unreachable"
 CASE = "cases/boiling-point.yaml::boiling-point"
 RELAXED = (
     f"{CASE} relaxed its criteria against base.json: fail_on lost contradicted, partial, "
@@ -35,7 +33,7 @@ def relaxed(citations: Citations) -> Citations:
     file edited as the red team did."""
     shutil.copytree(ROOT / "cases", citations.path / "cases")
     shutil.copytree(ROOT / "cassettes", citations.path / "cassettes", dirs_exist_ok=True)
-    base = citations.run("cases/", DEFAULT_GATE, "--citations-report", "base.json", lexical=False)
+    base = citations.run("cases/", "--citations-report", "base.json", gate="default", lexical=False)
     assert base.ret == pytest.ExitCode.TESTS_FAILED  # claim-2 is contradicted
     case_file = citations.path / "cases" / "boiling-point.yaml"
     text = case_file.read_text(encoding="utf-8")
@@ -47,7 +45,7 @@ def test_the_relaxed_case_passes_its_contradicted_claim_without_a_comparison(
     relaxed: Citations,
 ) -> None:
     """The hole itself: on its own, the edited case file passes the default gate."""
-    result = relaxed.run("cases/boiling-point.yaml", DEFAULT_GATE, lexical=False)
+    result = relaxed.run("cases/boiling-point.yaml", gate="default", lexical=False)
 
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["Release decision: pass"])
@@ -57,17 +55,25 @@ def test_under_fail_on_regression_the_relaxation_fails_the_run_by_name(
     relaxed: Citations,
 ) -> None:
     result = relaxed.run(
-        "cases/boiling-point.yaml", DEFAULT_GATE, "--citations-compare", "base.json",
-        "--citations-fail-on-regression", "--citations-report", "pr.json", lexical=False,
-    )  # fmt: skip
+        "cases/boiling-point.yaml",
+        "--citations-compare",
+        "base.json",
+        "--citations-fail-on-regression",
+        "--citations-report",
+        "pr.json",
+        gate="default",
+        lexical=False,
+    )
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([
-        f"  {CASE}: citation precision *",
-        "    criteria relaxed: fail_on lost contradicted, partial, not_found, misattributed, "
-        "unreachable (fails the run)",
-        f"Release decision: fail (fail_on_regression: {RELAXED})",
-    ])  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            f"  {CASE}: citation precision *",
+            "    criteria relaxed: fail_on lost contradicted, partial, not_found, misattributed, "
+            "unreachable (fails the run)",
+            f"Release decision: fail (fail_on_regression: {RELAXED})",
+        ]
+    )
     report = json.loads((relaxed.path / "pr.json").read_text(encoding="utf-8"))
     assert report["comparison"]["failures"] == [f"fail_on_regression: {RELAXED}"]
     [case] = [c for c in report["comparison"]["cases"] if c["case"] == CASE]
@@ -79,10 +85,18 @@ def test_without_the_gate_the_relaxation_is_shown_in_every_output_and_fails_noth
     relaxed: Citations,
 ) -> None:
     result = relaxed.run(
-        "cases/boiling-point.yaml", DEFAULT_GATE, "--citations-compare", "base.json",
-        "--citations-report", "pr.json", "--citations-html", "pr.html",
-        "--citations-markdown", "pr.md", lexical=False,
-    )  # fmt: skip
+        "cases/boiling-point.yaml",
+        "--citations-compare",
+        "base.json",
+        "--citations-report",
+        "pr.json",
+        "--citations-html",
+        "pr.html",
+        "--citations-markdown",
+        "pr.md",
+        gate="default",
+        lexical=False,
+    )
 
     assert result.ret == pytest.ExitCode.OK
     said = "criteria relaxed: fail_on lost contradicted, partial, not_found, misattributed, "
@@ -90,8 +104,12 @@ def test_without_the_gate_the_relaxation_is_shown_in_every_output_and_fails_noth
     report = json.loads((relaxed.path / "pr.json").read_text(encoding="utf-8"))
     [case] = [c for c in report["comparison"]["cases"] if c["case"] == CASE]
     assert case["relaxed"][0]["lost"] == [
-        "contradicted", "partial", "not_found", "misattributed", "unreachable",
-    ]  # fmt: skip
+        "contradicted",
+        "partial",
+        "not_found",
+        "misattributed",
+        "unreachable",
+    ]
     assert case["relaxation_fails"] is False
     assert report["comparison"]["failures"] == []
     assert report["comparison"]["criteria_compared"] is True
@@ -108,14 +126,25 @@ def test_the_workflows_shard_and_merge_fail_on_the_relaxation_as_the_serial_run(
     ini key ``-o citations_fail_on_regression=true``, then ``pytest-citations merge``, which
     decides again from the shard's claims, criteria and gates."""
     shard = relaxed.run(
-        "cases/", DEFAULT_GATE, "--citations-shard=1/1", "--citations-compare=base.json",
-        "-o", "citations_fail_on_regression=true", "--citations-report=shard-1.json",
+        "cases/",
+        "--citations-shard=1/1",
+        "--citations-compare=base.json",
+        "-o",
+        "citations_fail_on_regression=true",
+        "--citations-report=shard-1.json",
+        gate="default",
         lexical=False,
-    )  # fmt: skip
+    )
     assert shard.ret == pytest.ExitCode.TESTS_FAILED
 
-    merged = run_cli("merge", "shard-1.json", "--compare", "base.json",
-                     env=base_env(relaxed.path), cwd=relaxed.path)  # fmt: skip
+    merged = run_cli(
+        "merge",
+        "shard-1.json",
+        "--compare",
+        "base.json",
+        env=base_env(relaxed.path),
+        cwd=relaxed.path,
+    )
 
     assert merged.returncode == 1, merged.stderr
     assert f"fail_on_regression: {RELAXED}" in merged.stdout
@@ -125,16 +154,26 @@ def test_against_a_baseline_file_the_criteria_are_not_compared_and_it_says_so(
     relaxed: Citations,
 ) -> None:
     """A baseline stores labels only: no relaxation can be shown, and none is guessed."""
-    baseline = {"version": 1, "claims": {
-        f"{CASE}::claim-2": {"claim": "On mountains water boils at 50 °C.",
-                             "label": "contradicted", "citations": []},
-    }}  # fmt: skip
+    baseline = {
+        "version": 1,
+        "claims": {
+            f"{CASE}::claim-2": {
+                "claim": "On mountains water boils at 50 °C.",
+                "label": "contradicted",
+                "citations": [],
+            },
+        },
+    }
     (relaxed.path / "baseline.json").write_text(json.dumps(baseline), encoding="utf-8")
 
     result = relaxed.run(
-        "cases/boiling-point.yaml", DEFAULT_GATE, "--citations-compare", "baseline.json",
-        "--citations-fail-on-regression", lexical=False,
-    )  # fmt: skip
+        "cases/boiling-point.yaml",
+        "--citations-compare",
+        "baseline.json",
+        "--citations-fail-on-regression",
+        gate="default",
+        lexical=False,
+    )
 
     assert result.ret == pytest.ExitCode.OK
     assert result.stdout.str().count("criteria not compared") == 1
