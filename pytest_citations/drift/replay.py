@@ -18,6 +18,7 @@ from types import TracebackType
 from ..errors import CitationsError, RequestRefused
 from ..fetchers import FetchResult, fetch_citation
 from ..labels import Label, Reason
+from ..network.usage import Usage
 from ..pipeline.backends import Backends
 from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
@@ -35,7 +36,6 @@ from ..recording.pages import read_recording
 from ..recording.signing import SignatureRefused, TrustedKeys
 from ..recording.trust import UntrustedCassette
 from ..retrieval.selection import Selection
-from ..usage import Usage
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .sources import DriftCheck, DriftSource
 from .statuses import CitationDrift, DriftStatus, Skipped

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..network.usage import Usage
 from ..sanitize import clean
-from ..usage import Usage
 from .statuses import FLIPPED, CitationDrift, DriftPolicy, DriftStatus, Skipped, counted
 
 #: Diff lines shown per citation in the terminal, and characters per line.

@@ -13,12 +13,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..labels import Label, Reason
+from ..network.usage import Usage
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.pages import judge_bodies
 from ..recording.signing import TrustedKeys
-from ..usage import Usage
 from ..verdicts import CitationVerdict
 from .compare import classify
 from .live import LivePage, Rechecked, fetch_live, recheck

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..fetchers.urls import request_url
+from ..network.usage import Usage
 from ..pipeline.backends import Backends
 from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
@@ -37,7 +38,6 @@ from ..recording.choices import choices_document
 from ..recording.files import Interaction
 from ..recording.pages import crawl_target
 from ..retrieval.selection import Selection
-from ..usage import Usage
 from .live import LivePage, Rechecked, verify_recorded
 from .replay import RecordedSource, Replayer
 from .statuses import CitationDrift

@@ -12,7 +12,7 @@ from typing import Any
 from ..atomic import UnwritableFile, write_atomically
 from ..errors import CitationsError
 from ..labels import Label
-from ..precision import Precision
+from .precision import Precision
 from .result import BaselineKind, ClaimResult, stored_location
 
 FORMAT_VERSION = 1

@@ -35,7 +35,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from ..labels import LABEL_RANK, Label
-from ..precision import Precision
 from .comparison import (
     MATCHED_BY,
     UNCHECKED,
@@ -49,6 +48,7 @@ from .comparison import (
     regression_failures,
 )
 from .criteria import Decision, Failure
+from .precision import Precision
 from .result import CaseResult, ClaimResult
 
 

@@ -16,12 +16,12 @@ from ..labels import Label, Reason, is_unchecked
 from ..network.client import HttpClient
 from ..network.limits import RequestLimit
 from ..network.requester import Requester
-from ..redact import LogRedaction
+from ..network.usage import Usage
 from ..retrieval.embedders.base import Embedder
 from ..retrieval.retriever import Retriever
 from ..retrieval.worker import RANK, EmbeddingWorker
+from ..sanitize import LogRedaction
 from ..timing import clocked
-from ..usage import Usage
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog

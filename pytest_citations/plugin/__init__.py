@@ -24,8 +24,8 @@ import pytest
 from ..gating.result import Location
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
-from ..redact import LogRedaction
 from ..reports.terminal import UNVERIFIED
+from ..sanitize import LogRedaction
 from . import hookspecs, identity
 from .drift import check as check_drift
 from .drift import refuse_under_xdist

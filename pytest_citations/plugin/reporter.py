@@ -21,6 +21,7 @@ from ..gating.build import Findings, build_run
 from ..gating.result import Location
 from ..gating.run_result import Base, BaselineFacts, RunResult
 from ..gating.shards import ShardPlan
+from ..network.usage import Spending, SpendPlan, Usage
 from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
@@ -31,7 +32,6 @@ from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..upkeep.prune import prune_command, stale_tally
-from ..usage import Spending, SpendPlan, Usage
 from . import identity
 from .github import append_summary, github_place, step_summary
 from .items import CASE_MARKER

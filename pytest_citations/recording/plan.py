@@ -29,10 +29,10 @@ from ..fetchers import FetchResult, fetch_citation
 from ..fetchers.urls import is_pdf, request_url
 from ..network.limits import RequestLimit
 from ..network.requester import Requester
+from ..network.usage import CREDITS, SpendPlan, Usage
 from ..pipeline.backends import Backends
 from ..pipeline.claimwork import ClaimRequest
 from ..pipeline.settings import Settings
-from ..usage import CREDITS, SpendPlan, Usage
 from .client import Offline, recorded_client
 from .files import UnreadableCassette
 from .library import CassetteLibrary

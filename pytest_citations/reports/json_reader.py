@@ -18,13 +18,13 @@ from typing import Any
 from ..errors import CitationsError
 from ..gating.build import Findings
 from ..gating.criteria import Decision
+from ..gating.precision import Precision
 from ..gating.redecision import StatedCase
 from ..gating.result import Location
 from ..gating.run_result import FileError, RunGates
 from ..gating.serial import claim_from_dict, info_from_dict
 from ..gating.shards import ShardReport
-from ..precision import Precision
-from ..usage import Spending, SpendPlan, Usage, amounts
+from ..network.usage import Spending, SpendPlan, Usage, amounts
 from .info import RunInfo
 from .json_report import REPORT_VERSION
 

@@ -17,7 +17,7 @@ from ..gating.criteria import Decision
 from ..gating.result import CaseResult, ClaimResult
 from ..gating.run_result import RunResult
 from ..labels import Label
-from ..usage import Usage
+from ..network.usage import Usage
 from .info import RunInfo
 
 #: Entries a list shows before it says how many more there are.

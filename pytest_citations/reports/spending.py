@@ -9,9 +9,9 @@ from collections.abc import Mapping, Sequence
 
 from ..gating.result import ClaimResult
 from ..gating.run_result import RunResult
+from ..network.usage import Spending, SpendPlan, Usage
 from ..pipeline.settings import BUDGETS
 from ..recording.layout import record_command
-from ..usage import Spending, SpendPlan, Usage
 
 #: Each budget in words, by its settings field.
 BUDGET_WORDS = {

@@ -11,7 +11,7 @@ from ..gating.result import COUNTED
 from ..gating.run_result import FAIL, INCOMPLETE, PASS, RunResult
 from ..gating.shards import ShardPlan
 from ..labels import Label
-from ..usage import Usage
+from ..network.usage import Usage
 from .info import RunInfo
 from .spending import pending_lines, plan_line
 

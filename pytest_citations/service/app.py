@@ -31,7 +31,7 @@ from ..network.limits import RequestLimit
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..pipeline.verifier import Verifier
-from ..redact import LogRedaction, Redactor
+from ..sanitize import LogRedaction, Redactor
 from .access import TOKEN_VARIABLE, Access
 from .admission import Admission
 from .models import (
