@@ -198,6 +198,14 @@ def test_the_sandbox_imports_only_the_registries_and_only_its_command_imports_it
     assert users == {"cli.sandbox"}
 
 
+def test_every_subpackage_has_a_test_folder() -> None:
+    """Issue 25: a subpackage's tests are found beside its name (``tests/retrieval`` for
+    ``pytest_citations/retrieval``), not under a folder named for no package."""
+    tests = PACKAGE.parent / "tests"
+    packages = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    assert sorted(name for name in packages if not (tests / name).is_dir()) == []
+
+
 def test_every_layer_is_known() -> None:
     assert {layer(name) for name in MODULES} <= set(RANK)
 
