@@ -113,8 +113,9 @@ async def fetch_live(
         raw = captured.get(request_url(page.url) or page.url, [])
         if page.result is not None and len(raw) != page.usage.crawl_requests:
             # An answer was not kept (a status no recording may hold): not a check.
-            page = LivePage(page.url, None, "the Crawling API answered with a failure",
-                            usage=page.usage)  # fmt: skip
+            page = LivePage(
+                page.url, None, "the Crawling API answered with a failure", usage=page.usage
+            )
         elif page.result is not None:
             page.interactions = session.saved(raw)
         pages[page.url] = page

@@ -222,9 +222,15 @@ def _unchecked(
     why: str,
 ) -> CitationDrift:
     return CitationDrift(
-        check.nodeid, check.request.claim, verdict.url, recorded.cassette,
-        DriftStatus.UNCHECKED, verdict, detail=why, retrieved=check.retrieved,
-    )  # fmt: skip
+        check.nodeid,
+        check.request.claim,
+        verdict.url,
+        recorded.cassette,
+        DriftStatus.UNCHECKED,
+        verdict,
+        detail=why,
+        retrieved=check.retrieved,
+    )
 
 
 def _missing_cassette(recorded: RecordedSource) -> RecordedSource:
@@ -307,10 +313,15 @@ async def replay_source(replayer: Replayer, source: DriftSource) -> RecordedSour
                 continue
             recorded.citations.append(
                 RecordedCitation(
-                    check.nodeid, verdict.claim, citation.url, citation,
-                    tuple(shown.get(citation.url, ())), page, check.retrieved,
+                    check.nodeid,
+                    verdict.claim,
+                    citation.url,
+                    citation,
+                    tuple(shown.get(citation.url, ())),
+                    page,
+                    check.retrieved,
                 )
-            )  # fmt: skip
+            )
     return recorded
 
 

@@ -191,12 +191,18 @@ async def update_cassette(
     ]
     serial = abs(hash(shown))
     _, done = await verify_recorded(
-        claims, [i for _, i in entries], settings, config, backends, scratch / f"u{serial}.yaml",
+        claims,
+        [i for _, i in entries],
+        settings,
+        config,
+        backends,
+        scratch / f"u{serial}.yaml",
         kept_choices(recorded, changed, pages),
-    )  # fmt: skip
+    )
     if done.failures:
-        return UpdateOutcome(shown, False, f"a request failed ({'; '.join(done.failures)})",
-                             done.usage)  # fmt: skip
+        return UpdateOutcome(
+            shown, False, f"a request failed ({'; '.join(done.failures)})", done.usage
+        )
     entries += [(None, interaction) for interaction in done.interactions]
     choices = kept_choices(recorded, changed, pages, rechecked.choices, done.choices)
     problem, played = await _validate(

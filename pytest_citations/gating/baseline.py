@@ -259,8 +259,11 @@ class Reconciliation:
         return lines
 
     def _update_line(self) -> str:
-        kinds = [(len(self.regressed), "regressed"), (len(self.improved), "improved"),
-                 (len(self.new), "new")]  # fmt: skip
+        kinds = [
+            (len(self.regressed), "regressed"),
+            (len(self.improved), "improved"),
+            (len(self.new), "new"),
+        ]
         changed = ", ".join(f"{count} {kind}" for count, kind in kinds if count)
         kept = len(self.unused) - len(self.stale)
         return (

@@ -196,8 +196,9 @@ class SpendPlan:
     def __add__(self, other: SpendPlan) -> SpendPlan:
         """Two shards' plans as one run's (a page both shards lack counts in each: each
         shard would crawl it)."""
-        return SpendPlan(*(getattr(self, name) + getattr(other, name)
-                           for name in self.__dataclass_fields__))  # fmt: skip
+        return SpendPlan(
+            *(getattr(self, name) + getattr(other, name) for name in self.__dataclass_fields__)
+        )
 
 
 def amounts(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -242,9 +243,10 @@ class Spending:
         plans = [plan for plan in (self.plan, other.plan) if plan is not None]
         return Spending(
             budget=self.budget or other.budget,
-            record_variables=tuple(dict.fromkeys((*self.record_variables,
-                                                  *other.record_variables))),
+            record_variables=tuple(
+                dict.fromkeys((*self.record_variables, *other.record_variables))
+            ),
             file_prefix=self.file_prefix or other.file_prefix,
             plan=sum(plans[1:], plans[0]) if plans else None,
             holders=self.holders + other.holders,
-        )  # fmt: skip
+        )

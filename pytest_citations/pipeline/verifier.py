@@ -389,6 +389,11 @@ class Verifier:
             return replace(located, reason=_refusal(refused))
         accepted, votes = tally(answers, passages, chosen.votes, page.text)
         work.evidence[url] = shown_evidence(url, passages, accepted, selection, page.text)
-        return replace(located, label=accepted.label, evidence_quote=accepted.evidence_quote,
-                       confidence=accepted.confidence, reason=accepted.reason,
-                       votes=votes)  # fmt: skip
+        return replace(
+            located,
+            label=accepted.label,
+            evidence_quote=accepted.evidence_quote,
+            confidence=accepted.confidence,
+            reason=accepted.reason,
+            votes=votes,
+        )

@@ -206,8 +206,9 @@ class CitationsReporter:
         baseline = baseline_of(self.config, self.options)
         if baseline is None or self.options.baseline is None:
             return None
-        return BaselineFacts(shown(self.options.baseline, self.options.root),
-                             baseline.stored_precision())  # fmt: skip
+        return BaselineFacts(
+            shown(self.options.baseline, self.options.root), baseline.stored_precision()
+        )
 
     def _reconciled(self, result: RunResult) -> RunResult:
         """The run's claims against the baseline, and the update written when asked."""

@@ -154,8 +154,14 @@ async def plan_recording(
                 for url in _urls(requests)
                 if _fetched(url) and held.pages.get(url) is None
             )
-    return SpendPlan(claims, calls, len(pages), len(pages) * FIRST_CRAWL, len(pages) * MOST_CRAWLS,
-                     case_files=len(files))  # fmt: skip
+    return SpendPlan(
+        claims,
+        calls,
+        len(pages),
+        len(pages) * FIRST_CRAWL,
+        len(pages) * MOST_CRAWLS,
+        case_files=len(files),
+    )
 
 
 __all__ = ["FIRST_CRAWL", "MOST_CRAWLS", "Held", "Planner", "plan_recording"]

@@ -187,8 +187,9 @@ def read_report(path: Path, name: str | None = None) -> ReadReport:
         gates = RunGates.from_dict(run.get("gates") or {})
         return ReadReport(shown, cases, found, _info(run), gates, shard, _baseline(data))
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as error:
-        raise CitationsError(f"{shown} is not a complete pytest-citations JSON report ({error!r})"
-                             ) from None  # fmt: skip
+        raise CitationsError(
+            f"{shown} is not a complete pytest-citations JSON report ({error!r})"
+        ) from None
 
 
 __all__ = ["ReadReport", "read_report"]

@@ -29,8 +29,11 @@ def _count(number: int, noun: str) -> str:
 
 def budget_words(budget: Mapping[str, float]) -> str:
     """``judge calls 20, credits 10``, or ``none``."""
-    shown = [f"{BUDGET_WORDS[limit.field]} {budget[limit.field]:g}" for limit in BUDGETS
-             if limit.field in budget]  # fmt: skip
+    shown = [
+        f"{BUDGET_WORDS[limit.field]} {budget[limit.field]:g}"
+        for limit in BUDGETS
+        if limit.field in budget
+    ]
     return ", ".join(shown) or "none"
 
 
