@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from ..drift import DEFAULT_FAIL_ON
+from ..drift.statuses import DEFAULT_FAIL_ON
 from ..fetchers import FETCHERS
 from ..judges import JUDGES
 from ..judges.config import DEFAULT_PROVIDER, MODEL_VARIABLE, PROVIDER_VARIABLE

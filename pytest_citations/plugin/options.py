@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ..drift import DEFAULT_FAIL_ON
+from ..drift.statuses import DEFAULT_FAIL_ON
 from ..gating.criteria import Criteria
 from ..gating.run_result import RunGates
 from ..gating.shards import Shard

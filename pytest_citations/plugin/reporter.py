@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ..distribution import __version__
-from ..drift import DriftReport
+from ..drift.report import DriftReport
 from ..errors import AccountError, CitationsError
 from ..gating.base_report import load_base
 from ..gating.build import Findings, build_run
