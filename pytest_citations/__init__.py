@@ -12,13 +12,13 @@ from .assertions import assert_answer, assert_not_contradicted, assert_precision
 from .distribution import __version__ as __version__
 from .errors import AuthenticationError, CitationsError, ConfigurationError, MissingTokenError
 from .fetchers import Crawler, PageResponse
+from .gating.precision import Precision
 from .judges import Judge, JudgeConfig, Judgement
 from .labels import Label, Reason
+from .network.usage import Usage
 from .pipeline.settings import Settings
 from .pipeline.sync import SyncVerifier
 from .pipeline.verifier import ClaimRequest, Verifier
-from .precision import Precision
-from .usage import Usage
 from .verdicts import CitationVerdict, ClaimVerdict
 
 __all__ = [

@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from typing import Protocol
 
+from .gating.precision import Precision
 from .labels import DEFAULT_FAILING_LABELS, Label
-from .precision import Precision
 from .sanitize import strip_controls
 from .verdicts import CitationVerdict, ClaimVerdict
 

@@ -21,10 +21,10 @@ from ops_support import Web, emulators
 from plugin_helpers import STEERING_VARIABLES, Citations
 
 from pytest_citations import ClaimVerdict, Settings, Verifier
-from pytest_citations.redact import Secret
 from pytest_citations.retrieval.embedders.base import Embedder
 from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
 from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
+from pytest_citations.sanitize import Secret
 
 #: Credentials the emulators accept. Distinctive, so that a leak is easy to grep for.
 CRAWLBASE_TOKEN = "cb-normal-token-0a1b2c3d"

@@ -37,7 +37,7 @@ from test_workflows import help_text, subcommands
 
 from pytest_citations.cli.reference import cli_page
 from pytest_citations.plugin.flags import Option
-from pytest_citations.plugin.options import OPTIONS
+from pytest_citations.plugin.option_table import OPTIONS
 from pytest_citations.plugin.reference import options_page
 from pytest_citations.plugin.values import whole_number
 

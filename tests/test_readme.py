@@ -36,7 +36,7 @@ from test_workflows import from_an_index, help_options, subcommands
 from pytest_citations.cases import load_cases
 from pytest_citations.cases.schema import schema_text
 from pytest_citations.pipeline.settings import LIMITS
-from pytest_citations.plugin.options import OPTIONS
+from pytest_citations.plugin.option_table import OPTIONS
 from pytest_citations.plugin.reference import options_page
 
 ROOT = Path(__file__).resolve().parents[1]

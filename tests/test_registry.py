@@ -15,7 +15,7 @@ from pytest_citations.cli.common import global_options
 from pytest_citations.fetchers import FETCHERS
 from pytest_citations.judges import JUDGES, JudgeConfig
 from pytest_citations.pipeline.settings import LIMITS
-from pytest_citations.plugin.options import OPTIONS
+from pytest_citations.plugin.option_table import OPTIONS
 from pytest_citations.sandbox import JudgeEmulator
 from pytest_citations.sandbox.judges.wire import ROUTES, WIRES
 

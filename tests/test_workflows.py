@@ -26,7 +26,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from workflow_steps import run_step
 
-from pytest_citations.plugin.options import OPTIONS
+from pytest_citations.plugin.option_table import OPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = ROOT / ".github" / "workflows"

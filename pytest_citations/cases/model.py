@@ -26,8 +26,10 @@ class CaseFileError(CitationsError):
 
     def lines(self, where: str) -> list[str]:
         """One ``where:line: message`` line per problem."""
-        return [f"{where}:{line}: {message}" if line else f"{where}: {message}"
-                for line, message in self.problems]  # fmt: skip
+        return [
+            f"{where}:{line}: {message}" if line else f"{where}: {message}"
+            for line, message in self.problems
+        ]
 
 
 @dataclass(frozen=True)

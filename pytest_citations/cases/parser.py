@@ -157,9 +157,11 @@ class Parser:
                 continue
             if marker in seen:
                 first = seen[marker][0]
-                same = "" if str(first) == str(key) else (
-                    f" (the same as marker {first!r} after '[]' and spaces are removed)"
-                )  # fmt: skip
+                same = (
+                    ""
+                    if str(first) == str(key)
+                    else (f" (the same as marker {first!r} after '[]' and spaces are removed)")
+                )
                 self.fail(where, f"duplicate marker [{marker}] in {what}{same}")
                 continue
             seen[marker] = (key, value, where)
@@ -189,9 +191,13 @@ class Parser:
         if raw is None:
             return {}
         if isinstance(raw, list):
-            return self.urls([(str(n), v, line_of(raw, n - 1, line), f"citation [{n}]")
-                              for n, v in enumerate(raw, start=1)
-                              if not isinstance(v, dict)])  # fmt: skip
+            return self.urls(
+                [
+                    (str(n), v, line_of(raw, n - 1, line), f"citation [{n}]")
+                    for n, v in enumerate(raw, start=1)
+                    if not isinstance(v, dict)
+                ]
+            )
         if isinstance(raw, dict):
             marked = self.markers(raw, line, "'citations'")
             return self.urls(

@@ -10,9 +10,17 @@ from collections.abc import Iterable
 
 #: pytest's own marks that change how an item runs or whether it runs at all.
 BEHAVIOUR_MARKS = frozenset(
-    {"skip", "skipif", "xfail", "usefixtures", "filterwarnings", "parametrize",
-     "tryfirst", "trylast"}
-)  # fmt: skip
+    {
+        "skip",
+        "skipif",
+        "xfail",
+        "usefixtures",
+        "filterwarnings",
+        "parametrize",
+        "tryfirst",
+        "trylast",
+    }
+)
 
 
 def refused_tag(tag: str, registered: Iterable[str] = ()) -> str | None:

@@ -105,10 +105,12 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
     )
     _paths(check)
     check.add_argument(
-        "--retrieval", action="store_true", help="also re-run retrieval with the installed "
+        "--retrieval",
+        action="store_true",
+        help="also re-run retrieval with the installed "
         "model against every recorded choice and list what a re-record would change (needs "
         "the embedding models)",
-    )  # fmt: skip
+    )
     check.set_defaults(run=run_check)
     add_prune_action(actions, parent)
     add_signing_actions(actions, parent)
@@ -117,19 +119,26 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
 def _retrieval_options(upgrade: argparse.ArgumentParser) -> None:
     """The settings ``upgrade`` chooses passages with, as the cassettes were recorded."""
     upgrade.add_argument(
-        "--embedder", help="the embedding setting the cassettes were recorded with "
+        "--embedder",
+        help="the embedding setting the cassettes were recorded with "
         "(default: CITATIONS_EMBEDDING_MODEL or all-MiniLM-L6-v2)",
-    )  # fmt: skip
+    )
     upgrade.add_argument(
-        "--evidence-words", type=int, metavar="N", help="words of the page the judge was "
+        "--evidence-words",
+        type=int,
+        metavar="N",
+        help="words of the page the judge was "
         "shown, for a cassette that holds a retrieval section but lacks some choices "
         "(default 560; a cassette without the section was made by the top-k passages, and "
         "is upgraded so)",
-    )  # fmt: skip
+    )
     upgrade.add_argument(
-        "--budget", type=int, metavar="N", dest="old_budget",
+        "--budget",
+        type=int,
+        metavar="N",
+        dest="old_budget",
         help="deprecated: use --evidence-words",
-    )  # fmt: skip
+    )
     upgrade.add_argument("--top-k", type=int, help="passages the judge was shown (default 3)")
     upgrade.add_argument(
         "--passage-words", type=int, help="words a passage held at most (default 200)"

@@ -16,8 +16,8 @@ from ..judges import JUDGES
 from ..network.requester import TransientError
 from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS, Settings
-from ..redact import LogRedaction
 from ..retrieval.embedders import missing_models
+from ..sanitize import LogRedaction
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_AUTH, EXIT_NO_MODELS = 0, 1, 2, 3, 4
 PROG = "pytest-citations"

@@ -126,9 +126,16 @@ def run(args: argparse.Namespace) -> int:
             cache.mkdir(parents=True, exist_ok=True)
             settings = settings.replace(embedding_cache_dir=cache)
         report = await check_drift(
-            sources, settings, update=args.update, policy=policy, root=root, on_plan=announce,
-            cassette_dir=cassettes, hint="wrong --cassette-dir or --root?", trust=trust,
-        )  # fmt: skip
+            sources,
+            settings,
+            update=args.update,
+            policy=policy,
+            root=root,
+            on_plan=announce,
+            cassette_dir=cassettes,
+            hint="wrong --cassette-dir or --root?",
+            trust=trust,
+        )
         for line in report.lines():
             print(line)
         if args.json:

@@ -17,11 +17,11 @@ from pathlib import Path
 from ..errors import CitationsError
 from ..gating.base_report import read_base
 from ..gating.build import Findings, build_run
+from ..gating.precision import Precision
 from ..gating.redecision import decide_again
 from ..gating.run_result import Base, BaselineFacts, RunResult
 from ..gating.shards import Shard, holding_problems, identity_problems, shard_problems
 from ..pipeline.audit import new_run_id
-from ..precision import Precision
 from ..reports import RENDERERS, RunInfo, junit_report, write_report
 from ..reports.json_reader import ReadReport, read_report
 from ..reports.terminal import summary_lines

@@ -16,19 +16,56 @@ here; the plugin and the command call :func:`run_drift`.
 
 from __future__ import annotations
 
-from .compare import Grounds, classify, compare_pages, evidence_of
-from .report import DriftCosts, DriftPlan, DriftReport
-from .runner import check_drift, run_drift
-from .sources import DriftClaim, DriftSource
-from .statuses import (
-    DEFAULT_FAIL_ON,
-    FAIL_ON_CHOICES,
-    FLIPPED,
-    CitationDrift,
-    DriftPolicy,
-    DriftStatus,
-    Skipped,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .compare import Grounds, classify, compare_pages, evidence_of
+    from .report import DriftCosts, DriftPlan, DriftReport
+    from .runner import check_drift, run_drift
+    from .sources import DriftClaim, DriftSource
+    from .statuses import (
+        DEFAULT_FAIL_ON,
+        FAIL_ON_CHOICES,
+        FLIPPED,
+        CitationDrift,
+        DriftPolicy,
+        DriftStatus,
+        Skipped,
+    )
+
+#: Where each name is defined: imported on first use (a run without --citations-drift
+#: never loads the check).
+_EXPORTS = {
+    "Grounds": "compare",
+    "classify": "compare",
+    "compare_pages": "compare",
+    "evidence_of": "compare",
+    "DriftCosts": "report",
+    "DriftPlan": "report",
+    "DriftReport": "report",
+    "check_drift": "runner",
+    "run_drift": "runner",
+    "DriftClaim": "sources",
+    "DriftSource": "sources",
+    "DEFAULT_FAIL_ON": "statuses",
+    "FAIL_ON_CHOICES": "statuses",
+    "FLIPPED": "statuses",
+    "CitationDrift": "statuses",
+    "DriftPolicy": "statuses",
+    "DriftStatus": "statuses",
+    "Skipped": "statuses",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of :data:`__all__`, its module imported when it is first asked for (PEP 562)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_FAIL_ON",

@@ -20,6 +20,7 @@ from ..errors import AccountError, ConfigurationError, MissingTokenError, Reques
 from ..fetchers import CrawlerFactory, FetchResult, fetch_citation
 from ..fetchers.urls import request_url
 from ..network.requester import Requester, TransientError
+from ..network.usage import Usage
 from ..pipeline.backends import Backends
 from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
@@ -29,7 +30,6 @@ from ..recording.choices import choices_document
 from ..recording.files import Interaction
 from ..recording.pages import crawl_target
 from ..retrieval.selection import Selection
-from ..usage import Usage
 from ..verdicts import CitationVerdict
 
 #: Errors that stop the run rather than one citation's check: a refused or exhausted
@@ -113,8 +113,9 @@ async def fetch_live(
         raw = captured.get(request_url(page.url) or page.url, [])
         if page.result is not None and len(raw) != page.usage.crawl_requests:
             # An answer was not kept (a status no recording may hold): not a check.
-            page = LivePage(page.url, None, "the Crawling API answered with a failure",
-                            usage=page.usage)  # fmt: skip
+            page = LivePage(
+                page.url, None, "the Crawling API answered with a failure", usage=page.usage
+            )
         elif page.result is not None:
             page.interactions = session.saved(raw)
         pages[page.url] = page

@@ -18,6 +18,7 @@ from types import TracebackType
 from ..errors import CitationsError, RequestRefused
 from ..fetchers import FetchResult, fetch_citation
 from ..labels import Label, Reason
+from ..network.usage import Usage
 from ..pipeline.backends import Backends
 from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
@@ -35,7 +36,6 @@ from ..recording.pages import read_recording
 from ..recording.signing import SignatureRefused, TrustedKeys
 from ..recording.trust import UntrustedCassette
 from ..retrieval.selection import Selection
-from ..usage import Usage
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .sources import DriftCheck, DriftSource
 from .statuses import CitationDrift, DriftStatus, Skipped
@@ -222,9 +222,15 @@ def _unchecked(
     why: str,
 ) -> CitationDrift:
     return CitationDrift(
-        check.nodeid, check.request.claim, verdict.url, recorded.cassette,
-        DriftStatus.UNCHECKED, verdict, detail=why, retrieved=check.retrieved,
-    )  # fmt: skip
+        check.nodeid,
+        check.request.claim,
+        verdict.url,
+        recorded.cassette,
+        DriftStatus.UNCHECKED,
+        verdict,
+        detail=why,
+        retrieved=check.retrieved,
+    )
 
 
 def _missing_cassette(recorded: RecordedSource) -> RecordedSource:
@@ -307,10 +313,15 @@ async def replay_source(replayer: Replayer, source: DriftSource) -> RecordedSour
                 continue
             recorded.citations.append(
                 RecordedCitation(
-                    check.nodeid, verdict.claim, citation.url, citation,
-                    tuple(shown.get(citation.url, ())), page, check.retrieved,
+                    check.nodeid,
+                    verdict.claim,
+                    citation.url,
+                    citation,
+                    tuple(shown.get(citation.url, ())),
+                    page,
+                    check.retrieved,
                 )
-            )  # fmt: skip
+            )
     return recorded
 
 

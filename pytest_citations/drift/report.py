@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..network.usage import Usage
 from ..sanitize import clean
-from ..usage import Usage
 from .statuses import FLIPPED, CitationDrift, DriftPolicy, DriftStatus, Skipped, counted
 
 #: Diff lines shown per citation in the terminal, and characters per line.
@@ -121,9 +121,13 @@ def _wrapped(indent: str, text: str, more: str | None = None) -> list[str]:
     """``text`` wrapped in lines of :data:`SHOWN_CHARS` after ``indent`` (``more`` on the
     lines after the first), nothing cut: a URL longer than a line stays whole."""
     return textwrap.wrap(
-        text, SHOWN_CHARS, initial_indent=indent, subsequent_indent=more or indent,
-        break_long_words=False, break_on_hyphens=False,
-    )  # fmt: skip
+        text,
+        SHOWN_CHARS,
+        initial_indent=indent,
+        subsequent_indent=more or indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _fitted(indent: str, parts: Sequence[str], suffix: str, width: int = SHOWN_CHARS) -> str:

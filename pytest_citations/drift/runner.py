@@ -8,17 +8,17 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..labels import Label, Reason
+from ..network.usage import Usage
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..recording import VcrConfig, build_vcr
 from ..recording.pages import judge_bodies
 from ..recording.signing import TrustedKeys
-from ..usage import Usage
 from ..verdicts import CitationVerdict
 from .compare import classify
 from .live import LivePage, Rechecked, fetch_live, recheck
@@ -133,16 +133,46 @@ async def check_drift(
             ]
             outcomes: list[UpdateOutcome] = []
             if update:
-                for source, found in zip(recorded, drifts, strict=True):
-                    outcome = await update_cassette(
-                        source, found, pages, rechecked, replayer, scratch, settings, config,
-                        backends,
-                    )  # fmt: skip
-                    if outcome is not None:
-                        outcomes.append(outcome)
+                written = _Written(pages, rechecked, replayer, scratch, settings, config, backends)
+                outcomes = await written.update(recorded, drifts)
     every = [drift for found in drifts for drift in found]
     report = _report(recorded, every, pages, rechecked, outcomes, plan, policy or DriftPolicy())
     return replace(report, nothing_checked=nothing_checked(recorded, every, cassette_dir, hint))
+
+
+@dataclass(frozen=True)
+class _Written:
+    """What ``--update`` writes a cassette again with: the live pages, the verdicts judged
+    again, and the replay's own recordings and settings."""
+
+    pages: Mapping[str, LivePage]
+    rechecked: Rechecked
+    replayer: Replayer
+    scratch: Path
+    settings: Settings
+    config: VcrConfig
+    backends: Backends
+
+    async def update(
+        self, recorded: Sequence[RecordedSource], drifts: Sequence[Sequence[CitationDrift]]
+    ) -> list[UpdateOutcome]:
+        """Each source's cassette written again where its drift says so, in turn."""
+        outcomes = []
+        for source, found in zip(recorded, drifts, strict=True):
+            outcome = await update_cassette(
+                source,
+                found,
+                self.pages,
+                self.rechecked,
+                self.replayer,
+                self.scratch,
+                self.settings,
+                self.config,
+                self.backends,
+            )
+            if outcome is not None:
+                outcomes.append(outcome)
+        return outcomes
 
 
 def _report(

@@ -183,8 +183,13 @@ class Skipped:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
-        return {"nodeid": self.nodeid, "url": self.url, "retrieved": self.retrieved,
-                "cassette": self.cassette, "reason": self.reason}  # fmt: skip
+        return {
+            "nodeid": self.nodeid,
+            "url": self.url,
+            "retrieved": self.retrieved,
+            "cassette": self.cassette,
+            "reason": self.reason,
+        }
 
 
 def counted(count: int, noun: str) -> str:

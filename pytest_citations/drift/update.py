@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..fetchers.urls import request_url
+from ..network.usage import Usage
 from ..pipeline.backends import Backends
 from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings
@@ -37,7 +38,6 @@ from ..recording.choices import choices_document
 from ..recording.files import Interaction
 from ..recording.pages import crawl_target
 from ..retrieval.selection import Selection
-from ..usage import Usage
 from .live import LivePage, Rechecked, verify_recorded
 from .replay import RecordedSource, Replayer
 from .statuses import CitationDrift
@@ -191,12 +191,18 @@ async def update_cassette(
     ]
     serial = abs(hash(shown))
     _, done = await verify_recorded(
-        claims, [i for _, i in entries], settings, config, backends, scratch / f"u{serial}.yaml",
+        claims,
+        [i for _, i in entries],
+        settings,
+        config,
+        backends,
+        scratch / f"u{serial}.yaml",
         kept_choices(recorded, changed, pages),
-    )  # fmt: skip
+    )
     if done.failures:
-        return UpdateOutcome(shown, False, f"a request failed ({'; '.join(done.failures)})",
-                             done.usage)  # fmt: skip
+        return UpdateOutcome(
+            shown, False, f"a request failed ({'; '.join(done.failures)})", done.usage
+        )
     entries += [(None, interaction) for interaction in done.interactions]
     choices = kept_choices(recorded, changed, pages, rechecked.choices, done.choices)
     problem, played = await _validate(

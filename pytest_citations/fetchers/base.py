@@ -19,7 +19,7 @@ from ..retrieval.selection import text_digest
 
 if TYPE_CHECKING:
     from ..network.requester import Requester
-    from ..usage import Usage
+    from ..network.usage import Usage
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from ..network.budget import Price, Spend, account, priced
 from ..network.limits import FETCH
 from ..network.requester import RETRYABLE_STATUSES, Requester
 from ..network.transport import placeholder
-from ..usage import CREDITS, Charge, Usage
+from ..network.usage import CREDITS, Charge, Usage
 from .base import PageResponse
 
 #: The environment variables of the Crawling API: the normal and the JavaScript token, and

@@ -14,9 +14,10 @@ from typing import Any
 
 from ..errors import CitationsError
 from ..labels import Label
-from ..precision import Precision, count_of
+from ..network.usage import count_of
 from .baseline import Baseline
 from .criteria import Decision, checked_criteria
+from .precision import Precision
 from .regressions import CaseState, ClaimState
 from .result import ClaimStatus, Location, stored_location
 from .run_result import Base, RunGates

@@ -12,7 +12,7 @@ from typing import Any
 from ..atomic import UnwritableFile, write_atomically
 from ..errors import CitationsError
 from ..labels import Label
-from ..precision import Precision
+from .precision import Precision
 from .result import BaselineKind, ClaimResult, stored_location
 
 FORMAT_VERSION = 1
@@ -259,8 +259,11 @@ class Reconciliation:
         return lines
 
     def _update_line(self) -> str:
-        kinds = [(len(self.regressed), "regressed"), (len(self.improved), "improved"),
-                 (len(self.new), "new")]  # fmt: skip
+        kinds = [
+            (len(self.regressed), "regressed"),
+            (len(self.improved), "improved"),
+            (len(self.new), "new"),
+        ]
         changed = ", ".join(f"{count} {kind}" for count, kind in kinds if count)
         kept = len(self.unused) - len(self.stale)
         return (

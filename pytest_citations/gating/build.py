@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..precision import Precision, Share
-from ..usage import Spending, Usage
+from ..network.usage import Spending, Usage
 from .calibration import Agreement
 from .comparison import RunComparison
 from .criteria import Decision, Failure
 from .deciding import decide_case, undecided_case
 from .decisions import AgreementGate, RunDecision, decide_run
+from .precision import Precision, Share
 from .regressions import compare_runs, states_of
 from .result import CaseInfo, CaseResult, ClaimResult, Location
 from .run_result import (

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ..precision import Precision
 from .criteria import Decision, Failure
+from .precision import Precision
 
 if TYPE_CHECKING:
     from .result import Location

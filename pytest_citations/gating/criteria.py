@@ -149,8 +149,13 @@ class UncheckedCitation:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
-        return {"reason": self.reason, "url": self.url, "marker": self.marker,
-                "detail": self.detail, "meaning": self.meaning}  # fmt: skip
+        return {
+            "reason": self.reason,
+            "url": self.url,
+            "marker": self.marker,
+            "detail": self.detail,
+            "meaning": self.meaning,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> UncheckedCitation:

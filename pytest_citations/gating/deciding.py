@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from ..cases import Case, Claim
 from ..labels import Label
 from ..pipeline.aggregate import aggregate_verdicts
-from ..precision import Precision, Share
 from ..sanitize import clean
 from ..verdicts import ClaimVerdict
 from .baseline import Baseline
 from .criteria import ClaimFacts, Criteria, Decision, Failure, assess_claim
 from .decisions import THRESHOLDS, judge_case
+from .precision import Precision, Share
 from .result import (
     BaselineChange,
     BaselineKind,

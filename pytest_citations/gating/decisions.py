@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..precision import Precision, Share
 from .criteria import Criteria, Failure
+from .precision import Precision, Share
 
 #: The criteria a case misses as a whole (its claims' own failures are theirs).
 THRESHOLDS = ("min_precision", "min_supported_share")

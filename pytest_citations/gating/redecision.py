@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..precision import Precision
 from .build import Findings
 from .criteria import Decision
 from .deciding import decide_case, redecide
+from .precision import Precision
 from .result import PRECISION_ITEM, CaseInfo, ClaimResult, Location
 from .run_result import RunGates
 

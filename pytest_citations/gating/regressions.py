@@ -36,7 +36,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from ..labels import LABEL_RANK, Label
-from ..precision import Precision
 from .comparison import (
     MATCHED_BY,
     UNCHECKED,
@@ -51,6 +50,7 @@ from .comparison import (
 )
 from .criteria import Decision, Failure
 from .relaxation import relaxations
+from .precision import Precision
 from .result import CaseResult, ClaimResult
 from .run_result import RunGates
 

@@ -23,10 +23,10 @@ from enum import StrEnum
 from typing import Any
 
 from ..labels import LABEL_RANK, Label
-from ..precision import Precision, Share
 from ..verdicts import CitationVerdict, ClaimVerdict, Evidence
 from .comparison import ClaimDiff
 from .criteria import Criteria, Decision, Failure, UncheckedCitation
+from .precision import Precision, Share
 
 #: The name of a case's own item, which reports the case's decision.
 PRECISION_ITEM = "precision"

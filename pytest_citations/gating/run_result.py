@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..precision import Precision, Share
-from ..usage import Spending, Usage
+from ..network.usage import Spending, Usage
 from ..verdicts import CitationVerdict
 from .baseline import Reconciliation
 from .calibration import Agreement
 from .comparison import CaseState, RunComparison
 from .criteria import Criteria, Decision
 from .decisions import RunDecision
+from .precision import Precision, Share
 from .result import CaseResult, ClaimResult, Location, count_labels
 
 PASS, FAIL, INCOMPLETE = Decision.PASS, Decision.FAIL, Decision.INCOMPLETE

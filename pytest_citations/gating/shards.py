@@ -193,8 +193,9 @@ class ShardReport:
             shard = Shard(int(data["index"]), int(data["count"]))
             files = tuple(str(path) for path in data["files"])
             case_files = tuple(str(path) for path in data["case_files"])
-            return cls(name, shard, files, int(data["run_files"]), str(data["run_digest"]),
-                       case_files)  # fmt: skip
+            return cls(
+                name, shard, files, int(data["run_files"]), str(data["run_digest"]), case_files
+            )
         except (KeyError, TypeError, ValueError):
             raise ConfigurationError(f"{name}: its run.shard is not a shard's record") from None
 

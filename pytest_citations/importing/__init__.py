@@ -14,28 +14,74 @@ YAML that imports byte-identically every time. No pytest here: the command line 
 
 from __future__ import annotations
 
-from .answers import (
-    UNMARKED_POLICIES,
-    AnswerClaim,
-    ImportedAnswer,
-    Unmarked,
-    build_answer,
-    claim_requests,
-    read_answer,
-)
-from .casefiles import CASE_SCHEMA_URL, GROUPINGS, Grouping, import_answers
-from .formats import (
-    AUTO,
-    FORMAT_NAMES,
-    FORMATS,
-    AnswerFormat,
-    AnswerFormatError,
-    detect_format,
-    read_record,
-)
-from .records import AnswerRecord, BadAnswerRecord, read_records
-from .render import case_mapping, render_case_file
-from .result import ClaimChange, ImportedFile, ImportResult, RecordOutcome
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .answers import (
+        UNMARKED_POLICIES,
+        AnswerClaim,
+        ImportedAnswer,
+        Unmarked,
+        build_answer,
+        claim_requests,
+        read_answer,
+    )
+    from .casefiles import CASE_SCHEMA_URL, GROUPINGS, Grouping, import_answers
+    from .formats import (
+        AUTO,
+        FORMAT_NAMES,
+        FORMATS,
+        AnswerFormat,
+        AnswerFormatError,
+        detect_format,
+        read_record,
+    )
+    from .records import AnswerRecord, BadAnswerRecord, read_records
+    from .render import case_mapping, render_case_file
+    from .result import ClaimChange, ImportedFile, ImportResult, RecordOutcome
+
+#: Where each name is defined: imported on first use (a run that reads no answer never
+#: loads the importer).
+_EXPORTS = {
+    "UNMARKED_POLICIES": "answers",
+    "AnswerClaim": "answers",
+    "ImportedAnswer": "answers",
+    "Unmarked": "answers",
+    "build_answer": "answers",
+    "claim_requests": "answers",
+    "read_answer": "answers",
+    "CASE_SCHEMA_URL": "casefiles",
+    "GROUPINGS": "casefiles",
+    "Grouping": "casefiles",
+    "import_answers": "casefiles",
+    "AUTO": "formats",
+    "FORMAT_NAMES": "formats",
+    "FORMATS": "formats",
+    "AnswerFormat": "formats",
+    "AnswerFormatError": "formats",
+    "detect_format": "formats",
+    "read_record": "formats",
+    "AnswerRecord": "records",
+    "BadAnswerRecord": "records",
+    "read_records": "records",
+    "case_mapping": "render",
+    "render_case_file": "render",
+    "ClaimChange": "result",
+    "ImportedFile": "result",
+    "ImportResult": "result",
+    "RecordOutcome": "result",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of :data:`__all__`, its module imported when it is first asked for (PEP 562)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AUTO",

@@ -16,7 +16,7 @@ from ..network import is_replayed, recorded_copies
 from ..network.budget import Price, Spend, account, priced
 from ..network.requester import Requester, TransientError
 from ..network.transport import placeholder
-from ..usage import Charge
+from ..network.usage import Charge
 from .config import JudgeConfig
 from .prompt import (
     JOINT_SCHEMA,

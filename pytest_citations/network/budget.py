@@ -2,7 +2,7 @@
 under any concurrency.
 
 A request declares its price (:func:`priced`): the most it can cost, and how to read what it
-did cost from its answer, a :class:`~pytest_citations.usage.Charge` (computed once per
+did cost from its answer, a :class:`~pytest_citations.network.usage.Charge` (computed once per
 answer, :meth:`Price.charge`). :class:`BudgetTransport`, just above the network, reserves the
 most before the request goes out, refuses a request the budget cannot cover (it is never
 sent: :class:`~pytest_citations.errors.OverBudget`), and settles to what the answer says it
@@ -10,7 +10,7 @@ cost (a failed crawl or a judge error costs nothing); a request that never left 
 connection could not be opened) gives its reservation back. Recordings answer above this
 transport, so a replayed request never reaches it: only what the run spends counts.
 
-There is one ledger: the run's :class:`~pytest_citations.usage.Usage`. The fetcher or judge
+There is one ledger: the run's :class:`~pytest_citations.network.usage.Usage`. The fetcher or judge
 that receives an answer counts its charge into it (:func:`account`), live or replayed; the
 budget reads what was spent from that same ledger, plus what it settled and the ledger does
 not hold yet (an answer on its way up, or a request that failed after it may have been
@@ -31,12 +31,12 @@ from dataclasses import dataclass, replace
 import httpx
 
 from ..errors import MissingTokenError, OverBudget
-from ..usage import Charge, Usage
 from .client import is_replayed
 from .config import SpendingLimits
+from .usage import Charge, Usage
 
 #: The request extension that carries a request's :class:`Price`, the answer's
-#: :class:`~pytest_citations.usage.Charge` once priced, and the budget that settled it.
+#: :class:`~pytest_citations.network.usage.Charge` once priced, and the budget that settled it.
 PRICE = "pytest_citations.price"
 _CHARGE = "pytest_citations.charge"
 _SETTLED = "pytest_citations.settled"

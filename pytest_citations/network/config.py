@@ -94,17 +94,55 @@ def read_limits(limits: Iterable[Limit], environ: Mapping[str, str]) -> dict[str
 DAY = 86_400
 
 NETWORK_LIMITS = (
-    Limit("timeout", "read_timeout", "CITATIONS_TIMEOUT", False, 0, True,
-          "seconds any one read or write may wait (default 90)", maximum=DAY),
-    Limit("connect-timeout", "connect_timeout", "CITATIONS_CONNECT_TIMEOUT", False, 0, True,
-          "seconds to open a connection (default 10)", maximum=DAY),
-    Limit("deadline", "deadline", "CITATIONS_DEADLINE", False, 0, True,
-          "seconds one request may take in all, retries included (default 180)", maximum=DAY),
-    Limit("retries", "retries", "CITATIONS_RETRIES", True, 0, False,
-          "retries of a failed request after the first attempt (default 3)"),
-    Limit("concurrency", "concurrency", "BATCH_CONCURRENCY", True, 1, False,
-          "requests in flight at once, for the whole run (default 4)"),
-)  # fmt: skip
+    Limit(
+        "timeout",
+        "read_timeout",
+        "CITATIONS_TIMEOUT",
+        False,
+        0,
+        True,
+        "seconds any one read or write may wait (default 90)",
+        maximum=DAY,
+    ),
+    Limit(
+        "connect-timeout",
+        "connect_timeout",
+        "CITATIONS_CONNECT_TIMEOUT",
+        False,
+        0,
+        True,
+        "seconds to open a connection (default 10)",
+        maximum=DAY,
+    ),
+    Limit(
+        "deadline",
+        "deadline",
+        "CITATIONS_DEADLINE",
+        False,
+        0,
+        True,
+        "seconds one request may take in all, retries included (default 180)",
+        maximum=DAY,
+    ),
+    Limit(
+        "retries",
+        "retries",
+        "CITATIONS_RETRIES",
+        True,
+        0,
+        False,
+        "retries of a failed request after the first attempt (default 3)",
+    ),
+    Limit(
+        "concurrency",
+        "concurrency",
+        "BATCH_CONCURRENCY",
+        True,
+        1,
+        False,
+        "requests in flight at once, for the whole run (default 4)",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -157,15 +195,37 @@ class NetworkConfig:
 #: What a run may spend, live (a recording answers for free): past a budget the remaining
 #: requests are not sent, and their claims are unchecked (``over_budget``).
 BUDGETS = (
-    Limit("max-judge-calls", "max_judge_calls", "CITATIONS_MAX_JUDGE_CALLS", True, 0, False,
-          "judge calls the run may send (default: no limit)"),
-    Limit("max-judge-tokens", "max_judge_tokens", "CITATIONS_MAX_JUDGE_TOKENS", True, 0, False,
-          "judge tokens the run may spend: no call is sent once they are reached, and the "
-          "calls in flight then may pass them (default: no limit)"),
-    Limit("max-credits", "max_credits", "CITATIONS_MAX_CREDITS", False, 0, False,
-          "Crawlbase credits the run may spend: a crawl that could pass them is not sent "
-          "(default: no limit)", unit="credits"),
-)  # fmt: skip
+    Limit(
+        "max-judge-calls",
+        "max_judge_calls",
+        "CITATIONS_MAX_JUDGE_CALLS",
+        True,
+        0,
+        False,
+        "judge calls the run may send (default: no limit)",
+    ),
+    Limit(
+        "max-judge-tokens",
+        "max_judge_tokens",
+        "CITATIONS_MAX_JUDGE_TOKENS",
+        True,
+        0,
+        False,
+        "judge tokens the run may spend: no call is sent once they are reached, and the "
+        "calls in flight then may pass them (default: no limit)",
+    ),
+    Limit(
+        "max-credits",
+        "max_credits",
+        "CITATIONS_MAX_CREDITS",
+        False,
+        0,
+        False,
+        "Crawlbase credits the run may spend: a crawl that could pass them is not sent "
+        "(default: no limit)",
+        unit="credits",
+    ),
+)
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 
 from ..timing import charge
-from ..usage import Usage
 from .client import HttpClient
 from .config import NetworkConfig
 from .limits import JUDGE, RequestLimit
+from .usage import Usage
 
 #: Retried with backoff: timeouts, throttling and every 5xx (Anthropic's 529 "overloaded",
 #: Cloudflare's 522/524 included).

@@ -12,10 +12,10 @@ import httpcore
 import httpx
 
 from ..errors import MissingTokenError
-from ..redact import Secret
-from ..usage import Usage
+from ..sanitize import Secret
 from .budget import Budget, BudgetTransport
 from .config import SpendingLimits
+from .usage import Usage
 
 _PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*_(?:TOKEN|KEY))>")
 
@@ -175,7 +175,7 @@ def network_transport(
     """The real network with ``secrets`` (the innermost transport of every chain), pooling
     ``concurrency`` connections per origin, behind a budget when ``spending`` sets one:
     each chain built from it holds its own, and reads what was spent from ``ledger`` (the
-    run's :class:`~pytest_citations.usage.Usage`, which its answers are counted into)."""
+    run's :class:`~pytest_citations.network.usage.Usage`, which its answers are counted into)."""
     network = NetworkTransport(secrets, concurrency)
     budget = Budget.of(spending, ledger) if spending is not None else None
     return network if budget is None else BudgetTransport(network, budget)

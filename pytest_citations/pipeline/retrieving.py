@@ -159,10 +159,13 @@ class RetrievalStep:
             asked = canonical_name(asked) if field == "embedding_model" else asked
             recorded = recorded_value(selection)
             if recorded is not None and asked != recorded:
-                raise self._recall.refuse(key, (
-                    f"it {done} {flag} {recorded}, and this run asks for {asked}: drop the "
-                    "option to replay the recording, or record it again with the option"
-                ))  # fmt: skip
+                raise self._recall.refuse(
+                    key,
+                    (
+                        f"it {done} {flag} {recorded}, and this run asks for {asked}: drop the "
+                        "option to replay the recording, or record it again with the option"
+                    ),
+                )
 
     def account(self, chosen: Chosen, answers: Sequence[Judgement]) -> Chosen:
         """The choice with the number of times the judge was asked about it. A replay is the

@@ -38,11 +38,11 @@ from ..network.config import (
     read_limits,
 )
 from ..network.transport import network_transport
-from ..redact import Redactor, Secret
+from ..network.usage import Usage
 from ..retrieval.choosing import EVIDENCE_WORDS, MIN_EVIDENCE_WORDS
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
 from ..retrieval.passages import DEFAULT_MAX_WORDS
-from ..usage import Usage
+from ..sanitize import Redactor, Secret
 from .backends import Backends
 
 #: The private key that signs cassettes (:mod:`pytest_citations.recording.signing`). No

@@ -77,9 +77,8 @@ class SharedWork:
         done = [
             scoped
             for scoped, task in self.tasks.items()
-            if isinstance(scoped, tuple) and len(scoped) == 2 and scoped[0] == scope
-            and task.done()
-        ]  # fmt: skip
+            if isinstance(scoped, tuple) and len(scoped) == 2 and scoped[0] == scope and task.done()
+        ]
         for scoped in done:
             del self.tasks[scoped]
         return len(done)

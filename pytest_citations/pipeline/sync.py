@@ -11,7 +11,7 @@ import threading
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
-from ..usage import Usage
+from ..network.usage import Usage
 from ..verdicts import ClaimVerdict
 from .verifier import ClaimRequest, Verifier
 

@@ -16,12 +16,12 @@ from ..labels import Label, Reason, is_unchecked
 from ..network.client import HttpClient
 from ..network.limits import RequestLimit
 from ..network.requester import Requester
-from ..redact import LogRedaction
+from ..network.usage import Usage
 from ..retrieval.embedders.base import Embedder
 from ..retrieval.retriever import Retriever
 from ..retrieval.worker import RANK, EmbeddingWorker
+from ..sanitize import LogRedaction
 from ..timing import clocked
-from ..usage import Usage
 from ..verdicts import CitationVerdict, ClaimVerdict
 from .aggregate import aggregate_verdicts
 from .audit import AuditLog
@@ -389,6 +389,11 @@ class Verifier:
             return replace(located, reason=_refusal(refused))
         accepted, votes = tally(answers, passages, chosen.votes, page.text)
         work.evidence[url] = shown_evidence(url, passages, accepted, selection, page.text)
-        return replace(located, label=accepted.label, evidence_quote=accepted.evidence_quote,
-                       confidence=accepted.confidence, reason=accepted.reason,
-                       votes=votes)  # fmt: skip
+        return replace(
+            located,
+            label=accepted.label,
+            evidence_quote=accepted.evidence_quote,
+            confidence=accepted.confidence,
+            reason=accepted.reason,
+            votes=votes,
+        )

@@ -24,8 +24,8 @@ import pytest
 from ..gating.result import Location
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
-from ..redact import LogRedaction
 from ..reports.terminal import UNVERIFIED
+from ..sanitize import LogRedaction
 from . import hookspecs, identity
 from .drift import check as check_drift
 from .drift import refuse_under_xdist
@@ -33,7 +33,8 @@ from .fixture import citation_verifier, label_comparison, note_call_done
 from .header import header_line
 from .items import CASE_MARKER, CaseFile, ClaimItem, _CaseItem, note_declared_marks
 from .not_run import CaseFilesNotRun
-from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options, register
+from .option_table import register
+from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
 from .preflight import check_recording_secrets, check_signing, refuse_budget_under_xdist
 from .printing import neutralise_failure, neutralised_logs, printed
 from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter

@@ -7,15 +7,19 @@ usage error (``-n 0`` runs it)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..drift import DriftPlan, DriftPolicy, DriftReport, DriftSource, run_drift
+# The package, not its names: its modules load when a run asks for drift (PEP 562).
+from .. import drift as engine
 from ..errors import AccountError, CitationsError
 from ..paths import shown
 from .printing import printed
 from .session import CitationsSession
+
+if TYPE_CHECKING:
+    from ..drift import DriftPlan, DriftReport
 
 
 def refuse_under_xdist(config: pytest.Config) -> None:
@@ -35,7 +39,7 @@ def check(
     options = citations.options
     root = citations.root
     sources = [
-        DriftSource.from_cases(shown(path, root), citations.layout.case_file(path), cases)
+        engine.DriftSource.from_cases(shown(path, root), citations.layout.case_file(path), cases)
         for path, cases in citations.planned_files
     ]
 
@@ -45,11 +49,11 @@ def check(
             terminal.write_line(printed(plan.line()))
 
     try:
-        return run_drift(
+        return engine.run_drift(
             sources,
             citations.settings,
             update=options.drift_update,
-            policy=DriftPolicy.parse(
+            policy=engine.DriftPolicy.parse(
                 options.drift_fail_on, allow_unchecked=options.allow_unchecked
             ),
             vcr_config=citations.vcr_config,

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+# The package, not its names: the importer loads when a test checks an answer (PEP 562).
+from .. import importing
 from ..assertions import (
     active_verifier,
     assert_not_contradicted,
@@ -19,7 +21,6 @@ from ..assertions import (
 from ..errors import CitationsError
 from ..gating.criteria import describe_unchecked
 from ..gating.messages import unchecked_message
-from ..importing import AUTO, AnswerFormatError, claim_requests
 from ..labels import Label
 from ..pipeline.verifier import ClaimRequest
 from ..recording import CassetteSession
@@ -84,7 +85,7 @@ class CitationVerifier:
         listed = [urls] if isinstance(urls, str) else list(urls)
         return self._checked(self._run([ClaimRequest.of(claim, listed)]))[0]
 
-    def check_answer(self, response: Any, format: str = AUTO) -> list[ClaimVerdict]:
+    def check_answer(self, response: Any, format: str = "auto") -> list[ClaimVerdict]:
         """Verify every claim of one answer object, in this test's cassette: an OpenAI
         Responses or Chat Completions response, an Anthropic message, a Perplexity answer, a
         LangChain or LlamaIndex result, or the generic ``answer`` with ``citations`` (a dict,
@@ -94,8 +95,8 @@ class CitationVerifier:
         test, as in :meth:`verify`; so does an answer of no shape it reads."""
         __tracebackhide__ = True
         try:
-            requests = claim_requests(response, format)
-        except AnswerFormatError as error:
+            requests = importing.claim_requests(response, format)
+        except importing.AnswerFormatError as error:
             pytest.fail(
                 strip_controls(f"check_answer cannot read the answer: {error}"), pytrace=False
             )

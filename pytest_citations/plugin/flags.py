@@ -1,7 +1,7 @@
 """The machinery of the option table: a row (:class:`Option`), the flag and ini key it adds
 to pytest, and the precedence that reads its value back (command line > environment > ini >
 an older ini name > default), written in one place. The table itself is
-:data:`pytest_citations.plugin.options.OPTIONS`."""
+:data:`pytest_citations.plugin.option_table.OPTIONS`."""
 
 from __future__ import annotations
 
@@ -71,9 +71,12 @@ def add_options(parser: pytest.Parser, options: Sequence[Option]) -> None:
             )
         if option.old_flag:
             group.addoption(
-                option.old_flag, dest=_old_dest(option), default=None,
-                help=f"deprecated: use {option.flag_name}", metavar=option.metavar,
-            )  # fmt: skip
+                option.old_flag,
+                dest=_old_dest(option),
+                default=None,
+                help=f"deprecated: use {option.flag_name}",
+                metavar=option.metavar,
+            )
         ini_type: Literal["string", "args", "bool", "linelist"] = option.ini_type or (
             "bool" if option.kind == "bool" else "args" if option.kind == "args" else "string"
         )

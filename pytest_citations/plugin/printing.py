@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from ..redact import LogRedaction
 from ..reports.github import neutralise, under_github_actions
-from ..sanitize import strip_controls
+from ..sanitize import LogRedaction, strip_controls
 
 
 def printed(text: str) -> str:

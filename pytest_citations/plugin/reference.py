@@ -1,4 +1,4 @@
-"""The options reference: the option table (:data:`.options.OPTIONS`) as the Markdown page
+"""The options reference: the option table (:data:`.option_table.OPTIONS`) as the Markdown page
 of the documentation site (``docs/hooks/reference.py`` renders it when the site is built),
 so that the page and the options cannot drift apart. Nothing a run does imports this."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from ..pipeline.settings import LIMITS, Settings
 from .flags import ENABLE_FLAG, ENABLE_HELP, Option
-from .options import OPTIONS
+from .option_table import OPTIONS
 
 #: The value a flag takes, by the option's kind, where the table names no metavar.
 _VALUES = {"path": "PATH", "text": "NAME", "args": "VALUES", "parse": "VALUE"}

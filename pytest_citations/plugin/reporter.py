@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 
 from ..distribution import __version__
-from ..drift import DriftReport
+from ..drift.report import DriftReport
 from ..errors import AccountError, CitationsError
 from ..gating.base_report import read_base
 from ..gating.build import Findings, build_run
 from ..gating.result import Location
 from ..gating.run_result import Base, BaselineFacts, RunResult
 from ..gating.shards import ShardPlan
+from ..network.usage import Spending, SpendPlan, Usage
 from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
@@ -31,7 +32,6 @@ from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..upkeep.prune import prune_command, stale_tally
-from ..usage import Spending, SpendPlan, Usage
 from . import identity
 from .github import append_summary, github_place, step_summary
 from .items import CASE_MARKER
@@ -206,8 +206,9 @@ class CitationsReporter:
         baseline = baseline_of(self.config, self.options)
         if baseline is None or self.options.baseline is None:
             return None
-        return BaselineFacts(shown(self.options.baseline, self.options.root),
-                             baseline.stored_precision())  # fmt: skip
+        return BaselineFacts(
+            shown(self.options.baseline, self.options.root), baseline.stored_precision()
+        )
 
     def _reconciled(self, result: RunResult) -> RunResult:
         """The run's claims against the baseline, and the update written when asked."""

@@ -20,6 +20,7 @@ from ..cases import Case
 from ..errors import AccountError, CitationsError, ConfigurationError
 from ..gating.baseline import Baseline
 from ..gating.deciding import BaselineRef, FileResult, decide_file
+from ..network.usage import SpendPlan, Usage
 from ..paths import shown
 from ..pipeline.audit import AuditLog
 from ..pipeline.backends import Backends
@@ -36,7 +37,6 @@ from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
 from ..recording.plan import plan_recording
 from ..timing import split
-from ..usage import SpendPlan, Usage
 from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..drift import FAIL_ON_CHOICES, DriftPolicy
+from ..drift.statuses import FAIL_ON_CHOICES, DriftPolicy
 from ..errors import ConfigurationError
 from ..gating.shards import Shard
 from ..labels import Label

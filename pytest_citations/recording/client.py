@@ -9,7 +9,7 @@ import httpx
 
 from ..errors import RequestRefused
 from ..network.client import HttpClient
-from ..usage import Usage
+from ..network.usage import Usage
 from .library import CassetteLibrary
 from .transport import CassetteTransport
 

@@ -298,9 +298,11 @@ class CassetteLibrary:
         if upgrade is None:
             return self.refuse(key, f"{why} ({extra})")
         return self._refused(
-            key, why, f"add the choices once with: {upgrade} (where {extra} brings "
-            "the models), or record it again with"
-        )  # fmt: skip
+            key,
+            why,
+            f"add the choices once with: {upgrade} (where {extra} brings "
+            "the models), or record it again with",
+        )
 
     def refuse(self, key: ChoiceKey, why: str) -> RequestRefused:
         """The error of a choice the active cassette cannot replay, with what fixes it."""

@@ -29,10 +29,10 @@ from ..fetchers import FetchResult, fetch_citation
 from ..fetchers.urls import is_pdf, request_url
 from ..network.limits import RequestLimit
 from ..network.requester import Requester
+from ..network.usage import CREDITS, SpendPlan, Usage
 from ..pipeline.backends import Backends
 from ..pipeline.claimwork import ClaimRequest
 from ..pipeline.settings import Settings
-from ..usage import CREDITS, SpendPlan, Usage
 from .client import Offline, recorded_client
 from .files import UnreadableCassette
 from .library import CassetteLibrary
@@ -154,8 +154,14 @@ async def plan_recording(
                 for url in _urls(requests)
                 if _fetched(url) and held.pages.get(url) is None
             )
-    return SpendPlan(claims, calls, len(pages), len(pages) * FIRST_CRAWL, len(pages) * MOST_CRAWLS,
-                     case_files=len(files))  # fmt: skip
+    return SpendPlan(
+        claims,
+        calls,
+        len(pages),
+        len(pages) * FIRST_CRAWL,
+        len(pages) * MOST_CRAWLS,
+        case_files=len(files),
+    )
 
 
 __all__ = ["FIRST_CRAWL", "MOST_CRAWLS", "Held", "Planner", "plan_recording"]

@@ -16,7 +16,7 @@ import vcr
 from vcr.request import Request as VcrRequest
 
 from ..fetchers.crawlbase import CRAWL_FAILED_STATUS
-from ..redact import Redactor
+from ..sanitize import Redactor
 from .files import ReadableYamlSerializer
 
 #: Request headers that carry credentials; never recorded.

@@ -150,8 +150,10 @@ def annotations_of(result: RunResult, place: Callable[[str], str]) -> list[Annot
     for error in result.file_errors:
         found += [(error.file, line, "error", title, text) for line, title, text in _file(error)]
     found.sort(key=lambda entry: (entry[0], entry[1], entry[3], entry[4]))
-    return [Annotation(level, place(file), line, title, text)
-            for file, line, level, title, text in found]  # fmt: skip
+    return [
+        Annotation(level, place(file), line, title, text)
+        for file, line, level, title, text in found
+    ]
 
 
 def commands(annotations: Sequence[Annotation]) -> list[str]:

@@ -8,9 +8,9 @@ import html
 from collections.abc import Iterable, Mapping
 
 from ..gating.calibration import Agreement
+from ..gating.precision import Precision
 from ..gating.result import COUNTED, CaseResult, ClaimResult
 from ..gating.run_result import RunResult
-from ..precision import Precision
 from .charts import colour, heatmap, label_mix, legend
 from .html_cases import anchor, failed
 from .info import RunInfo

@@ -18,13 +18,13 @@ from typing import Any
 from ..errors import CitationsError
 from ..gating.build import Findings
 from ..gating.criteria import Decision
+from ..gating.precision import Precision
 from ..gating.redecision import StatedCase
 from ..gating.result import Location
 from ..gating.run_result import FileError, RunGates
 from ..gating.serial import claim_from_dict, info_from_dict
 from ..gating.shards import ShardReport
-from ..precision import Precision
-from ..usage import Spending, SpendPlan, Usage, amounts
+from ..network.usage import Spending, SpendPlan, Usage, amounts
 from .info import RunInfo
 from .json_report import REPORT_VERSION
 
@@ -187,8 +187,9 @@ def read_report(path: Path, name: str | None = None) -> ReadReport:
         gates = RunGates.from_dict(run.get("gates") or {})
         return ReadReport(shown, cases, found, _info(run), gates, shard, _baseline(data))
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as error:
-        raise CitationsError(f"{shown} is not a complete pytest-citations JSON report ({error!r})"
-                             ) from None  # fmt: skip
+        raise CitationsError(
+            f"{shown} is not a complete pytest-citations JSON report ({error!r})"
+        ) from None
 
 
 __all__ = ["ReadReport", "read_report"]

@@ -14,10 +14,10 @@ import json
 from typing import Any
 
 from ..gating.calibration import Agreement
+from ..gating.precision import Precision
 from ..gating.result import CaseResult
 from ..gating.run_result import RunResult
 from ..gating.serial import claim_to_dict, info_to_dict
-from ..precision import Precision
 from .info import RunInfo
 
 #: The shape of the report: a reader of another version's report knows it by this.

@@ -18,7 +18,7 @@ from ..gating.regression_lines import relaxation_lines
 from ..gating.result import CaseResult, ClaimResult
 from ..gating.run_result import RunResult
 from ..labels import Label
-from ..usage import Usage
+from ..network.usage import Usage
 from .info import RunInfo
 
 #: Entries a list shows before it says how many more there are.
@@ -27,9 +27,17 @@ MAX_ENTRIES = 50
 MAX_CLAIM = 200
 #: The most a step's job summary may hold, in bytes of UTF-8 (the runner refuses more).
 MAX_SUMMARY_BYTES = 1024 * 1024
-_ESCAPED = str.maketrans({c: "\\" + c for c in "\\`*_[]|~"} | {
-    "&": "&amp;", "<": "&lt;", ">": "&gt;", "@": "@\u200b", "\r": " ", "\n": " ",
-})  # fmt: skip
+_ESCAPED = str.maketrans(
+    {c: "\\" + c for c in "\\`*_[]|~"}
+    | {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "@": "@\u200b",
+        "\r": " ",
+        "\n": " ",
+    }
+)
 
 
 def text(value: object, limit: int | None = None) -> str:
@@ -47,15 +55,17 @@ def _row(cells: Iterable[object]) -> str:
 def _case_row(case: CaseResult) -> str:
     claims = case.claims
     decision = case.decision.value if case.decision is not None else "not decided"
-    return _row([
-        text(case.key),
-        len(claims),
-        sum(claim.label is Label.SUPPORTED for claim in claims),
-        sum(claim.decision is Decision.FAIL for claim in claims),
-        sum(not claim.checked for claim in claims),
-        case.precision.fraction(),
-        decision,
-    ])  # fmt: skip
+    return _row(
+        [
+            text(case.key),
+            len(claims),
+            sum(claim.label is Label.SUPPORTED for claim in claims),
+            sum(claim.decision is Decision.FAIL for claim in claims),
+            sum(not claim.checked for claim in claims),
+            case.precision.fraction(),
+            decision,
+        ]
+    )
 
 
 def case_table(result: RunResult) -> list[str]:
@@ -109,15 +119,24 @@ def cost_lines(usage: Usage) -> list[str]:
     lines = [
         _row(["Crawlbase credits", "normal", "JavaScript", "storage", "judge calls", "tokens"]),
         "| ---: | ---: | ---: | ---: | ---: | ---: |",
-        _row([f"{usage.credits:g}", *(f"{kinds[k]:g}" for k in ("normal", "javascript",
-             "storage")), usage.judge_calls, usage.judge_tokens]),
-    ]  # fmt: skip
+        _row(
+            [
+                f"{usage.credits:g}",
+                *(f"{kinds[k]:g}" for k in ("normal", "javascript", "storage")),
+                usage.judge_calls,
+                usage.judge_tokens,
+            ]
+        ),
+    ]
     if usage.replayed_crawls or usage.replayed_judge_calls:
-        lines += ["", (
-            f"Replayed from the recordings: {usage.replayed_crawls} crawls "
-            f"({usage.replayed_credits:g} credits saved), {usage.replayed_judge_calls} judge "
-            f"calls ({usage.replayed_judge_tokens} tokens saved)."
-        )]  # fmt: skip
+        lines += [
+            "",
+            (
+                f"Replayed from the recordings: {usage.replayed_crawls} crawls "
+                f"({usage.replayed_credits:g} credits saved), {usage.replayed_judge_calls} judge "
+                f"calls ({usage.replayed_judge_tokens} tokens saved)."
+            ),
+        ]
     return lines
 
 

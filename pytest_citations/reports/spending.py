@@ -9,9 +9,9 @@ from collections.abc import Mapping, Sequence
 
 from ..gating.result import ClaimResult
 from ..gating.run_result import RunResult
+from ..network.usage import Spending, SpendPlan, Usage
 from ..pipeline.settings import BUDGETS
 from ..recording.layout import record_command
-from ..usage import Spending, SpendPlan, Usage
 
 #: Each budget in words, by its settings field.
 BUDGET_WORDS = {
@@ -29,8 +29,11 @@ def _count(number: int, noun: str) -> str:
 
 def budget_words(budget: Mapping[str, float]) -> str:
     """``judge calls 20, credits 10``, or ``none``."""
-    shown = [f"{BUDGET_WORDS[limit.field]} {budget[limit.field]:g}" for limit in BUDGETS
-             if limit.field in budget]  # fmt: skip
+    shown = [
+        f"{BUDGET_WORDS[limit.field]} {budget[limit.field]:g}"
+        for limit in BUDGETS
+        if limit.field in budget
+    ]
     return ", ".join(shown) or "none"
 
 

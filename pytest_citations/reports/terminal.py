@@ -11,7 +11,7 @@ from ..gating.result import COUNTED
 from ..gating.run_result import FAIL, INCOMPLETE, PASS, RunResult
 from ..gating.shards import ShardPlan
 from ..labels import Label
-from ..usage import Usage
+from ..network.usage import Usage
 from .info import RunInfo
 from .spending import pending_lines, plan_line
 
@@ -37,13 +37,15 @@ def table_lines(result: RunResult) -> list[str]:
     rows = [header]
     for case in result.cases:
         counts = case.label_counts()
-        rows.append([
-            case.key,
-            str(len(case.claims)),
-            *(str(counts[label]) for label in COUNTED),
-            case.precision.fraction(),
-            case.precision.reachable_fraction(),
-        ])  # fmt: skip
+        rows.append(
+            [
+                case.key,
+                str(len(case.claims)),
+                *(str(counts[label]) for label in COUNTED),
+                case.precision.fraction(),
+                case.precision.reachable_fraction(),
+            ]
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     return [
         "  ".join(
@@ -183,10 +185,12 @@ def summary_lines(result: RunResult, info: RunInfo) -> list[Line]:
         lines.append(Line(release.line or "", _COLOURS[release.verdict]))
     cases, claims = result.left_out()
     if claims or cases:
-        lines.append(Line(
-            f"the selection (-m, -k, --deselect) left out {_count(cases, 'case')} "
-            f"({_count(claims, 'claim')}): the decision above does not cover them"
-        ))  # fmt: skip
+        lines.append(
+            Line(
+                f"the selection (-m, -k, --deselect) left out {_count(cases, 'case')} "
+                f"({_count(claims, 'claim')}): the decision above does not cover them"
+            )
+        )
     if info.shard is not None:
         lines.append(Line(shard_line(info.shard)))
     report = dict(info.files).get("json")

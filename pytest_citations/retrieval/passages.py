@@ -94,10 +94,15 @@ def _pieces(offset: int, paragraph: str, max_words: int) -> list[tuple[Span, flo
         return []
     if is_latin(paragraph):
         return [
-            ((offset + words[first][0], offset + words[min(first + max_words, len(words)) - 1][1]),
-             float(len(words[first : first + max_words])))
+            (
+                (
+                    offset + words[first][0],
+                    offset + words[min(first + max_words, len(words)) - 1][1],
+                ),
+                float(len(words[first : first + max_words])),
+            )
             for first in range(0, len(words), max_words)
-        ]  # fmt: skip
+        ]
     size = units(paragraph)
     if size <= max_words:
         return [((offset + words[0][0], offset + words[-1][1]), size)]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from ..errors import ConfigurationError
-from ..redact import Secret
+from ..sanitize import Secret
 
 #: The environment variables the service reads (``serve`` options win over them).
 TOKEN_VARIABLE = "CITATIONS_SERVICE_TOKEN"

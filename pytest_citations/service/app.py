@@ -31,7 +31,7 @@ from ..network.limits import RequestLimit
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..pipeline.verifier import Verifier
-from ..redact import LogRedaction, Redactor
+from ..sanitize import LogRedaction, Redactor
 from .access import TOKEN_VARIABLE, Access
 from .admission import Admission
 from .models import (
@@ -231,26 +231,38 @@ class _Service:
 
 #: Answers every route may give, whatever it does: the admission's refusals.
 ADMISSION_RESPONSES: dict[int | str, dict[str, Any]] = {
-    401: {"model": Message, "description": f"The service has a token ({TOKEN_VARIABLE}) "
-          "and the request does not carry it as Authorization: Bearer"},
-    403: {"model": Message, "description": "A CORS preflight, or a request a page of "
-          "another origin made (Origin, Sec-Fetch-Site)"},
-    421: {"model": Message, "description": "The Host header names neither the address the "
-          "service listens on nor an allowed host"},
-}  # fmt: skip
+    401: {
+        "model": Message,
+        "description": f"The service has a token ({TOKEN_VARIABLE}) "
+        "and the request does not carry it as Authorization: Bearer",
+    },
+    403: {
+        "model": Message,
+        "description": "A CORS preflight, or a request a page of "
+        "another origin made (Origin, Sec-Fetch-Site)",
+    },
+    421: {
+        "model": Message,
+        "description": "The Host header names neither the address the "
+        "service listens on nor an allowed host",
+    },
+}
 
 
 def verify_responses(limits: Limits) -> dict[int | str, dict[str, Any]]:
     """What ``POST /verify`` answers besides 200, in status order."""
     body: dict[int | str, dict[str, Any]] = {
-        408: {"model": Message, "description": f"The body did not arrive within "
-              f"{limits.body_timeout:g} s of the headers (the connection is closed)"},
+        408: {
+            "model": Message,
+            "description": f"The body did not arrive within "
+            f"{limits.body_timeout:g} s of the headers (the connection is closed)",
+        },
         413: {"model": Message, "description": f"Body over {limits.max_body_bytes} bytes"},
         415: {"model": Message, "description": "A body that is not application/json"},
         422: {"model": ValidationErrors, "description": "A malformed body"},
         502: {"model": Message, "description": "A credential refused, or no credits"},
         503: {"model": Message, "description": "A token or key is not set"},
-    }  # fmt: skip
+    }
     return dict(sorted({**ADMISSION_RESPONSES, **body}.items(), key=lambda item: int(item[0])))
 
 

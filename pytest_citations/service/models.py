@@ -35,9 +35,14 @@ MAX_CLAIM_CHARS = 2000
 MAX_BODY_BYTES = 64 * 1024
 BODY_TIMEOUT = 10.0
 BODY_TIMEOUT_LIMIT = Limit(
-    "body-timeout", "body_timeout", "CITATIONS_SERVICE_BODY_TIMEOUT", False, 0, True,
+    "body-timeout",
+    "body_timeout",
+    "CITATIONS_SERVICE_BODY_TIMEOUT",
+    False,
+    0,
+    True,
     "seconds a /verify body may take to arrive after its headers; then 408 (default 10)",
-)  # fmt: skip
+)
 
 EXAMPLE_CLAIM = "Water boils at 100 °C at sea level."
 EXAMPLE_URL = "https://example.org/physics/boiling"
@@ -96,8 +101,9 @@ class VerifyRequest(BaseModel):
     def _claim_within_limit(cls, claim: str, info: ValidationInfo) -> str:
         limit = _limits(info).max_claim_chars
         if len(claim) > limit:
-            raise PydanticCustomError("claim_too_long", "claim over {limit} characters",
-                                      {"limit": limit})  # fmt: skip
+            raise PydanticCustomError(
+                "claim_too_long", "claim over {limit} characters", {"limit": limit}
+            )
         return claim
 
     @field_validator("urls")

@@ -37,12 +37,26 @@ KEEP_ALIVE = 5
 MAX_HEADER_BYTES = 16 * 1024
 
 SERVER_LIMITS = (
-    Limit("header-timeout", "header_timeout", "CITATIONS_SERVICE_HEADER_TIMEOUT", False, 0, True,
-          "seconds a request's headers may take to arrive; then the connection is closed "
-          "(default 10)"),
-    Limit("max-connections", "max_connections", "CITATIONS_SERVICE_MAX_CONNECTIONS", True, 1,
-          False, "connections served at once; more are answered 503 (default 100)"),
-)  # fmt: skip
+    Limit(
+        "header-timeout",
+        "header_timeout",
+        "CITATIONS_SERVICE_HEADER_TIMEOUT",
+        False,
+        0,
+        True,
+        "seconds a request's headers may take to arrive; then the connection is closed "
+        "(default 10)",
+    ),
+    Limit(
+        "max-connections",
+        "max_connections",
+        "CITATIONS_SERVICE_MAX_CONNECTIONS",
+        True,
+        1,
+        False,
+        "connections served at once; more are answered 503 (default 100)",
+    ),
+)
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,43 @@ stale."""
 
 from __future__ import annotations
 
-from .check import CheckedCassette, Recheck, check_cassettes
-from .integrity import SoundCassette, check_integrity
-from .owners import CassetteOwner, owners_of
-from .prune import Pruned, StaleTally, prune_cassettes, stale_tally
-from .upgrade import Upgrade, upgrade_cassettes
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .check import CheckedCassette, Recheck, check_cassettes
+    from .integrity import SoundCassette, check_integrity
+    from .owners import CassetteOwner, owners_of
+    from .prune import Pruned, StaleTally, prune_cassettes, stale_tally
+    from .upgrade import Upgrade, upgrade_cassettes
+
+#: Where each name is defined: imported on first use (a replay loads only what counts
+#: stale recordings).
+_EXPORTS = {
+    "CheckedCassette": "check",
+    "Recheck": "check",
+    "check_cassettes": "check",
+    "SoundCassette": "integrity",
+    "check_integrity": "integrity",
+    "CassetteOwner": "owners",
+    "owners_of": "owners",
+    "Pruned": "prune",
+    "StaleTally": "prune",
+    "prune_cassettes": "prune",
+    "stale_tally": "prune",
+    "Upgrade": "upgrade",
+    "upgrade_cassettes": "upgrade",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of :data:`__all__`, its module imported when it is first asked for (PEP 562)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CassetteOwner",

@@ -133,9 +133,11 @@ async def check_cassette(replayer: Replayer, path: Path, again: _Rechooser) -> C
     try:
         interactions, choices = read_recording(path, replayer.trust)
     except (OSError, CassetteContentError, SignatureRefused) as error:
-        checked.problem = str(error) if not isinstance(error, OSError) else (
-            f"it cannot be opened ({error.strerror or type(error).__name__})"
-        )  # fmt: skip
+        checked.problem = (
+            str(error)
+            if not isinstance(error, OSError)
+            else (f"it cannot be opened ({error.strerror or type(error).__name__})")
+        )
         return checked
     if not choices:
         if judge_bodies(interactions):

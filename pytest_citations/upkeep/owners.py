@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..cases import CaseFileError
-from ..drift import DriftSource
+from ..drift.sources import DriftSource
 from ..paths import shown
 
 

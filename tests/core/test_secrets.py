@@ -11,9 +11,9 @@ import pickle
 import pytest
 
 from pytest_citations import Settings, Verifier
-from pytest_citations.redact import LogRedaction, Redactor, Secret
 from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
 from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
+from pytest_citations.sanitize import LogRedaction, Redactor, Secret
 
 CANARY_CRAWLBASE = "canary-crawlbase-7f3a9"
 CANARY_JS = "canary-crawlbase-js-1c2d3"

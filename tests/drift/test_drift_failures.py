@@ -17,7 +17,7 @@ from drift_world import (
 from pytest_citations import AuthenticationError, Label, MissingTokenError
 from pytest_citations.drift import DriftPolicy, DriftStatus
 from pytest_citations.recording.pages import read_interactions
-from pytest_citations.redact import Secret
+from pytest_citations.sanitize import Secret
 
 EDITED_RETURNS = RETURNS_PAGE.replace("within 30 days", "within a few days")
 

@@ -18,9 +18,9 @@ from pytest_citations.gating.base_report import load_base
 from pytest_citations.gating.baseline import Baseline
 from pytest_citations.gating.criteria import Decision
 from pytest_citations.gating.messages import side_by_side
+from pytest_citations.gating.precision import Precision
 from pytest_citations.gating.result import BaselineChange, ClaimResult, ClaimStatus, Location
 from pytest_citations.labels import Label
-from pytest_citations.precision import Precision
 from pytest_citations.verdicts import CitationVerdict
 
 BASELINE = "baseline.json"

@@ -45,6 +45,7 @@ from pytest_citations.gating.messages import (
     case_message,
     claim_message,
 )
+from pytest_citations.gating.precision import Precision, Share
 from pytest_citations.gating.result import (
     BaselineChange,
     BaselineKind,
@@ -54,7 +55,6 @@ from pytest_citations.gating.result import (
     Location,
 )
 from pytest_citations.labels import Label, Reason
-from pytest_citations.precision import Precision, Share
 from pytest_citations.verdicts import CitationVerdict, ClaimVerdict, Evidence
 
 FILE = "cases/water.yaml"

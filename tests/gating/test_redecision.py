@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from pytest_citations.gating.build import Findings, build_run
 from pytest_citations.gating.criteria import Criteria, Decision, Failure
+from pytest_citations.gating.precision import Precision
 from pytest_citations.gating.redecision import StatedCase, decide_again
 from pytest_citations.gating.result import (
     PRECISION_ITEM,
@@ -19,7 +20,6 @@ from pytest_citations.gating.result import (
 )
 from pytest_citations.gating.run_result import RunGates
 from pytest_citations.labels import Label, Reason
-from pytest_citations.precision import Precision
 from pytest_citations.verdicts import CitationVerdict
 
 URL = "https://example.org/physics/boiling"

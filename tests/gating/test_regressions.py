@@ -16,6 +16,7 @@ import pytest
 from pytest_citations.errors import CitationsError
 from pytest_citations.gating.base_report import load_base
 from pytest_citations.gating.criteria import Decision
+from pytest_citations.gating.precision import Precision
 from pytest_citations.gating.regression_lines import comparison_lines
 from pytest_citations.gating.regressions import (
     CaseState,
@@ -25,7 +26,6 @@ from pytest_citations.gating.regressions import (
     compare_runs,
 )
 from pytest_citations.gating.result import Location
-from pytest_citations.precision import Precision
 
 PASS, FAIL = Decision.PASS, Decision.FAIL
 

@@ -27,7 +27,7 @@ from pytest_citations.gating.regressions import CaseState, ClaimState, compare_r
 from pytest_citations.gating.relaxation import relaxed_criteria, relaxed_gates
 from pytest_citations.gating.result import Location
 from pytest_citations.gating.run_result import RunGates
-from pytest_citations.precision import Precision
+from pytest_citations.gating.precision import Precision
 
 DEFAULT = Criteria()
 BOILING = "cases/boiling-point.yaml::boiling-point"

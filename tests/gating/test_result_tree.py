@@ -20,11 +20,11 @@ from pytest_citations.gating.comparison import CaseState, ChangeKind, ClaimState
 from pytest_citations.gating.criteria import Criteria, Decision
 from pytest_citations.gating.deciding import BaselineRef
 from pytest_citations.gating.messages import case_message, claim_message
+from pytest_citations.gating.precision import Precision, Share
 from pytest_citations.gating.redecision import decide_again
 from pytest_citations.gating.result import CaseInfo, ClaimResult, ClaimStatus, Location
 from pytest_citations.gating.run_result import Base, RunResult
 from pytest_citations.labels import Label, Reason
-from pytest_citations.precision import Precision, Share
 from pytest_citations.reports import RENDERERS, RunInfo, junit_report
 from pytest_citations.reports.github import annotations_of
 from pytest_citations.reports.json_reader import read_report

@@ -13,7 +13,7 @@ from pytest_citations import AuthenticationError, Label, MissingTokenError, Reas
 from pytest_citations.errors import ConfigurationError
 from pytest_citations.judges import JUDGES
 from pytest_citations.judges.prompt import JUDGE_LABELS, SYSTEM_PROMPT, VERDICT_SCHEMA
-from pytest_citations.redact import Secret
+from pytest_citations.sanitize import Secret
 
 URL = "https://example.org/water"
 CLAIM = "Water boils at 100 degrees Celsius at sea level."

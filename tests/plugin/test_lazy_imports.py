@@ -76,3 +76,49 @@ def test_the_sandbox_is_imported_only_when_it_is_served(probe: str, tmp_path: Pa
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "SANDBOX []" in done.stdout, done.stdout
+
+
+#: Issue 25: a replay loads what it runs. The drift check, the importer and the cassette
+#: commands' upkeep are re-exported by their packages lazily (PEP 562), so a replay that
+#: uses none of them never imports their modules.
+UNUSED_BY_A_REPLAY = (
+    "pytest_citations.drift.runner",
+    "pytest_citations.drift.live",
+    "pytest_citations.importing.answers",
+    "pytest_citations.importing.formats",
+    "pytest_citations.upkeep.check",
+    "pytest_citations.upkeep.upgrade",
+)
+
+
+def test_a_replay_imports_neither_the_drift_check_nor_the_importer(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "cases", tmp_path / "cases")
+    shutil.copytree(ROOT / "cassettes", tmp_path / "cassettes")
+    script = SANDBOX_PROBES["a replay run"] + (
+        f"\nimport sys\nprint('LOADED', [n for n in {UNUSED_BY_A_REPLAY!r} if n in sys.modules])"
+    )
+
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "LOADED []" in done.stdout, done.stdout
+
+
+def test_the_lazy_names_are_the_packages_own() -> None:
+    """What a package re-exports lazily is what its module defines, under the same name, and
+    the fixture's default answer shape is the importer's own."""
+    import importlib
+    import inspect
+
+    from pytest_citations.plugin.fixture import CitationVerifier
+
+    for package in ("drift", "importing", "upkeep"):
+        module = importlib.import_module(f"pytest_citations.{package}")
+        assert sorted(module.__all__) == sorted(module._EXPORTS)
+        for name in module.__all__:
+            home = importlib.import_module(f"{module.__name__}.{module._EXPORTS[name]}")
+            assert getattr(module, name) is getattr(home, name)
+    default = inspect.signature(CitationVerifier.check_answer).parameters["format"].default
+    assert default == importlib.import_module("pytest_citations.importing").AUTO

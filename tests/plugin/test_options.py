@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from plugin_helpers import BOILING_CASE, Citations
 
-from pytest_citations.plugin.options import OPTIONS
+from pytest_citations.plugin.option_table import OPTIONS
 
 
 def test_every_flag_has_an_ini_key_of_the_same_name() -> None:

@@ -14,7 +14,7 @@ from ops_support import base_env, copy_examples
 from pytest_citations.distribution import install_command
 from pytest_citations.recording import CassetteLibrary, RecordMode, build_vcr
 from pytest_citations.recording.layout import CassetteLayout
-from pytest_citations.redact import Redactor
+from pytest_citations.sanitize import Redactor
 
 BOILING = "cassettes/cases/boiling-point.yaml"
 

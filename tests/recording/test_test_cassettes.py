@@ -19,7 +19,7 @@ from plugin_helpers import (
 from pytest_citations.recording import CassetteLibrary, RecordMode, build_vcr
 from pytest_citations.recording.files import read_cassette
 from pytest_citations.recording.layout import CassetteLayout
-from pytest_citations.redact import Redactor
+from pytest_citations.sanitize import Redactor
 
 BOILS = f"""\
 def test_boils(citation_verifier):

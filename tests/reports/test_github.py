@@ -11,10 +11,10 @@ from tree_helpers import LENIENT, cited, claim, run_of
 
 from pytest_citations.gating.build import Findings
 from pytest_citations.gating.comparison import CaseState, ClaimState
+from pytest_citations.gating.precision import Precision
 from pytest_citations.gating.result import CaseInfo, Location
 from pytest_citations.gating.run_result import Base, FileError
 from pytest_citations.labels import Label, Reason
-from pytest_citations.precision import Precision
 from pytest_citations.reports.github import (
     MAX_MESSAGE,
     Annotation,

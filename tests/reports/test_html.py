@@ -21,9 +21,9 @@ from conftest import IMPROVED, NEW, REGRESSED, Replay, outline, squeeze, text_of
 from ops_support import SECRETS, base_env, run_pytest
 
 from pytest_citations.gating.calibration import as_judge_label
+from pytest_citations.gating.precision import Precision
 from pytest_citations.gating.result import COUNTED as LABEL_ORDER
 from pytest_citations.labels import Label
-from pytest_citations.precision import Precision
 
 TITLE = "pytest-citations report"
 

@@ -17,11 +17,11 @@ from tree_helpers import cited, claim, run_of
 
 from pytest_citations.distribution import __version__
 from pytest_citations.gating.baseline import Baseline
+from pytest_citations.gating.precision import Precision
 from pytest_citations.gating.result import CaseInfo, ClaimResult
 from pytest_citations.gating.run_result import BaselineFacts, RunResult
 from pytest_citations.judges import JUDGES
 from pytest_citations.labels import Label
-from pytest_citations.precision import Precision
 from pytest_citations.reports import RunInfo
 from pytest_citations.reports.html_report import render
 from pytest_citations.reports.info import Embedders

@@ -170,8 +170,9 @@ class VectorStore:
         )
         db.commit()
         self._opened = _identity(self.path)
-        columns = [(row[1], str(row[2]).upper()) for row in db.execute(
-            "PRAGMA table_info(embeddings)")]  # fmt: skip
+        columns = [
+            (row[1], str(row[2]).upper()) for row in db.execute("PRAGMA table_info(embeddings)")
+        ]
         if columns != _COLUMNS:
             raise _Damaged("its table has other columns than model, key and vector")
 

@@ -14,7 +14,7 @@ import pytest
 
 from pytest_citations import AuthenticationError, ClaimRequest, Label, MissingTokenError, Reason
 from pytest_citations.network.requester import Requester, TransientError, retry_after_seconds
-from pytest_citations.redact import Secret
+from pytest_citations.sanitize import Secret
 
 URL = "https://example.org/water"
 OTHER = "https://example.org/ice"

@@ -12,8 +12,8 @@ import pytest
 from pytest_citations import AuthenticationError, ClaimRequest, Label, Reason, Verifier
 from pytest_citations.fetchers import StoredPageNotFound
 from pytest_citations.pipeline.audit import AuditLog
-from pytest_citations.redact import Secret
 from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
+from pytest_citations.sanitize import Secret
 from pytest_citations.verdicts import CitationVerdict, ClaimVerdict
 
 URL = "https://example.org/water"

@@ -25,8 +25,8 @@ from pytest_citations.network.budget import (
     account,
     priced,
 )
+from pytest_citations.network.usage import Charge, Usage
 from pytest_citations.pipeline.verifier import ClaimRequest
-from pytest_citations.usage import Charge, Usage
 
 PAGES = [f"https://example.org/budget/{n}" for n in range(6)]
 

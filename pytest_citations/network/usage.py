@@ -12,7 +12,21 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from .precision import count_of
+#: The most a count read from a file may be: no run checks a trillion citations or spends
+#: a trillion tokens, and a float division by a count of hundreds of digits overflows.
+MOST_COUNTED = 10**12
+
+
+def count_of(value: object, what: str) -> int:
+    """A count read from a file (a report, a base): a whole number from 0 to
+    :data:`MOST_COUNTED`. Anything else (JSON's ``Infinity`` and ``NaN``, which Python's
+    json reads as floats, a fraction, a string, true/false, a negative or huge number) is a
+    ValueError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MOST_COUNTED:
+        shown = repr(value) if len(repr(value)) <= 24 else f"a number of {len(str(value))} digits"
+        raise ValueError(f"{what} is {shown}, not a count from 0 to {MOST_COUNTED:,}")
+    return value
+
 
 #: Crawlbase credits per request kind (F6, F8): a normal crawl 1, a JavaScript crawl 2, and
 #: storing the page half a credit more; a failed crawl costs nothing.
@@ -182,13 +196,14 @@ class SpendPlan:
     def __add__(self, other: SpendPlan) -> SpendPlan:
         """Two shards' plans as one run's (a page both shards lack counts in each: each
         shard would crawl it)."""
-        return SpendPlan(*(getattr(self, name) + getattr(other, name)
-                           for name in self.__dataclass_fields__))  # fmt: skip
+        return SpendPlan(
+            *(getattr(self, name) + getattr(other, name) for name in self.__dataclass_fields__)
+        )
 
 
 def amounts(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:
     """The figures of ``data`` that ``kind`` (a dataclass) declares as ``int`` or ``float``,
-    read back from a file: counts (see :func:`~pytest_citations.precision.count_of`), and
+    read back from a file: counts (see :func:`count_of`), and
     credits finite and at least 0. Anything else is a ValueError naming the figure: a
     report read back must not hold what no run spends (a negative or infinite amount)."""
     found: dict[str, Any] = {}
@@ -228,9 +243,10 @@ class Spending:
         plans = [plan for plan in (self.plan, other.plan) if plan is not None]
         return Spending(
             budget=self.budget or other.budget,
-            record_variables=tuple(dict.fromkeys((*self.record_variables,
-                                                  *other.record_variables))),
+            record_variables=tuple(
+                dict.fromkeys((*self.record_variables, *other.record_variables))
+            ),
             file_prefix=self.file_prefix or other.file_prefix,
             plan=sum(plans[1:], plans[0]) if plans else None,
             holders=self.holders + other.holders,
-        )  # fmt: skip
+        )

@@ -1,15 +1,13 @@
-"""The two shared resources serve work by priority (issue 10): fetches before judge calls
-on the network, rankings before page indexes on the model's thread."""
+"""The network serves work by priority (issue 10): fetches before judge calls, never more in
+flight than the limit."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import pytest
 
 from pytest_citations.network.limits import FETCH, JUDGE, RequestLimit
-from pytest_citations.retrieval.worker import INDEX, RANK, EmbeddingWorker
 
 
 def test_request_limit_serves_fetches_before_judge_calls_that_waited_longer() -> None:
@@ -86,53 +84,3 @@ def test_a_cancelled_waiter_gives_its_slot_to_the_next() -> None:
 def test_request_limit_rejects_zero() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         RequestLimit(0)
-
-
-def test_embedding_worker_ranks_before_indexing_and_uses_one_thread() -> None:
-    async def scenario() -> tuple[list[str], set[str]]:
-        worker = EmbeddingWorker()
-        gate = threading.Event()
-        order: list[str] = []
-        threads: set[str] = set()
-
-        def job(name: str) -> str:
-            threads.add(threading.current_thread().name)
-            if name == "first":
-                gate.wait(5)
-            order.append(name)
-            return name
-
-        first = asyncio.ensure_future(worker.run(INDEX, job, "first"))
-        await asyncio.sleep(0.05)  # the thread is busy with "first"
-        later = [
-            asyncio.ensure_future(worker.run(INDEX, job, "index-a")),
-            asyncio.ensure_future(worker.run(RANK, job, "rank")),
-            asyncio.ensure_future(worker.run(INDEX, job, "index-b")),
-        ]
-        await asyncio.sleep(0)
-        gate.set()
-        results = await asyncio.gather(first, *later)
-        worker.shutdown()
-        assert results == ["first", "index-a", "rank", "index-b"]
-        return order, threads
-
-    order, threads = asyncio.run(scenario())
-    assert order == ["first", "rank", "index-a", "index-b"]
-    assert len(threads) == 1
-
-
-def test_embedding_worker_hands_errors_to_the_caller() -> None:
-    async def scenario() -> None:
-        worker = EmbeddingWorker()
-
-        def broken() -> None:
-            raise KeyError("model")
-
-        try:
-            with pytest.raises(KeyError):
-                await worker.run(RANK, broken)
-            assert await worker.run(RANK, len, "still serving") == 13
-        finally:
-            worker.shutdown()
-
-    asyncio.run(scenario())

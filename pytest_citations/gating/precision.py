@@ -1,26 +1,13 @@
-"""Aggregation per claim (A1) and citation precision over claim–URL pairs (A2)."""
+"""Citation precision over claim–URL pairs (A2), and the share of claims fully supported
+(C7): what the gates and every report count."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .labels import Label
-
-#: The most a count read from a file may be: no run checks a trillion citations or spends
-#: a trillion tokens, and a float division by a count of hundreds of digits overflows.
-MOST_COUNTED = 10**12
-
-
-def count_of(value: object, what: str) -> int:
-    """A count read from a file (a report, a base): a whole number from 0 to
-    :data:`MOST_COUNTED`. Anything else (JSON's ``Infinity`` and ``NaN``, which Python's
-    json reads as floats, a fraction, a string, true/false, a negative or huge number) is a
-    ValueError naming ``what``."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MOST_COUNTED:
-        shown = repr(value) if len(repr(value)) <= 24 else f"a number of {len(str(value))} digits"
-        raise ValueError(f"{what} is {shown}, not a count from 0 to {MOST_COUNTED:,}")
-    return value
+from ..labels import Label
+from ..network.usage import count_of
 
 
 @dataclass(frozen=True)
