@@ -49,8 +49,8 @@ from .comparison import (
     regression_failures,
 )
 from .criteria import Decision, Failure
-from .relaxation import relaxations
 from .precision import Precision
+from .relaxation import relaxations
 from .result import CaseResult, ClaimResult
 from .run_result import RunGates
 

@@ -18,6 +18,7 @@ from pytest_citations.errors import CitationsError
 from pytest_citations.gating.base_report import read_base
 from pytest_citations.gating.comparison import Relaxation
 from pytest_citations.gating.criteria import Criteria, Decision
+from pytest_citations.gating.precision import Precision
 from pytest_citations.gating.regression_lines import (
     NOT_COMPARED,
     comparison_lines,
@@ -27,7 +28,6 @@ from pytest_citations.gating.regressions import CaseState, ClaimState, compare_r
 from pytest_citations.gating.relaxation import relaxed_criteria, relaxed_gates
 from pytest_citations.gating.result import Location
 from pytest_citations.gating.run_result import RunGates
-from pytest_citations.gating.precision import Precision
 
 DEFAULT = Criteria()
 BOILING = "cases/boiling-point.yaml::boiling-point"
