@@ -95,6 +95,11 @@ OPTIONS: tuple[Option, ...] = (
            kind="path", metavar="PATH"),
     Option("markdown", "write the run's Markdown summary (the GitHub job summary) to PATH",
            kind="path", metavar="PATH"),
+    Option("source-sha", "the commit the reports link each claim's line at under GitHub "
+           "Actions: a pull request's head (default GITHUB_SHA)", metavar="SHA",
+           env=("CITATIONS_SOURCE_SHA",)),
+    Option("artifact", "the artifact the reports are uploaded as, which the Markdown summary "
+           "names for the HTML report", metavar="NAME", env=("CITATIONS_ARTIFACT",)),
     Option("min-precision", "fail a case, and the run, whose citation precision is below X",
            kind="parse", parse=fraction, metavar="X"),
     Option("min-supported-share",
@@ -266,6 +271,9 @@ class Options:
     max_precision_drop: float | None = None
     #: ``citations_trusted_keys``: the keys one of which must have signed every cassette.
     trusted_keys: TrustedKeys | None = None
+    #: ``--citations-source-sha`` and ``--citations-artifact``: where the reports link to.
+    source_sha: str | None = None
+    artifact: str | None = None
 
     @property
     def gates(self) -> RunGates:
@@ -366,4 +374,6 @@ class Options:
             fail_on_regression=values["fail_on_regression"],
             max_precision_drop=values["max_precision_drop"],
             trusted_keys=values["trusted_keys"],
+            source_sha=values["source_sha"],
+            artifact=values["artifact"],
         )

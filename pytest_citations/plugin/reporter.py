@@ -6,6 +6,7 @@ only where reports are made (never on an xdist worker), like pytest's own junitx
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import replace
@@ -26,6 +27,7 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..reports import RENDERERS, RunInfo, write_report
 from ..reports.github import annotations_of, commands, under_github_actions
+from ..reports.links import SourceLinks
 from ..reports.markdown_report import whole_run
 from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
@@ -103,6 +105,9 @@ class CitationsReporter:
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             run_id=config.stash[RUN_ID_KEY],
             files=tuple((name, str(path)) for name, path in options.reports.items()),
+            links=SourceLinks.from_env(
+                os.environ, config.rootpath, options.source_sha, options.artifact
+            ),
         )
 
     def add_drift(self, found: DriftReport | Exception) -> None:
