@@ -22,6 +22,7 @@ from ..usage import Usage
 from ..verdicts import CitationVerdict
 from .info import RunInfo
 from .links import SourceLinks
+from .spending import against_plan_line
 
 #: Entries a list shows before it says how many more there are.
 MAX_ENTRIES = 50
@@ -183,7 +184,9 @@ def render(result: RunResult, info: RunInfo) -> str:
     lines += _section("Claims that fail", _listed([_failed(c, links) for c in failed]))
     lines += _section("Regressions against the base", _listed(_regressions(result, links)))
     lines += _section("Could not be checked", _listed(unchecked_entries(result, links)))
-    lines += _section("Costs", cost_lines(result.usage))
+    plan = result.spending.plan
+    planned = ["", text(against_plan_line(plan, result.usage))] if plan is not None else []
+    lines += _section("Costs", cost_lines(result.usage) + planned)
     html = dict(info.files).get("html")
     if html is not None:
         lines += ["", f"The HTML report, every claim with its evidence: {html_place(html, links)}"]
