@@ -31,7 +31,8 @@ def test_a_repeated_sentence_marks_the_first_occurrence_not_taken() -> None:
     first = find_span(ANSWER, "Water boils at 100 °C.")
     assert first is not None
     second = find_span(ANSWER, "Water boils at 100 °C.", [first])
-    assert second is not None and second[0] > first[1]
+    assert second is not None
+    assert second[0] > first[1]
     assert find_span(ANSWER, "Water boils at 100 °C.", [first, second]) is None
 
 
@@ -107,7 +108,8 @@ def test_offsets_count_the_answer_without_its_control_sequences(tmp_path: Path) 
                     "citations: {1: https://example.org/tea}\nclaims:\n  - text: Tea is hot.\n"
                     "    cites: [1]\n", encoding="utf-8")
     (case,) = load_cases(path)
-    assert case.answer is not None and "\x1b" in case.answer
+    assert case.answer is not None
+    assert "\x1b" in case.answer
     assert _shown(strip_controls(case.answer), case.claims[0].answer_span) == "Tea is hot [1]."
 
 

@@ -76,7 +76,8 @@ def test_a_reviewer_goes_from_the_summary_to_the_claims_line_and_quote(
     assert f"[cases/reviewed.yaml::reviewed::claim-2]({blob})" in failing
     assert MERGE not in markdown
     quote = mountains["citations"][0]["evidence_quote"]
-    assert quote and f"{BOILING_URL} (contradicted): “" in failing
+    assert quote
+    assert f"{BOILING_URL} (contradicted): “" in failing
     assert " ".join(quote.split())[:40] in failing.replace("\\", "")
     assert (
         "report.html in the artifact citations-reports of "
@@ -86,7 +87,8 @@ def test_a_reviewer_goes_from_the_summary_to_the_claims_line_and_quote(
     # HTML: the answer with each claim marked, linked to its verdict.
     page = (citations.path / "out" / "report.html").read_text(encoding="utf-8")
     marks = re.findall(r'<mark class="[^"]*" id="answer-([^"]+)"><a href="#([^"]+)"', page)
-    assert len(marks) == 3 and all(mark == target for mark, target in marks)
+    assert len(marks) == 3
+    assert all(mark == target for mark, target in marks)
     assert f'href="{blob}"' in page
 
     # The plan beside the spend: the JavaScript-only page escalated, and was paid as such.
