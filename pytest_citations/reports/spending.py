@@ -99,10 +99,15 @@ def against_plan_line(plan: SpendPlan, usage: Usage) -> str:
     judge calls; spent 5 credits (normal 1, javascript 4, storage 0), 4 judge calls, 2100
     tokens``: what escalating thin pages to a browser cost shows in the JavaScript credits."""
     kinds = usage.credits_by_kind()
+    pages = (
+        f"{plan.credits:g} credits for {_count(plan.pages, 'page')} (≤ {plan.most_credits:g} "
+        "with retries and a browser)"
+        if plan.pages
+        else "no page"
+    )
     return (
-        f"recording: planned {plan.credits:g} credits for {_count(plan.pages, 'page')} "
-        f"(≤ {plan.most_credits:g} with retries and a browser), ≤ "
-        f"{_count(plan.judge_calls, 'judge call')}; spent {usage.credits:g} credits (normal "
+        f"recording: planned {pages}, ≤ {_count(plan.judge_calls, 'judge call')}; spent "
+        f"{usage.credits:g} credits (normal "
         f"{kinds['normal']:g}, javascript {kinds['javascript']:g}, storage "
         f"{kinds['storage']:g}), {_count(usage.judge_calls, 'judge call')}, "
         f"{_count(usage.judge_tokens, 'token')}"
