@@ -35,7 +35,7 @@ from ..sanitize import strip_controls
 from ..upkeep.prune import prune_command, stale_tally
 from ..usage import Spending, SpendPlan, Usage
 from . import identity
-from .github import append_summary, github_place, step_summary
+from .github import append_summary, step_summary
 from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
 from .printing import printed
@@ -295,8 +295,7 @@ class CitationsReporter:
             terminalreporter.write_line(printed(text), yellow=True)
         self._drift_summary(terminalreporter)
         if under_github_actions():  # after every other line: GitHub hides these
-            place = github_place(self.config.rootpath)
-            for command in commands(annotations_of(result, place)):
+            for command in commands(annotations_of(result, self.info.links.place)):
                 terminalreporter.write_line(command)
 
     def _stale_line(self) -> str | None:

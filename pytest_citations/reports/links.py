@@ -55,33 +55,40 @@ class SourceLinks:
         repository = environ.get("GITHUB_REPOSITORY", "").strip()
         sha = (commit or "").strip() or environ.get("GITHUB_SHA", "").strip()
         run_id = environ.get("GITHUB_RUN_ID", "").strip()
-        github = all(
-            pattern.fullmatch(value)
-            for pattern, value in ((_SERVER, server), (_REPOSITORY, repository), (_SHA, sha))
-        )
-        if not github:
-            return cls(artifact=(artifact or "").strip())
         workspace = Path(environ.get("GITHUB_WORKSPACE") or rootdir).resolve()
         try:
             root: str | None = rootdir.resolve().relative_to(workspace).as_posix()
         except ValueError:
             root = None
+        root = "" if root == "." else root
+        github = all(
+            pattern.fullmatch(value)
+            for pattern, value in ((_SERVER, server), (_REPOSITORY, repository), (_SHA, sha))
+        )
+        if not github:
+            return cls(root=root, artifact=(artifact or "").strip())
         run = f"{server}/{repository}/actions/runs/{run_id}" if _RUN_ID.fullmatch(run_id) else ""
         return cls(
             blob=f"{server}/{repository}/blob/{sha}/",
-            root="" if root == "." else root,
+            root=root,
             run=run,
             artifact=(artifact or "").strip(),
             commit=sha,
         )
 
     def path(self, file: str) -> str | None:
-        """A case file (as node ids name it) relative to the repository's root, with ``/``;
-        None when it lies outside the repository."""
+        """A case file (as node ids name it) relative to the repository's checkout
+        (``GITHUB_WORKSPACE``, else the run's root), with ``/``; None when it lies outside.
+        The annotations name their files so."""
         if self.root is None:
             return None
         joined = posixpath.normpath(posixpath.join(self.root, file.replace("\\", "/")))
         return None if joined == ".." or joined.startswith(("../", "/")) else joined
+
+    def place(self, file: str) -> str:
+        """A case file as an annotation names it: relative to the checkout when it lies
+        inside, else as the run names it; with ``/``."""
+        return self.path(file) or file.replace("\\", "/")
 
     def of(self, where: Location) -> str:
         """The link to a claim's (or case's) line: its blob on GitHub, else its path."""

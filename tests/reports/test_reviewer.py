@@ -273,3 +273,18 @@ def test_the_plan_is_shown_beside_the_spend() -> None:
                            "and a browser), ≤ 5 judge calls; spent ")
     assert f"(normal {kinds['normal']:g}, javascript {kinds['javascript']:g}, storage 0)" in line
     assert line.endswith(", 3 judge calls, 0 tokens")
+
+
+def test_annotations_name_a_case_file_relative_to_the_checkout(tmp_path: Path) -> None:
+    """The annotations and the links place a file the same way, with or without the rest
+    of GitHub's variables."""
+    root = tmp_path / "services" / "bot"
+    root.mkdir(parents=True)
+    workspace = {"GITHUB_WORKSPACE": str(tmp_path)}
+
+    for environ in (workspace, {**GITHUB, **workspace}):
+        links = SourceLinks.from_env(environ, root)
+        assert links.place("cases/a.yaml") == "services/bot/cases/a.yaml"
+        assert links.place("../../../x.yaml") == "../../../x.yaml"
+    outside = SourceLinks.from_env({"GITHUB_WORKSPACE": str(root)}, tmp_path)
+    assert outside.place("cases\\a.yaml") == "cases/a.yaml"
