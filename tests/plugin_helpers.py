@@ -64,6 +64,14 @@ STEERING_VARIABLES = (
     "GITHUB_ACTIONS",
     "GITHUB_STEP_SUMMARY",
     "GITHUB_WORKSPACE",
+    # What the reports link a claim's line with (reports/links.py): a run of this
+    # project's CI must not link its inner runs' claims into this repository.
+    "GITHUB_SERVER_URL",
+    "GITHUB_REPOSITORY",
+    "GITHUB_SHA",
+    "GITHUB_RUN_ID",
+    "CITATIONS_SOURCE_SHA",
+    "CITATIONS_ARTIFACT",
 )
 
 # The emulated web of the shipped examples (pytest_citations/sandbox/site.py).

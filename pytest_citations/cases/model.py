@@ -50,6 +50,13 @@ class Claim:
     derived: bool = False
     #: The cited documents without a URL (``Title, pages 3-4``): they cannot be fetched.
     documents: tuple[str, ...] = ()
+    #: The answer's text the provider attributed the claim's sources to (``span:``).
+    span: str | None = None
+    #: The answer's sentence the claim was rewritten or split from (``from:``).
+    sentence: str | None = None
+    #: Where the claim stands in its case's answer, ``(start, end)`` offsets into it
+    #: (:func:`~.answer_spans.place_claims`); None without an answer or when not found.
+    answer_span: tuple[int, int] | None = None
 
     @property
     def name(self) -> str:

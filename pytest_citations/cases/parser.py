@@ -290,6 +290,8 @@ class Parser:
             topic=values.get("topic") or None,
             expect=values.get("expect"),
             general=bool(values.get("general")),
+            span=values.get("span") or None,
+            sentence=values.get("from") or None,
         )
 
     def claims(

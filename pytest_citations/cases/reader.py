@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import fields
+from .answer_spans import place_claims
 from .documents import document_citations
 from .loader import line_of, load_document
 from .model import Case, CaseFileError, Claim
@@ -47,6 +48,8 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
         {},
     )
     claims: tuple[Claim, ...] = _try(lambda: parser.claims(raw, line, citations, documents), ())
+    answer = values.get("answer")
+    claims = place_claims(answer if isinstance(answer, str) else None, claims)
     topic = values.get("topic")
     if topic:
         claims = tuple(claim if claim.topic else replace(claim, topic=topic) for claim in claims)
@@ -63,7 +66,7 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
         path=parser.path,
         line=line_of(raw, None, line),
         question=values.get("question"),
-        answer=values.get("answer"),
+        answer=answer,
         citations=citations,
         claims=claims,
         min_precision=None if min_precision is None else float(min_precision),

@@ -11,6 +11,7 @@ it refuses the inputs."""
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from ..gating.shards import Shard, holding_problems, identity_problems, shard_pr
 from ..pipeline.audit import new_run_id
 from ..reports import RENDERERS, RunInfo, junit_report, write_report
 from ..reports.json_reader import ReadReport, read_report
+from ..reports.links import SourceLinks
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from .common import EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, Subcommands, say
@@ -70,6 +72,18 @@ def add(commands: Subcommands, parent: argparse.ArgumentParser) -> None:
         metavar="BASE.json",
         help="the base the shards were compared with (--citations-compare), to compare the "
         "merged run with it",
+    )
+    merge.add_argument(
+        "--source-sha",
+        metavar="SHA",
+        help="the commit the reports link each claim's line at under GitHub Actions: a pull "
+        "request's head (default CITATIONS_SOURCE_SHA, else GITHUB_SHA)",
+    )
+    merge.add_argument(
+        "--artifact",
+        metavar="NAME",
+        help="the artifact the reports are uploaded as, which the Markdown summary names for "
+        "the HTML report (default CITATIONS_ARTIFACT)",
     )
     merge.set_defaults(run=run)
 
@@ -169,6 +183,15 @@ def _files(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
     return tuple((name, path) for name, path in found if path)
 
 
+def _links(args: argparse.Namespace) -> SourceLinks:
+    """How the merged reports link to the claims' lines: the case files' names are those of
+    the shards' runs, rooted where the merge runs (the repository's checkout)."""
+    environ = os.environ
+    commit = args.source_sha or environ.get("CITATIONS_SOURCE_SHA")
+    artifact = args.artifact or environ.get("CITATIONS_ARTIFACT")
+    return SourceLinks.from_env(environ, Path.cwd(), commit, artifact)
+
+
 def _write(args: argparse.Namespace, result: RunResult, info: RunInfo) -> None:
     for name, path in info.files:
         problem = write_report(name, Path(path), RENDERERS[name](result, info))
@@ -195,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
                 say(problem)
             return EXIT_USAGE
         result, info = merged_run(reads, found, _base(args, reads))
-        info = replace(info, files=_files(args))
+        info = replace(info, files=_files(args), links=_links(args))
         _write(args, result, info)
     except CitationsError as error:
         say(error)

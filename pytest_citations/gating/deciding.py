@@ -54,6 +54,7 @@ class Facts:
     expect: str | None = None
     derived: bool = False
     cited: tuple[tuple[str, str], ...] = ()
+    answer_span: tuple[int, int] | None = None
 
 
 def decide_claim(
@@ -101,6 +102,7 @@ def decide_claim(
         misattributed_to=verdict.misattributed_to,
         evidence=verdict.evidence,
         baseline=change,
+        answer_span=facts.answer_span,
     )
     return clean(result)
 
@@ -114,7 +116,13 @@ def redecide(stated: ClaimResult, rules: Criteria, *, updating: bool = False) ->
     label = stated.label if stated.label is not None else aggregate_verdicts(stated.citations)
     cited = tuple((u.url, u.marker) for u in stated.unchecked if u.url and u.marker)
     facts = Facts(
-        stated.markers, stated.topic, stated.general, stated.expect, stated.derived, cited
+        stated.markers,
+        stated.topic,
+        stated.general,
+        stated.expect,
+        stated.derived,
+        cited,
+        stated.answer_span,
     )
     baseline = None
     if stated.baseline is not None:
@@ -199,7 +207,13 @@ def claim_facts(case: Case, claim: Claim) -> Facts:
     """What a case file says of one of its claims."""
     cited = {case.citations[m]: m for m in reversed(claim.markers) if m in case.citations}
     return Facts(
-        claim.markers, claim.topic, claim.general, claim.expect, claim.derived, tuple(cited.items())
+        claim.markers,
+        claim.topic,
+        claim.general,
+        claim.expect,
+        claim.derived,
+        tuple(cited.items()),
+        claim.answer_span,
     )
 
 

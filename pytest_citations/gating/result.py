@@ -183,6 +183,9 @@ class ClaimResult:
     evidence: tuple[Evidence, ...] = ()
     baseline: BaselineChange | None = None
     change: ClaimDiff | None = None
+    #: Where the claim stands in its case's answer (``CaseInfo.answer``), as offsets
+    #: ``(start, end)``; None when the case has no answer or it does not hold the claim.
+    answer_span: tuple[int, int] | None = None
 
     @property
     def nodeid(self) -> str:

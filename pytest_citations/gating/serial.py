@@ -51,6 +51,7 @@ def claim_to_dict(claim: ClaimResult) -> dict[str, Any]:
         "evidence": [shown.to_dict() for shown in claim.evidence],
         "unrecorded": claim.unrecorded,
         "over_budget": claim.over_budget,
+        "answer_span": list(claim.answer_span) if claim.answer_span is not None else None,
     }
     if claim.baseline is not None:
         data["baseline"] = claim.baseline.to_dict()
@@ -119,8 +120,23 @@ def claim_from_dict(data: Mapping[str, Any], file: str, case: str) -> ClaimResul
         misattributed_to=_names(data, "misattributed_to"),
         evidence=tuple(Evidence.from_dict(item) for item in data.get("evidence") or ()),
         baseline=_baseline(data.get("baseline")),
+        answer_span=_span(data.get("answer_span")),
     )
     return clean(found)
+
+
+def _span(data: Any) -> tuple[int, int] | None:
+    """A claim's ``answer_span`` read back: two offsets, the start before the end."""
+    if data is None:
+        return None
+    if (
+        not isinstance(data, list | tuple)
+        or len(data) != 2
+        or not all(type(offset) is int for offset in data)
+        or not 0 <= data[0] < data[1]
+    ):
+        raise ValueError(f"its answer_span {data!r} is not [start, end] of the answer")
+    return int(data[0]), int(data[1])
 
 
 def _failure(data: Any) -> Failure:

@@ -1,14 +1,14 @@
 """What a run under GitHub Actions needs of the machine it runs on: where GitHub's job
-summary is, the path of a case file as GitHub knows it, and appending the summary (the
-annotations and the summary's text are the run's result rendered, in
-:mod:`pytest_citations.reports`)."""
+summary is, and appending the summary (the annotations and the summary's text are the run's
+result rendered, in :mod:`pytest_citations.reports`; the path of a case file as GitHub
+knows it is :class:`~pytest_citations.reports.links.SourceLinks`)."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..reports.markdown_report import MAX_SUMMARY_BYTES, capped
@@ -18,21 +18,6 @@ def step_summary() -> Path | None:
     """The job summary file GitHub names in ``GITHUB_STEP_SUMMARY`` (appended to)."""
     named = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
     return Path(named) if named else None
-
-
-def github_place(root: Path) -> Callable[[str], str]:
-    """A rootdir-relative path as GitHub knows it: relative to ``GITHUB_WORKSPACE`` (the
-    repository's checkout) when it lies inside it, else as it is; with ``/``."""
-    workspace = Path(os.environ.get("GITHUB_WORKSPACE") or root).resolve()
-
-    def place(path: str) -> str:
-        found = (root / path).resolve()
-        try:
-            return found.relative_to(workspace).as_posix()
-        except ValueError:
-            return Path(path).as_posix()
-
-    return place
 
 
 def append_summary(path: Path, markdown: str, whole: Sequence[str] = ()) -> str | None:

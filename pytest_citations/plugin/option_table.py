@@ -111,6 +111,20 @@ OPTIONS: tuple[Option, ...] = (
         metavar="PATH",
     ),
     Option(
+        "source-sha",
+        "the commit the reports link each claim's line at under GitHub Actions: a pull "
+        "request's head (default GITHUB_SHA)",
+        metavar="SHA",
+        env=("CITATIONS_SOURCE_SHA",),
+    ),
+    Option(
+        "artifact",
+        "the artifact the reports are uploaded as, which the Markdown summary names for the "
+        "HTML report",
+        metavar="NAME",
+        env=("CITATIONS_ARTIFACT",),
+    ),
+    Option(
         "min-precision",
         "fail a case, and the run, whose citation precision is below X",
         kind="parse",

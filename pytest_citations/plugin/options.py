@@ -128,6 +128,9 @@ class Options:
     max_precision_drop: float | None = None
     #: ``citations_trusted_keys``: the keys one of which must have signed every cassette.
     trusted_keys: TrustedKeys | None = None
+    #: ``--citations-source-sha`` and ``--citations-artifact``: where the reports link to.
+    source_sha: str | None = None
+    artifact: str | None = None
 
     @property
     def gates(self) -> RunGates:
@@ -229,4 +232,6 @@ class Options:
             fail_on_regression=values["fail_on_regression"],
             max_precision_drop=values["max_precision_drop"],
             trusted_keys=values["trusted_keys"],
+            source_sha=values["source_sha"],
+            artifact=values["artifact"],
         )

@@ -6,6 +6,7 @@ only where reports are made (never on an xdist worker), like pytest's own junitx
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import replace
@@ -27,13 +28,14 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..reports import RENDERERS, RunInfo, write_report
 from ..reports.github import annotations_of, commands, under_github_actions
+from ..reports.links import SourceLinks
 from ..reports.markdown_report import whole_run
 from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from ..upkeep.prune import prune_command, stale_tally
 from . import identity
-from .github import append_summary, github_place, step_summary
+from .github import append_summary, step_summary
 from .items import CASE_MARKER
 from .options import RUN_ID_KEY, Options
 from .printing import printed
@@ -103,6 +105,9 @@ class CitationsReporter:
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             run_id=config.stash[RUN_ID_KEY],
             files=tuple((name, str(path)) for name, path in options.reports.items()),
+            links=SourceLinks.from_env(
+                os.environ, config.rootpath, options.source_sha, options.artifact
+            ),
         )
 
     def add_drift(self, found: DriftReport | Exception) -> None:
@@ -291,8 +296,7 @@ class CitationsReporter:
             terminalreporter.write_line(printed(text), yellow=True)
         self._drift_summary(terminalreporter)
         if under_github_actions():  # after every other line: GitHub hides these
-            place = github_place(self.config.rootpath)
-            for command in commands(annotations_of(result, place)):
+            for command in commands(annotations_of(result, self.info.links.place)):
                 terminalreporter.write_line(command)
 
     def _stale_line(self) -> str | None:

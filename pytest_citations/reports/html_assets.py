@@ -130,6 +130,13 @@ details.passage summary { cursor: pointer; color: var(--muted); font-size: 12px;
 blockquote { margin: 6px 0; padding: 6px 10px; background: var(--soft); border-left: 3px solid
              var(--line); white-space: pre-wrap; font-size: 13px; }
 mark { background: #fff8c5; padding: 0 1px; }
+.answer { margin: 6px 0; padding: 6px 10px; background: var(--soft); white-space: pre-wrap;
+          font-size: 14px; border-radius: 6px; }
+.answer mark a { color: inherit; text-decoration: none; border-bottom: 2px solid #d4a72c; }
+.answer mark.failed a { border-bottom-color: var(--bad); }
+article.claim, .answer mark { scroll-margin-top: 130px; }
+article.claim:target, .answer mark:target { outline: 2px solid #d4a72c; }
+.meta a.back { margin-left: 8px; }
 .hidden { display: none; }
 """
     + _BADGES
@@ -175,7 +182,9 @@ SCRIPT = """
     });
   });
   // A case row of the overview opens its case: every claim shown, scrolled into view.
-  document.querySelectorAll('.cases-table a[href^="#"]').forEach(function (link) {
+  // So does a claim of an answer: its claim is shown whatever the filter hides.
+  var opening = '.cases-table a[href^="#"], .answer a[href^="#"]';
+  document.querySelectorAll(opening).forEach(function (link) {
     link.addEventListener('click', function () {
       var all = document.querySelector('.filters button[data-label="all"]');
       if (all.getAttribute('aria-pressed') !== 'true') { all.click(); }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import quote
 
 from ..gating.calibration import as_judge_label
 from ..gating.result import CaseResult, ClaimResult, ClaimStatus
@@ -13,6 +14,7 @@ from ..labels import LABEL_RANK
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix
+from .links import SourceLinks
 
 _CHANGES = {"regression": "regressed from {old}", "improvement": "improved from {old}"}
 
@@ -124,7 +126,61 @@ def _tags(claim: ClaimResult, calibrated: bool) -> tuple[str, bool]:
     return tags, disagrees
 
 
-def _claim_html(claim: ClaimResult, calibrated: bool) -> str:
+def to(target: str) -> str:
+    """An ``href`` to the element whose id is ``target``, percent-encoded (a browser reads
+    the fragment decoded), escaped for an attribute."""
+    return html.escape("#" + quote(target, safe="/:"))
+
+
+def answer_id(claim: ClaimResult) -> str:
+    """The id of a claim's mark in its case's answer."""
+    return "answer-" + claim.nodeid
+
+
+def answer_html(case: CaseResult) -> str:
+    """The case's answer with each claim's span marked, the mark linking to the claim's
+    verdict; a span that overlaps an earlier one or lies beyond the answer (a report read
+    back can say anything) is left unmarked."""
+    answer = case.info.answer
+    if not answer or not answer.strip():
+        return ""
+    placed = sorted(
+        (claim for claim in case.claims if claim.answer_span is not None),
+        key=lambda claim: claim.answer_span or (0, 0),
+    )
+    parts, done = [], 0
+    for claim in placed:
+        start, end = claim.answer_span or (0, 0)
+        if start < done or end > len(answer):
+            continue
+        label = shown(claim)
+        state = " failed" if failed(claim) else ""
+        parts += [
+            html.escape(answer[done:start]),
+            f'<mark class="{html.escape(label)}{state}" id="{html.escape(answer_id(claim))}">'
+            f'<a href="{to(claim.nodeid)}" title="{html.escape(claim.where.name)}: '
+            f'{html.escape(label)}">{html.escape(answer[start:end])}</a></mark>',
+        ]
+        done = end
+    parts.append(html.escape(answer[done:]))
+    return f'<div class="answer" aria-label="the answer">{"".join(parts)}</div>'
+
+
+def _place(claim: ClaimResult, links: SourceLinks) -> str:
+    """The claim's node id linked to its case file's line, and a link back to its mark in
+    the answer when it has one."""
+    where = claim.where
+    line = (
+        f'<a class="source" href="{html.escape(links.of(where))}" rel="noreferrer">'
+        f"{html.escape(claim.nodeid)} (line {where.line})</a>"
+    )
+    back = ""
+    if claim.answer_span is not None:
+        back = f'<a class="back" href="{to(answer_id(claim))}">in the answer ↑</a>'
+    return f'<div class="meta">{line}{back}</div>'
+
+
+def _claim_html(claim: ClaimResult, calibrated: bool, links: SourceLinks) -> str:
     label = shown(claim)
     failures = [
         *(str(failure) for failure in claim.failures),
@@ -153,14 +209,15 @@ def _claim_html(claim: ClaimResult, calibrated: bool) -> str:
         f'id="{html.escape(claim.nodeid)}"><div class="claim-head">'
         f'<span class="badge {html.escape(label)}">{html.escape(label)}</span>{tags}'
         f'<span class="claim-text">{html.escape(claim.text)}</span></div>'
-        f'<div class="meta">{html.escape(claim.nodeid)}</div>'
+        f"{_place(claim, links)}"
         f'{failure_list}{notes}<div class="citations">{citations}</div></article>'
     )
 
 
-def case_html(case: CaseResult, calibrated: bool) -> str:
-    """One case's section: its question, precision, label mix and release decision, then
-    its claims, failing and contradicted ones first."""
+def case_html(case: CaseResult, calibrated: bool, links: SourceLinks) -> str:
+    """One case's section: its question and its answer with its claims marked, precision,
+    label mix and release decision, then its claims, failing and contradicted ones first,
+    each linked to its line in its case file."""
     badge = ""
     if case.decision is not None:
         reasons = [str(failure) for failure in case.failures] or list(case.incomplete)
@@ -176,7 +233,8 @@ def case_html(case: CaseResult, calibrated: bool) -> str:
         f"<h2>{html.escape(case.info.file)} :: {html.escape(case.info.case)}</h2>"
         f"{label_mix(case.label_counts(), case.key)}</div>"
         + (f'<div class="question">{html.escape(question)}</div>' if question else "")
+        + answer_html(case)
         + f'<div class="meta">citation precision {case.precision.fraction()}</div>{badge}'
-        + "".join(_claim_html(claim, calibrated) for claim in claims)
+        + "".join(_claim_html(claim, calibrated, links) for claim in claims)
         + "</section>"
     )

@@ -101,7 +101,7 @@ def render(result: RunResult, info: RunInfo | None = None, title: str = TITLE) -
         + '<div class="filters" role="group" aria-label="filter claims by label">'
         + buttons
         + f'<span class="shown">showing <span id="shown">{total}</span> claims</span></div></div>'
-        + "".join(case_html(case, calibrated) for case in cases)
+        + "".join(case_html(case, calibrated, info.links) for case in cases)
         + f"</main><script>{SCRIPT}</script></body></html>\n"
     )
 

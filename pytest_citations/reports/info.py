@@ -10,6 +10,7 @@ from typing import Any
 
 from ..gating.shards import ShardPlan
 from ..retrieval.embedders import ALIASES, embedder_names
+from .links import SourceLinks
 
 _CANONICAL = {alias.lower(): name for alias, name in ALIASES.items()}
 
@@ -71,6 +72,8 @@ class RunInfo:
     #: The report files the run writes, (format, path as given), for the reports that say
     #: where the others are (the Markdown summary names the HTML report).
     files: tuple[tuple[str, str], ...] = ()
+    #: How the reports link to each claim's line and name the artifact of the reports.
+    links: SourceLinks = field(default_factory=SourceLinks)
 
     @property
     def embedders(self) -> Embedders:
@@ -90,4 +93,5 @@ class RunInfo:
             **({"identity": dict(self.identity)} if self.identity else {}),
             **({"shard": self.shard.to_dict()} if self.shard is not None else {}),
             **({"merged": [dict(shard) for shard in self.merged]} if self.merged else {}),
+            **({"source": self.links.to_dict()} if self.links.blob else {}),
         }

@@ -19,6 +19,7 @@ from ..gating.result import CaseResult
 from ..gating.run_result import RunResult
 from ..gating.serial import claim_to_dict, info_to_dict
 from .info import RunInfo
+from .spending import against_plan
 
 #: The shape of the report: a reader of another version's report knows it by this.
 REPORT_VERSION = 2
@@ -33,7 +34,7 @@ def _counts(precision: Precision) -> dict[str, int]:
     }
 
 
-def _case(case: CaseResult, result: RunResult) -> dict[str, Any]:
+def _case(case: CaseResult, result: RunResult, info: RunInfo) -> dict[str, Any]:
     precision = case.precision
     found: dict[str, Any] = {
         **info_to_dict(case.info),
@@ -53,7 +54,9 @@ def _case(case: CaseResult, result: RunResult) -> dict[str, Any]:
     }
     if result.baseline is not None:
         found["baseline"] = _precision(result.baseline.precision([case.key]))
-    found["claims"] = [claim_to_dict(claim) for claim in case.claims]
+    found["claims"] = [
+        {**claim_to_dict(claim), "link": info.links.of(claim.where)} for claim in case.claims
+    ]
     return found
 
 
@@ -122,6 +125,7 @@ def _summary(result: RunResult) -> dict[str, Any]:
     }
     if result.spending.plan is not None:
         summary["plan"] = result.spending.plan.to_dict()
+        summary["recording"] = against_plan(result.spending.plan, result.usage)
     if result.baseline is not None:
         summary["baseline_file"] = result.baseline.name
         summary["baseline"] = _precision(result.baseline.precision([c.key for c in result.cases]))
@@ -135,7 +139,7 @@ def document(result: RunResult, info: RunInfo) -> dict[str, Any]:
         found["calibration"] = calibration(result.agreement)
     if result.comparison is not None:
         found["comparison"] = result.comparison.to_dict()
-    found["cases"] = [_case(case, result) for case in result.cases]
+    found["cases"] = [_case(case, result, info) for case in result.cases]
     if result.drift is not None:
         found["drift"] = dict(result.drift)
     return found

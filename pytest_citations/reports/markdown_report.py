@@ -12,19 +12,25 @@ note that says so and where the whole run is.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import PurePath
 
 from ..gating.criteria import Decision
 from ..gating.regression_lines import relaxation_lines
-from ..gating.result import CaseResult, ClaimResult
+from ..gating.result import CaseResult, ClaimResult, Location
 from ..gating.run_result import RunResult
 from ..labels import Label
 from ..network.usage import Usage
+from ..verdicts import CitationVerdict
 from .info import RunInfo
+from .links import SourceLinks
+from .spending import against_plan_line
 
 #: Entries a list shows before it says how many more there are.
 MAX_ENTRIES = 50
 #: Characters of a claim's text a line shows.
 MAX_CLAIM = 200
+#: Characters of a page's quote a failing claim's citation shows.
+MAX_QUOTE = 200
 #: The most a step's job summary may hold, in bytes of UTF-8 (the runner refuses more).
 MAX_SUMMARY_BYTES = 1024 * 1024
 _ESCAPED = str.maketrans(
@@ -83,16 +89,40 @@ def _listed(entries: Sequence[str], where: str = "the JSON and HTML reports") ->
     return shown
 
 
-def _failed(claim: ClaimResult) -> str:
+def short(value: str, limit: int = MAX_QUOTE) -> str:
+    """``value`` on one line, cut to ``limit`` characters at a word's end (with ``…``)."""
+    shown = " ".join(value.split())
+    if len(shown) <= limit:
+        return shown
+    cut = shown[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + "…"
+
+
+def linked(where: Location, links: SourceLinks) -> str:
+    """The item's node id linked to its case file's line (the link percent-encoded, so
+    nothing in it ends the Markdown link early)."""
+    return f"[{text(where.nodeid)}]({links.of(where)}) (line {where.line})"
+
+
+def _citation(claim: ClaimResult, citation: CitationVerdict) -> str:
+    """A failing claim's citation: its URL, its label and a short quote of the page."""
+    quote = citation.evidence_quote
+    said = f": “{text(short(quote))}”" if quote else ""
+    return f"\n  - {text(citation.url)} ({text(claim.shown_label(citation))}){said}"
+
+
+def _failed(claim: ClaimResult, links: SourceLinks) -> str:
     why = "; ".join(str(failure) for failure in claim.failures)
     label = claim.label.value if claim.label is not None else "unchecked"
+    cited = "".join(_citation(claim, citation) for citation in claim.citations)
     return (
-        f"{text(claim.nodeid)} (line {claim.where.line}, {label}): "
-        f"“{text(claim.text, MAX_CLAIM)}”: {text(why)}"
+        f"{linked(claim.where, links)}, {label}: "
+        f"“{text(claim.text, MAX_CLAIM)}”: {text(why)}{cited}"
     )
 
 
-def _unchecked(claim: ClaimResult) -> str:
+def _unchecked(claim: ClaimResult, links: SourceLinks) -> str:
     """Each citation of ``claim`` that could not be checked and why, in words (or the check
     beyond its citations that could not run), then the claim's notes (a request missing
     from the recording, and the command that records it)."""
@@ -101,13 +131,12 @@ def _unchecked(claim: ClaimResult) -> str:
     ]
     said = cited or [text(u) for u in claim.unchecked[:1]]
     notes = [f"\n  - {text(problem)}" for problem in claim.problems]
-    where = f"{text(claim.nodeid)} (line {claim.where.line})"
-    return f"{where}: {'; '.join(said)}{''.join(notes)}"
+    return f"{linked(claim.where, links)}: {'; '.join(said)}{''.join(notes)}"
 
 
-def unchecked_entries(result: RunResult) -> list[str]:
+def unchecked_entries(result: RunResult, links: SourceLinks) -> list[str]:
     """What could not be checked and why: claims, case files, items that did not run."""
-    entries = [_unchecked(claim) for claim in result.claims if not claim.checked]
+    entries = [_unchecked(claim, links) for claim in result.claims if not claim.checked]
     entries += [f"{text(error.file)}: {text(error.reason)}" for error in result.file_errors]
     entries += [f"{text(item.nodeid)}: did not run (skipped)" for item in result.skipped]
     return entries
@@ -144,14 +173,14 @@ def _section(title: str, lines: Sequence[str]) -> list[str]:
     return ["", f"### {title}", "", *lines] if lines else []
 
 
-def _regressions(result: RunResult) -> list[str]:
+def _regressions(result: RunResult, links: SourceLinks) -> list[str]:
     """The claims that got worse against the base, and whether each fails the gate."""
     comparison = result.comparison
     if comparison is None:
         return []
     failing = {claim.nodeid for claim in result.claims if claim.decision is Decision.FAIL}
     return [
-        f"{text(change.where.nodeid)} (line {change.where.line}): {text(change.summary)}"
+        f"{linked(change.where, links)}: {text(change.summary)}"
         + ("" if change.fails or change.where.nodeid in failing else " (does not fail the gate)")
         for change in comparison.regressions
     ] + [text(line) for line in relaxation_lines(comparison)]
@@ -170,15 +199,27 @@ def render(result: RunResult, info: RunInfo) -> str:
         f"Citation precision {precision.fraction()} · reachable "
         f"{precision.reachable_fraction()} · fully supported claims {result.share}"
     )
+    links = info.links
     failed = [claim for claim in result.claims if claim.decision is Decision.FAIL]
-    lines += _section("Claims that fail", _listed([_failed(claim) for claim in failed]))
-    lines += _section("Regressions against the base", _listed(_regressions(result)))
-    lines += _section("Could not be checked", _listed(unchecked_entries(result)))
-    lines += _section("Costs", cost_lines(result.usage))
+    lines += _section("Claims that fail", _listed([_failed(c, links) for c in failed]))
+    lines += _section("Regressions against the base", _listed(_regressions(result, links)))
+    lines += _section("Could not be checked", _listed(unchecked_entries(result, links)))
+    plan = result.spending.plan
+    planned = ["", text(against_plan_line(plan, result.usage))] if plan is not None else []
+    lines += _section("Costs", cost_lines(result.usage) + planned)
     html = dict(info.files).get("html")
     if html is not None:
-        lines += ["", f"The HTML report, every claim with its evidence: {text(html)}"]
+        lines += ["", f"The HTML report, every claim with its evidence: {html_place(html, links)}"]
     return capped("\n".join(lines) + "\n", MAX_SUMMARY_BYTES, whole_run(info))
+
+
+def html_place(path: str, links: SourceLinks) -> str:
+    """Where a reviewer finds the HTML report: the artifact it is uploaded in (and the
+    run's page that lists it) when the run names one, else its path as given."""
+    if not links.artifact:
+        return text(path)
+    name = f"{text(PurePath(path).name)} in the artifact {text(links.artifact)}"
+    return f"{name} of [this run]({links.run})" if links.run else f"{name} of this run"
 
 
 def whole_run(info: RunInfo) -> list[str]:

@@ -6,6 +6,7 @@ them (naming the variables it needs, never a value). Pure functions of the run's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..gating.result import ClaimResult
 from ..gating.run_result import RunResult
@@ -75,6 +76,47 @@ def plan_line(plan: SpendPlan, budget: Mapping[str, float]) -> str:
     return f"to record: {what}; budget: {budget_words(budget)}"
 
 
+def against_plan(plan: SpendPlan, usage: Usage) -> dict[str, Any]:
+    """What a recording run planned beside what it spent, JSON-ready (the JSON report's
+    ``summary.recording``): the plan's estimate, and the credits by kind, judge calls and
+    tokens the run's ledger counted."""
+    return {
+        "planned": {
+            "credits": plan.credits,
+            "most_credits": plan.most_credits,
+            "judge_calls": plan.judge_calls,
+            "pages": plan.pages,
+            "claims": plan.claims,
+        },
+        "spent": {
+            "credits": usage.credits,
+            "credits_by_kind": usage.credits_by_kind(),
+            "judge_calls": usage.judge_calls,
+            "judge_tokens": usage.judge_tokens,
+        },
+    }
+
+
+def against_plan_line(plan: SpendPlan, usage: Usage) -> str:
+    """``recording: planned 3 credits for 3 pages (≤ 24 with retries and a browser), ≤ 4
+    judge calls; spent 5 credits (normal 1, javascript 4, storage 0), 4 judge calls, 2100
+    tokens``: what escalating thin pages to a browser cost shows in the JavaScript credits."""
+    kinds = usage.credits_by_kind()
+    pages = (
+        f"{plan.credits:g} credits for {_count(plan.pages, 'page')} (≤ {plan.most_credits:g} "
+        "with retries and a browser)"
+        if plan.pages
+        else "no page"
+    )
+    return (
+        f"recording: planned {pages}, ≤ {_count(plan.judge_calls, 'judge call')}; spent "
+        f"{usage.credits:g} credits (normal "
+        f"{kinds['normal']:g}, javascript {kinds['javascript']:g}, storage "
+        f"{kinds['storage']:g}), {_count(usage.judge_calls, 'judge call')}, "
+        f"{_count(usage.judge_tokens, 'token')}"
+    )
+
+
 def _spent(usage: Usage, budget: Mapping[str, float]) -> str:
     """What was spent of each budget set: ``3 judge calls``."""
     spent = {
@@ -125,4 +167,11 @@ def pending_lines(report: RunResult) -> list[str]:
     return lines
 
 
-__all__ = ["budget_flags", "budget_words", "pending_lines", "plan_line"]
+__all__ = [
+    "against_plan",
+    "against_plan_line",
+    "budget_flags",
+    "budget_words",
+    "pending_lines",
+    "plan_line",
+]

@@ -13,7 +13,7 @@ from ..gating.shards import ShardPlan
 from ..labels import Label
 from ..network.usage import Usage
 from .info import RunInfo
-from .spending import pending_lines, plan_line
+from .spending import against_plan_line, pending_lines, plan_line
 
 _COLOURS = {FAIL: "red", INCOMPLETE: "yellow", PASS: "green"}
 #: Claim labels worth a note under "claims to look at".
@@ -177,6 +177,7 @@ def summary_lines(result: RunResult, info: RunInfo) -> list[Line]:
     plan = result.spending.plan
     if plan is not None:
         lines.append(Line(plan_line(plan, result.spending.budget)))
+        lines.append(Line(against_plan_line(plan, result.usage)))
     lines += _measured(result)
     release = result.release
     if release.verdict is not None:

@@ -163,7 +163,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for shard in (1, 2):
         for report in (root / f"runner-{shard}" / "reports").glob("*.json"):
             shutil.copyfile(report, merge / "shards" / report.name)
-    result["merge"] = run_step("merge", "merge", merge, merge, {})
+    # The variables the workflow sets from the event and its inputs (issue 27).
+    links = {"CITATIONS_SOURCE_SHA": "0" * 40, "CITATIONS_ARTIFACT": "assistant-reports"}
+    result["merge"] = run_step("merge", "merge", merge, merge, links)
     done = result["merge"]
     assert (merge / "citations.json").is_file(), done.stdout + done.stderr
     run_step("merge", "summary", merge, merge, {})
@@ -250,6 +252,8 @@ def test_the_merge_fails_on_the_regression_and_shows_it_in_the_summary(
     assert SHORTENED_CLAIM in summary
     assert "partial" in summary
     assert "regress" in summary.lower()
+    # The HTML report is named by the artifact it is uploaded in, not a runner's path.
+    assert "citations.html in the artifact assistant-reports of this run" in summary
 
 
 def test_the_shard_that_ran_the_claim_annotates_its_case_file(played: dict[str, Any]) -> None:

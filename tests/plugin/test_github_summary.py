@@ -56,7 +56,7 @@ def test_the_summary_is_appended_to_the_job_summary_and_written_to_the_file(
     ) in lines
     unchecked = lines[lines.index("### Could not be checked") + 2]
     assert unchecked == (
-        "- cases/returns.yaml::returns-policy::claim-2 (line 9): "
+        "- [cases/returns.yaml::returns-policy::claim-2](cases/returns.yaml#L9) (line 9): "
         "https://shop.example.com/policies/refunds: request\\_refused "
         "(the request is not in the recording (see below))"
     )

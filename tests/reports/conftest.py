@@ -178,7 +178,7 @@ class Outline(HTMLParser):
             self.claims.append((len(self.sections) - 1, label, "failed" in classes))
         if tag == "blockquote":
             self._quote, self._marks = [], []
-        if tag == "mark":
+        if tag == "mark" and self._quote is not None:  # the answer's marks are no quote's
             self._in_mark = True
             self._marks.append("")
 

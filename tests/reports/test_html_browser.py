@@ -232,3 +232,43 @@ def test_calibration_heatmap_and_the_disagreement_filter(
     assert section.locator("article.claim:visible").count() == 2
     page.screenshot(path=str(tmp_path / "measured.png"), full_page=True)
     assert (tmp_path / "measured.png").stat().st_size > 50_000
+
+
+def in_view(page: Any, selector: str) -> bool:
+    """Whether the element matching ``selector`` is displayed inside the window."""
+    found: bool = page.eval_on_selector(
+        selector,
+        "e => { const r = e.getBoundingClientRect(); return e.offsetParent !== null && "
+        "r.top >= 0 && r.top < window.innerHeight; }",
+    )
+    return found
+
+
+def test_one_click_from_the_answer_lands_on_the_claims_evidence_and_back(
+    replay: Replay, browser: Browser
+) -> None:
+    """Issue 27: each claim marked in its case's answer is one click from its verdict, whose
+    quote of the page is then in view, and the verdict links back to the mark."""
+    page = browser.open(replay.html_path, height=700)
+    case = next(c for c in replay.report["cases"] if c["id"] == "returns-policy")
+    placed = [claim for claim in case["claims"] if claim["answer_span"] is not None]
+    assert len(placed) == len(case["claims"]) == 3
+    quoted = 0
+    for claim in placed:
+        mark = f'mark[id="answer-{claim["nodeid"]}"]'
+        start, end = claim["answer_span"]
+        assert page.inner_text(mark) == case["answer"][start:end]
+        page.click(f"{mark} a")
+        article = f'article[id="{claim["nodeid"]}"]'
+        assert page.evaluate("decodeURIComponent(location.hash.slice(1))") == claim["nodeid"]
+        assert in_view(page, article), claim["nodeid"]
+        quotes = [c["evidence_quote"] for c in claim["citations"] if c["evidence_quote"]]
+        quoted += bool(quotes)
+        shown = visible(page, f"{article} p.quote", "e.innerText")
+        assert [" ".join(q.split()) for q in shown] == [" ".join(q.split()) for q in quotes]
+        page.click(f"{article} a.back")
+        assert in_view(page, mark), claim["nodeid"]
+    assert quoted >= 2  # the page's quotes, not an empty list, were seen
+    # The claim's place links to its case file's line (a relative path outside GitHub).
+    href = page.get_attribute(f'article[id="{placed[0]["nodeid"]}"] a.source', "href")
+    assert href == f"cases/returns-policy.yaml#L{placed[0]['line']}"

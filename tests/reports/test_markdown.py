@@ -63,13 +63,14 @@ def test_the_summary_holds_the_decision_the_table_the_failures_and_what_was_not_
     [row] = [line for line in lines if line.startswith("| cases/odd.yaml::odd |")]
     # The unchecked citation counts in no precision: 0 of 1 checked, 1 of 2 citations checked.
     assert row == "| cases/odd.yaml::odd | 2 | 0 | 1 | 1 | 0.0000 (0/1, 1 of 2 checked) | fail |"
-    failing = next(line for line in lines if line.startswith("- cases/odd.yaml::odd::claim-1"))
-    assert "(line 6, contradicted)" in failing
+    failing = next(line for line in lines if line.startswith("- [cases/odd.yaml::odd::claim-1]"))
+    assert "(cases/odd.yaml#L6) (line 6), contradicted: " in failing
     assert text(HOSTILE) in failing
     assert "fail\\_on: the claim is contradicted" in failing
     unchecked = lines.index("### Could not be checked")
     assert lines[unchecked + 2] == (
-        "- cases/odd.yaml::odd::claim-2 (line 8): https://b.example/q: judge\\_error "
+        "- [cases/odd.yaml::odd::claim-2](cases/odd.yaml#L8) (line 8): https://b.example/q: "
+        "judge\\_error "
         "(the judge could not be reached or answered with an error)"
     )
     assert lines[unchecked + 3] == "  - the judge failed: HTTP 503 after 4 attempts"
@@ -98,7 +99,7 @@ def test_regressions_of_the_comparison_have_their_own_section() -> None:
     without = render(_run(FAILING), RunInfo())
 
     section = shown.index("### Regressions against the base")
-    said = "- cases/odd.yaml::odd::claim-1 (line 6): supported → contradicted"
+    said = "- [cases/odd.yaml::odd::claim-1](cases/odd.yaml#L6) (line 6): supported → contradicted"
     # The claim fails on its own criteria: its regression fails the gate with it.
     assert shown[section + 2] == said
     assert gated[gated.index("### Regressions against the base") + 2] == said
@@ -106,7 +107,8 @@ def test_regressions_of_the_comparison_have_their_own_section() -> None:
     partial = render(_run(passing, base=base), RunInfo()).splitlines()
     section = partial.index("### Regressions against the base")
     assert partial[section + 2] == (
-        "- cases/odd.yaml::odd::claim-1 (line 6): supported → partial (does not fail the gate)"
+        "- [cases/odd.yaml::odd::claim-1](cases/odd.yaml#L6) (line 6): supported → partial "
+        "(does not fail the gate)"
     )
     assert "Regressions" not in without
 
@@ -119,7 +121,7 @@ def test_a_long_list_says_how_many_more_there_are() -> None:
 
     lines = render(_run(*claims), RunInfo()).splitlines()
 
-    listed = [line for line in lines if line.startswith("- cases/odd.yaml::odd::claim-")]
+    listed = [line for line in lines if line.startswith("- [cases/odd.yaml::odd::claim-")]
     assert len(listed) == MAX_ENTRIES
     assert "- … and 7 more (the JSON and HTML reports list them all)" in lines
 
