@@ -22,11 +22,11 @@ from pytest_citations.gating.result import CaseInfo, ClaimResult, Location
 from pytest_citations.gating.run_result import RunResult
 from pytest_citations.gating.serial import claim_from_dict, claim_to_dict
 from pytest_citations.labels import Label
+from pytest_citations.network.usage import SpendPlan, Usage
 from pytest_citations.reports import RunInfo, html_report, json_report, markdown_report
 from pytest_citations.reports.links import SourceLinks
 from pytest_citations.reports.markdown_report import MAX_QUOTE, short
 from pytest_citations.reports.spending import against_plan_line
-from pytest_citations.usage import SpendPlan, Usage
 
 HEAD = "0123456789abcdef0123456789abcdef01234567"
 MERGE = "fedcba9876543210fedcba9876543210fedcba98"
