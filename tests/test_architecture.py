@@ -20,6 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pytest_citations"
 LAYERS = {
     "core": {
         "labels", "verdicts", "errors", "sanitize", "paths", "atomic", "timing", "distribution",
+        "lazy",
     },
     "network": {"network"},
     "stages": {"fetchers", "retrieval", "judges"},

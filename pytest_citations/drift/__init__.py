@@ -16,8 +16,9 @@ here; the plugin and the command call :func:`run_drift`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .compare import Grounds, classify, compare_pages, evidence_of
@@ -58,13 +59,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A name of :data:`__all__`, its module imported when it is first asked for (PEP 562)."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = [
