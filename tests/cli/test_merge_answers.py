@@ -30,12 +30,14 @@ HEAD = "0123456789abcdef0123456789abcdef01234567"
 def test_shards_merged_render_the_answers_and_link_the_lines(citations: Citations) -> None:
     citations.write("cases/water.yaml", WATER)
     citations.write("cases/returns.yaml", RETURNS)
-    gate = "--citations-fail-on=contradicted"
-    citations.record("cases/", gate)
-    citations.run("cases/", gate, "--citations-report", "serial.json")
+    contradicted_only = "--citations-fail-on=contradicted"
+    citations.record("cases/", contradicted_only, gate="args")
+    citations.run("cases/", contradicted_only, "--citations-report", "serial.json", gate="args")
     for k in (1, 2):
-        citations.run("cases/", gate, f"--citations-shard={k}/2", "--citations-report",
-                      f"shard-{k}.json")  # fmt: skip
+        citations.run(
+            "cases/", contradicted_only, f"--citations-shard={k}/2",
+            "--citations-report", f"shard-{k}.json", gate="args",
+        )
     env = {
         **base_env(citations.path),
         "GITHUB_SERVER_URL": "https://github.com",

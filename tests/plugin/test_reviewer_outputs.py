@@ -53,7 +53,7 @@ def test_a_reviewer_goes_from_the_summary_to_the_claims_line_and_quote(
             "cases/", "--citations-record=once", "--citations-fail-on=contradicted",
             f"--citations-source-sha={HEAD}", "--citations-artifact=citations-reports",
             "--citations-report=out/report.json", "--citations-html=out/report.html",
-            "--citations-markdown=out/summary.md",
+            "--citations-markdown=out/summary.md", gate="args",
         )  # fmt: skip
     assert web.judge.call_count > 0
 
