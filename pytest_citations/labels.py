@@ -1,4 +1,4 @@
-"""Verdict labels and the reasons the engine gives for them."""
+"""Verdict labels and the reasons the engine gives for them, and the words that count them."""
 
 from __future__ import annotations
 
@@ -142,3 +142,8 @@ def is_unchecked(reason: str | None) -> bool:
     return reason is not None and (
         reason in UNCHECKED_REASONS or reason.startswith(CRAWL_STATUS_PREFIX)
     )
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 crawl``, ``2 crawls``: a count and its noun, as every output writes one."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

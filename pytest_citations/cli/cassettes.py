@@ -14,8 +14,8 @@ import argparse
 from pathlib import Path
 
 from ..distribution import install_command
-from ..drift.statuses import counted
 from ..errors import ConfigurationError
+from ..labels import counted
 from ..pipeline.settings import Settings
 from ..recording.files import CassetteContentError
 from ..recording.pages import read_recording

@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..drift.statuses import counted
 from ..errors import ConfigurationError
+from ..labels import counted
 from ..pipeline.settings import Settings
 from ..recording.signing import refused_writes
 from ..upkeep.prune import Pruned, prune_cassettes, size_of, tally

@@ -53,10 +53,10 @@ from urllib.parse import urlsplit
 from ..fetchers import FetchResult
 from ..fetchers.urls import is_pdf
 from ..judges.guard import content_words, normalize
-from ..labels import Label, Reason
+from ..labels import Label, Reason, counted
 from ..retrieval.passages import split_passages
 from ..verdicts import CitationVerdict
-from .statuses import DriftStatus, counted
+from .statuses import DriftStatus
 
 _BLANK_LINE = re.compile(r"\n\s*\n")
 #: A run of digits with its separators: a date, a time, a counter, an amount.

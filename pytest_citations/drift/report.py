@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..labels import counted
 from ..network.usage import Usage
 from ..sanitize import clean
-from .statuses import FLIPPED, CitationDrift, DriftPolicy, DriftStatus, Skipped, counted
+from .statuses import FLIPPED, CitationDrift, DriftPolicy, DriftStatus, Skipped
 
 #: Diff lines shown per citation in the terminal, and characters per line.
 SHOWN_DIFF_LINES = 6

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..labels import Label, Reason
+from ..labels import Label, Reason, counted
 from ..network.usage import Usage
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
@@ -25,7 +25,7 @@ from .live import LivePage, Rechecked, fetch_live, recheck
 from .replay import RecordedCitation, RecordedSource, Replayer, replay_sources
 from .report import DriftCosts, DriftPlan, DriftReport
 from .sources import DriftSource
-from .statuses import CitationDrift, DriftPolicy, DriftStatus, counted
+from .statuses import CitationDrift, DriftPolicy, DriftStatus
 from .update import UpdateOutcome, update_cassette
 
 

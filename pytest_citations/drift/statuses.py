@@ -190,8 +190,3 @@ class Skipped:
             "cassette": self.cassette,
             "reason": self.reason,
         }
-
-
-def counted(count: int, noun: str) -> str:
-    """``1 crawl``, ``2 crawls``: a count and its noun, for the drift's lines."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"

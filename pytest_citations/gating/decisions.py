@@ -8,15 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..labels import counted
 from .criteria import Criteria, Failure
 from .precision import Precision, Share
 
 #: The criteria a case misses as a whole (its claims' own failures are theirs).
 THRESHOLDS = ("min_precision", "min_supported_share")
-
-
-def _plural(count: int, unit: str) -> str:
-    return f"{count} {unit}{'' if count == 1 else 's'}"
 
 
 @dataclass(frozen=True)
@@ -41,7 +38,7 @@ class Gate:
         if minimum is None or (self.worst is not None and self.worst >= minimum):
             return
         if self.unchecked and self.best is not None and self.best >= minimum:
-            open_ = _plural(self.unchecked, self.unit)
+            open_ = counted(self.unchecked, self.unit)
             if self.value is not None and self.value >= minimum:
                 said = f"{self.shown} could fall below {minimum:g}: {open_} unchecked"
             else:
@@ -49,7 +46,7 @@ class Gate:
             undecided.append(Failure(self.criterion, said))
             return
         whatever = (
-            f", even if the {_plural(self.unchecked, 'unchecked ' + self.unit)} were supported"
+            f", even if the {counted(self.unchecked, 'unchecked ' + self.unit)} were supported"
             if self.unchecked
             else ""
         )

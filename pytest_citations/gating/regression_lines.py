@@ -3,11 +3,8 @@ as lines built from a :class:`~.comparison.RunComparison`; nothing here prints."
 
 from __future__ import annotations
 
+from ..labels import counted
 from .comparison import CaseDiff, ChangeKind, ClaimDiff, Relaxation, RunComparison, relaxed_text
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def headline(comparison: RunComparison) -> str:
@@ -18,7 +15,7 @@ def headline(comparison: RunComparison) -> str:
         for status, word in (("matched", "changed"), ("added", "added"), ("removed", "removed"))
         if statuses.count(status)
     ]
-    said = _plural(len(comparison.regressions), "claim") + " regressed"
+    said = counted(len(comparison.regressions), "claim") + " regressed"
     open_ = sum(1 for change in comparison.changes if change.kind is ChangeKind.NOT_COMPARED)
     said += f", {open_} not compared (unchecked)" if open_ else ""
     cases = f"; cases: {', '.join(parts)}" if parts else "; no case changed"
@@ -79,9 +76,9 @@ def relaxation_lines(comparison: RunComparison) -> list[str]:
 def _case_lines(case: CaseDiff) -> list[str]:
     relaxed = [f"    {relaxed_line(case.relaxed, case.relaxation_fails)}"] if case.relaxed else []
     if case.status == "added":
-        return [f"  {case.case}: added ({_plural(case.claims, 'claim')})", *relaxed]
+        return [f"  {case.case}: added ({counted(case.claims, 'claim')})", *relaxed]
     if case.status == "removed":
-        return [f"  {case.case}: removed ({_plural(case.claims, 'claim')})"]
+        return [f"  {case.case}: removed ({counted(case.claims, 'claim')})"]
     before, after = case.precision_before, case.precision_after
     assert before is not None
     assert after is not None

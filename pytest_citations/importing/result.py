@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..labels import counted
 from ..sanitize import strip_controls
 from .formats import AUTO
 
@@ -131,8 +132,8 @@ class ImportResult:
         statuses = Counter(f.status for f in self.files)
         done = ", ".join(f"{statuses[s]} {s}" for s in STATUSES if statuses[s])
         lines = [
-            f"Imported {len(self.imported)} of {_count(len(self.records), 'answer record')} "
-            f"into {_count(len(self.files), 'case file')} in {self.out_dir}"
+            f"Imported {len(self.imported)} of {counted(len(self.records), 'answer record')} "
+            f"into {counted(len(self.files), 'case file')} in {self.out_dir}"
             + (f" ({formats})" if formats else "")
             + (f": {done}" if done else ""),
             *self._format_lines(),
@@ -147,7 +148,7 @@ class ImportResult:
         if uncited:
             verb, which = ("cites", "it") if uncited == 1 else ("cite", "them")
             lines.append(
-                f"{_count(uncited, 'claim')} {verb} no source: review {which} (general: true "
+                f"{counted(uncited, 'claim')} {verb} no source: review {which} (general: true "
                 "for general phrasing)"
             )
         if self.imported:
@@ -163,7 +164,7 @@ class ImportResult:
             return [f"Format: {self.format}, as asked"]
         if not found:
             return []
-        detected = ", ".join(f"{name} ({_count(n, 'record')})" for name, n in found.items())
+        detected = ", ".join(f"{name} ({counted(n, 'record')})" for name, n in found.items())
         return [f"Detected format{'s' if len(found) > 1 else ''}: {detected}"]
 
 
@@ -177,7 +178,7 @@ def file_lines(case_file: ImportedFile) -> list[str]:
             f"Kept {path}: this import cannot be merged into it ({reason}); fix it, or import "
             "with overwrite to replace it"
         ]
-    kept = _count(case_file.kept_edits, "kept edit")
+    kept = counted(case_file.kept_edits, "kept edit")
     if status == "unchanged":
         return [f"Unchanged {path}" + (f" ({kept})" if case_file.kept_edits else "")]
     if status != "updated":
@@ -204,7 +205,3 @@ def file_lines(case_file: ImportedFile) -> list[str]:
 def _shown(text: str) -> str:
     """Text of an answer as one printable line (answers are input: no terminal controls)."""
     return " ".join(strip_controls(text).split())
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" + ("" if number == 1 else "s")

@@ -18,7 +18,7 @@ from ..gating.criteria import Decision
 from ..gating.regression_lines import relaxation_lines
 from ..gating.result import CaseResult, ClaimResult, Location
 from ..gating.run_result import RunResult
-from ..labels import Label
+from ..labels import Label, counted
 from ..network.usage import Usage
 from ..verdicts import CitationVerdict
 from .info import RunInfo
@@ -161,9 +161,10 @@ def cost_lines(usage: Usage) -> list[str]:
         lines += [
             "",
             (
-                f"Replayed from the recordings: {usage.replayed_crawls} crawls "
-                f"({usage.replayed_credits:g} credits saved), {usage.replayed_judge_calls} judge "
-                f"calls ({usage.replayed_judge_tokens} tokens saved)."
+                f"Replayed from the recordings: {counted(usage.replayed_crawls, 'crawl')} "
+                f"({usage.replayed_credits:g} credits saved), "
+                f"{counted(usage.replayed_judge_calls, 'judge call')} "
+                f"({usage.replayed_judge_tokens} tokens saved)."
             ),
         ]
     return lines

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..gating.result import ClaimResult
 from ..gating.run_result import RunResult
+from ..labels import counted
 from ..network.usage import Spending, SpendPlan, Usage
 from ..pipeline.settings import BUDGETS
 from ..recording.layout import record_command
@@ -22,10 +23,6 @@ BUDGET_WORDS = {
 }
 #: The same, of exactly one (``1 judge call``).
 ONE = {"judge calls": "judge call", "judge tokens": "judge token", "credits": "credit"}
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def budget_words(budget: Mapping[str, float]) -> str:
@@ -53,12 +50,12 @@ def plan_line(plan: SpendPlan, budget: Mapping[str, float]) -> str:
     parts = []
     if plan.claims:
         parts.append(
-            f"{_count(plan.claims, 'claim')} new since the recording "
+            f"{counted(plan.claims, 'claim')} new since the recording "
             f"(judge calls ≤ {plan.judge_calls})"
         )
     if plan.pages:
         parts.append(
-            f"{_count(plan.pages, 'page')} not recorded ({plan.credits:g} credits, "
+            f"{counted(plan.pages, 'page')} not recorded ({plan.credits:g} credits, "
             f"≤ {plan.most_credits:g} with retries and a browser)"
         )
     if not parts and plan.case_files:
@@ -69,7 +66,7 @@ def plan_line(plan: SpendPlan, budget: Mapping[str, float]) -> str:
         )
     if plan.tests:
         parts.append(
-            f"{_count(plan.tests, 'test')} using citation_verifier, which the plan does not "
+            f"{counted(plan.tests, 'test')} using citation_verifier, which the plan does not "
             "cover (the budget does)"
         )
     what = ", ".join(parts) or "nothing (no case file or test to record)"
@@ -103,17 +100,17 @@ def against_plan_line(plan: SpendPlan, usage: Usage) -> str:
     tokens``: what escalating thin pages to a browser cost shows in the JavaScript credits."""
     kinds = usage.credits_by_kind()
     pages = (
-        f"{plan.credits:g} credits for {_count(plan.pages, 'page')} (≤ {plan.most_credits:g} "
+        f"{plan.credits:g} credits for {counted(plan.pages, 'page')} (≤ {plan.most_credits:g} "
         "with retries and a browser)"
         if plan.pages
         else "no page"
     )
     return (
-        f"recording: planned {pages}, ≤ {_count(plan.judge_calls, 'judge call')}; spent "
+        f"recording: planned {pages}, ≤ {counted(plan.judge_calls, 'judge call')}; spent "
         f"{usage.credits:g} credits (normal "
         f"{kinds['normal']:g}, javascript {kinds['javascript']:g}, storage "
-        f"{kinds['storage']:g}), {_count(usage.judge_calls, 'judge call')}, "
-        f"{_count(usage.judge_tokens, 'token')}"
+        f"{kinds['storage']:g}), {counted(usage.judge_calls, 'judge call')}, "
+        f"{counted(usage.judge_tokens, 'token')}"
     )
 
 
@@ -151,7 +148,7 @@ def pending_lines(report: RunResult) -> list[str]:
         if spending.holders > 1:  # merged shards, each of which held the budget
             whose, spent = "each shard's budget", f"{spending.holders} shards spent"
         lines.append(
-            f"{_count(len(over), 'claim')} not checked: {whose} ({budget_flags(budget)}; "
+            f"{counted(len(over), 'claim')} not checked: {whose} ({budget_flags(budget)}; "
             f"{spent} {_spent(report.usage, budget)}) did not cover {its} requests, which "
             f"were not sent. Record {it} with more budget, or in the next run: "
             f"{_command(spending, over)}"
@@ -161,7 +158,7 @@ def pending_lines(report: RunResult) -> list[str]:
     if new:
         verb, pronoun = ("is", "it") if len(new) == 1 else ("are", "them")
         lines.append(
-            f"{_count(len(new), 'claim')} {verb} new since the recording: record {pronoun} "
+            f"{counted(len(new), 'claim')} {verb} new since the recording: record {pronoun} "
             f"with {_command(spending, new)}"
         )
     return lines

@@ -10,7 +10,7 @@ from ..gating.regression_lines import comparison_lines
 from ..gating.result import COUNTED
 from ..gating.run_result import FAIL, INCOMPLETE, PASS, RunResult
 from ..gating.shards import ShardPlan
-from ..labels import Label
+from ..labels import Label, counted
 from ..network.usage import Usage
 from .info import RunInfo
 from .spending import against_plan_line, pending_lines, plan_line
@@ -66,15 +66,12 @@ def usage_line(usage: Usage) -> str:
     )
     if usage.replayed_crawls or usage.replayed_judge_calls:
         line += (
-            f"; replayed: {usage.replayed_crawls} crawls ({usage.replayed_credits:g} credits "
-            f"saved), {usage.replayed_judge_calls} judge calls "
+            f"; replayed: {counted(usage.replayed_crawls, 'crawl')} "
+            f"({usage.replayed_credits:g} credits saved), "
+            f"{counted(usage.replayed_judge_calls, 'judge call')} "
             f"({usage.replayed_judge_tokens} tokens saved)"
         )
     return line
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _notes(result: RunResult) -> list[str]:
@@ -110,7 +107,7 @@ def _disagreements(result: RunResult) -> list[Line]:
     split = result.disagreements()
     if not split:
         return []
-    lines = [Line(""), Line(f"judge disagreed with itself on {_count(len(split), 'citation')}:")]
+    lines = [Line(""), Line(f"judge disagreed with itself on {counted(len(split), 'citation')}:")]
     for claim, citation in split:
         votes = ", ".join(vote.value for vote in citation.votes)
         lines.append(
@@ -146,7 +143,7 @@ def _findings(result: RunResult) -> list[Line]:
 def shard_line(plan: ShardPlan) -> str:
     """What a shard ran, and where the rest of the run's decision comes from."""
     return (
-        f"shard {plan.shard}: {_count(len(plan.files), 'file')} of {len(plan.assignment)} ran "
+        f"shard {plan.shard}: {counted(len(plan.files), 'file')} of {len(plan.assignment)} ran "
         "here; the decision above covers them only (merge the shards' JSON reports with "
         "pytest-citations merge)"
     )
@@ -188,8 +185,8 @@ def summary_lines(result: RunResult, info: RunInfo) -> list[Line]:
     if claims or cases:
         lines.append(
             Line(
-                f"the selection (-m, -k, --deselect) left out {_count(cases, 'case')} "
-                f"({_count(claims, 'claim')}): the decision above does not cover them"
+                f"the selection (-m, -k, --deselect) left out {counted(cases, 'case')} "
+                f"({counted(claims, 'claim')}): the decision above does not cover them"
             )
         )
     if info.shard is not None:

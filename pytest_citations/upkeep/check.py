@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..drift.replay import Replayer
-from ..drift.statuses import counted
 from ..fetchers import FetchResult
+from ..labels import counted
 from ..pipeline.backends import Backends
 from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..drift.replay import Replayer
-from ..drift.statuses import counted
 from ..errors import CitationsError
 from ..judges.prompt import JOINT_SYSTEM_PROMPT, user_message
+from ..labels import counted
 from ..pipeline.backends import Backends
 from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from ..atomic import write_atomically
 from ..drift.replay import Replayer
-from ..drift.statuses import counted
 from ..errors import CitationsError
+from ..labels import counted
 from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings

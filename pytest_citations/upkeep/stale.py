@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
 from ..drift.sources import DriftSource
-from ..drift.statuses import counted
 from ..fetchers.crawlbase import rid_from_storage_url
 from ..fetchers.urls import request_url
 from ..judges.prompt import (
@@ -37,6 +36,7 @@ from ..judges.prompt import (
     neutralize_fences,
     user_message,
 )
+from ..labels import counted
 from ..pipeline.recall import ChoiceKey
 from ..recording.files import Interaction
 from ..recording.pages import body_strings, body_text, crawl_target, is_judge_call

@@ -21,8 +21,8 @@ from pathlib import Path
 from ..atomic import write_atomically
 from ..drift.replay import Replayer, replay_source
 from ..drift.sources import DriftSource
-from ..drift.statuses import counted
 from ..errors import CitationsError
+from ..labels import counted
 from ..pipeline.backends import Backends
 from ..pipeline.recall import ChoiceKey
 from ..pipeline.settings import Settings

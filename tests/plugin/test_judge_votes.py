@@ -100,7 +100,7 @@ def test_a_replay_gives_each_vote_its_recorded_answer_offline(recorded: Citation
     assert citation_of(recorded.path / "replayed.json") == citation_of(
         recorded.path / "recorded.json"
     )
-    assert "replayed: 1 crawls (1.5 credits saved), 3 judge calls" in result.stdout.str()
+    assert "replayed: 1 crawl (1.5 credits saved), 3 judge calls" in result.stdout.str()
 
 
 def test_the_reports_show_the_votes_and_flag_a_split_judge(recorded: Citations) -> None:
