@@ -13,6 +13,7 @@ repeats marks each of its claims once."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, insort
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -45,28 +46,50 @@ def _normalised(text: str, offsets: bool) -> tuple[str, list[int]]:
     return "".join(c for c, _ in kept), [i for _, i in kept] if offsets else []
 
 
-def _occurrences(haystack: str, needle: str) -> list[int]:
-    found, start = [], haystack.find(needle)
-    while needle and start >= 0:
-        found.append(start)
-        start = haystack.find(needle, start + 1)
-    return found
-
-
 def find_span(answer: str, text: str, taken: Sequence[Span] = ()) -> Span | None:
     """Where ``text`` stands in ``answer`` (see the module): the first occurrence that
     overlaps none of the spans ``taken``; None when there is none."""
-    return _find(_normalised(answer, True), text, taken)
+    placer = _Placer(answer)
+    for begin, end in sorted(taken):  # as one set of spans, none overlapping another
+        if placer.taken and begin < placer.taken[-1][1]:
+            first, last = placer.taken.pop()
+            begin, end = first, max(end, last)
+        placer.taken.append((begin, end))
+    return placer.find(text)
 
 
-def _find(answer: tuple[str, list[int]], text: str, taken: Sequence[Span]) -> Span | None:
-    plain, offsets = answer
-    wanted = _normalised(text, False)[0].strip()
-    for start in _occurrences(plain, wanted):
-        span = (offsets[start], offsets[start + len(wanted) - 1] + 1)
-        if not any(span[0] < end and begin < span[1] for begin, end in taken):
-            return span
-    return None
+class _Placer:
+    """One answer's claims placed in turn. An occurrence a claim skipped (it overlaps a span
+    taken) stays taken, so the next claim of the same text resumes after it: thousands of
+    claims of one sentence the answer repeats take linear time, not cubic."""
+
+    def __init__(self, answer: str) -> None:
+        self.plain, self.offsets = _normalised(answer, True)
+        self.taken: list[Span] = []  # sorted, none overlapping
+        self.resume: dict[str, int] = {}
+
+    def find(self, text: str) -> Span | None:
+        """The first occurrence of ``text`` that overlaps no span taken, taken in turn; None
+        when there is none."""
+        wanted = _normalised(text, False)[0].strip()
+        if not wanted:
+            return None
+        start = self.plain.find(wanted, self.resume.get(wanted, 0))
+        while start >= 0:
+            span = (self.offsets[start], self.offsets[start + len(wanted) - 1] + 1)
+            if not self._overlaps(span):
+                self.resume[wanted] = start + 1
+                insort(self.taken, span)
+                return span
+            start = self.plain.find(wanted, start + 1)
+        self.resume[wanted] = len(self.plain)
+        return None
+
+    def _overlaps(self, span: Span) -> bool:
+        at = bisect_left(self.taken, span)
+        return any(
+            begin < span[1] and span[0] < end for begin, end in self.taken[max(at - 1, 0) : at + 1]
+        )
 
 
 def place_claims(answer: str | None, claims: Sequence[Claim]) -> tuple[Claim, ...]:
@@ -75,15 +98,12 @@ def place_claims(answer: str | None, claims: Sequence[Claim]) -> tuple[Claim, ..
     None for all without an answer)."""
     if not answer or not answer.strip():
         return tuple(claims)
-    read = _normalised(strip_controls(answer), True)
-    taken: list[Span] = []
+    placer = _Placer(strip_controls(answer))
     placed = []
     for claim in claims:
         span = None
         for text in (claim.span, claim.text, claim.sentence):
-            span = span or (_find(read, text, taken) if text else None)
-        if span is not None:
-            taken.append(span)
+            span = span or (placer.find(text) if text else None)
         placed.append(replace(claim, answer_span=span))
     return tuple(placed)
 

@@ -3,6 +3,7 @@ refuses what no case needs and an attacker could use (aliases, merge keys, deep 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,9 @@ from .model import CaseFileError
 #: Deeper YAML than this is refused: no case needs it, and PyYAML composes recursively.
 MAX_DEPTH = 100
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+#: Half of a UTF-16 pair on its own (YAML's ``"\\ud800"``): no UTF-8 file, report or
+#: request can hold it.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class LineLoader(yaml.SafeLoader):
@@ -86,6 +90,20 @@ def _construct_sequence(loader: LineLoader, node: yaml.SequenceNode) -> Sequence
     return sequence
 
 
+def _construct_text(loader: LineLoader, node: yaml.ScalarNode) -> str:
+    text = loader.construct_scalar(node)
+    found = _SURROGATE.search(text)
+    if found is not None:
+        raise CaseFileError(
+            "",
+            node.start_mark.line + 1,
+            f"a lone surrogate (\\u{ord(found.group()):04x}) cannot be written as UTF-8; write "
+            "the character it was cut from, or leave it out",
+        )
+    return text
+
+
+LineLoader.add_constructor("tag:yaml.org,2002:str", _construct_text)
 LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
 

@@ -179,13 +179,21 @@ def info_from_dict(data: Mapping[str, Any]) -> CaseInfo:
             str(data["file"]),
             str(data["id"]),
             int(data.get("line") or 0),
-            data.get("question"),
-            data.get("answer"),
+            _text_or_none(data, "question"),
+            _text_or_none(data, "answer"),
             minimum,
             checked_criteria(own),
             {str(url): str(marker) for url, marker in markers.items()},
         )
     )
+
+
+def _text_or_none(data: Mapping[str, Any], key: str) -> str | None:
+    """A case's ``question`` or ``answer`` read back: text, or null."""
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"its {key} {value!r:.40} is not text")
+    return value
 
 
 __all__ = ["claim_from_dict", "claim_to_dict", "info_from_dict", "info_to_dict"]

@@ -90,6 +90,11 @@ def _stated(data: Mapping[str, Any]) -> StatedCase:
     its claims, and its decision."""
     info = info_from_dict(data)
     claims = tuple(claim_from_dict(claim, info.file, info.case) for claim in data["claims"])
+    for claim in claims:
+        # Every output marks the answer's characters at these offsets: a place no run
+        # writes (beyond the answer, or in a case without one) is a forged report.
+        if claim.answer_span is not None and claim.answer_span[1] > len(info.answer or ""):
+            raise ValueError(f"the place of {claim.nodeid} lies beyond its case's answer")
     release = data.get("release") or {}
     decision = Decision(release["decision"]) if release.get("decision") else None
     item = Decision(data["precision_item"]) if data.get("precision_item") else None

@@ -3,10 +3,12 @@ read, from the provider's span, the claim's text or its ``from:`` sentence."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from pytest_citations.cases import load_cases
-from pytest_citations.cases.answer_spans import find_span
+from pytest_citations.cases.answer_spans import find_span, place_claims
+from pytest_citations.cases.model import Claim
 from pytest_citations.sanitize import strip_controls
 
 ANSWER = "Water boils at 100 °C [1].  It   freezes\nat 0 °C [2]. Water boils at 100 °C [3]."
@@ -118,3 +120,22 @@ def test_a_case_without_an_answer_places_nothing(tmp_path: Path) -> None:
     path.write_text("id: plain\nclaims:\n  - text: Tea is hot.\n    general: true\n")
     (case,) = load_cases(path)
     assert case.claims[0].answer_span is None
+
+
+def test_thousands_of_claims_of_one_sentence_are_placed_in_linear_time() -> None:
+    """A case file may hold thousands of claims of one sentence its answer repeats as often:
+    each claim takes the next occurrence without scanning the ones taken before it again
+    (found by the red team: 2,000 such claims took about 40 s, the time growing with the
+    cube of their number)."""
+    count = 2000
+    answer = "Water boils at 100 °C [1]. " * count
+    cited = ("https://x.test/",)
+    claims = [Claim(n, "Water boils at 100 °C.", cited, ("1",), n) for n in range(count)]
+    started = time.perf_counter()
+    placed = place_claims(answer, claims)
+    took = time.perf_counter() - started
+    spans = [claim.answer_span for claim in placed]
+    assert spans[:2] == [(0, 26), (27, 53)]
+    assert spans[-1] == (27 * (count - 1), 27 * count - 1)
+    assert len(set(spans)) == count
+    assert took < 5, f"placing {count} claims took {took:.1f} s"

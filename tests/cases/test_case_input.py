@@ -128,6 +128,15 @@ BAD_FILES = {
         "cases/bad.yaml:4: duplicate marker [[]1[]] in 'citations' (the same as marker 1 "
         "after '[[][]]' and spaces are removed)",
     ),
+    "lone surrogate": (
+        f"""\
+        id: bad
+        answer: "Water boils at 100 °C \\ud800 at sea level [1]."
+        citations: [{BOILING_URL}]
+        """,
+        "cases/bad.yaml:2: a lone surrogate (\\ud800) cannot be written as UTF-8; write the "
+        "character it was cut from, or leave it out",
+    ),
     "deep nesting": (
         "id: bad\nclaims: " + "[" * 5000 + "]" * 5000 + "\n",
         "cases/bad.yaml:2: nested deeper than 100 levels",
@@ -152,6 +161,26 @@ def test_bad_input_is_one_collection_error_with_file_and_line(
     assert "Traceback" not in output
     assert "RecursionError" not in output
     assert "empty text" not in output
+
+
+def test_a_lone_surrogate_is_refused_and_every_report_is_written(citations: Citations) -> None:
+    """A lone surrogate (YAML's ``"\\ud800"``) cannot be written as UTF-8: found by the red
+    team, it failed each claim of its file with a traceback in the embedder's cache, then
+    the whole run with an INTERNALERROR when the reports were written (the answer is in
+    every report). The file is refused at its line; the others run and report."""
+    text, message = BAD_FILES["lone surrogate"]
+    citations.write("cases/bad.yaml", text)
+    citations.write("cases/good.yaml", GOOD_CASE)
+    reports = ("--citations-report", "r.json", "--citations-html", "r.html",
+               "--citations-markdown", "r.md", "--citations-csv", "r.csv")  # fmt: skip
+
+    result = citations.run("cases/", *reports, gate="contradicted")
+
+    result.assert_outcomes(errors=1, passed=2)
+    result.stdout.fnmatch_lines([message])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    for name in ("r.json", "r.html", "r.md", "r.csv"):
+        assert (citations.path / name).is_file(), name
 
 
 def test_billion_laughs_is_refused_at_once(citations: Citations) -> None:

@@ -5,8 +5,10 @@ merge is given. Gates given explicitly."""
 
 from __future__ import annotations
 
+import json
 import re
 
+import pytest
 from ops_support import base_env, run_cli
 from plugin_helpers import BOILING_URL, OLD_REPORT_URL, RETURNS_URL, Citations, load_report
 
@@ -67,3 +69,45 @@ def test_shards_merged_render_the_answers_and_link_the_lines(citations: Citation
     markdown = (citations.path / "merged.md").read_text(encoding="utf-8")
     assert f"(https://github.com/acme/answers/blob/{HEAD}/cases/water.yaml#L2)" in markdown
     assert "merged.html in the artifact citations-reports of this run" in markdown
+
+
+FORGED = {
+    "an answer that is no text": ("answer", 5, "its answer 5 is not text"),
+    "a list for an answer": ("answer", ["<b>x</b>"], "its answer ['<b>x</b>'] is not text"),
+    "a question that is no text": ("question", {"a": 1}, "its question {'a': 1} is not text"),
+    "a span beyond the answer": ("answer_span", [0, 10**9], "lies beyond its case's answer"),
+    "a span without an answer": ("answer", None, "lies beyond its case's answer"),
+}
+
+
+@pytest.mark.parametrize("forged", sorted(FORGED))
+def test_a_shard_with_a_forged_answer_or_span_is_refused(citations: Citations, forged: str) -> None:
+    """A shard's report is what a pull request can edit: an answer or question that is no
+    text, or a claim's place beyond its case's answer, is refused with the shard named
+    (found by the red team: the first three ended the merge in a traceback after it had
+    written its JSON, the last two were written to the merged report as they came)."""
+    citations.write("cases/returns.yaml", RETURNS)
+    citations.write("cases/water.yaml", WATER)
+    contradicted_only = "--citations-fail-on=contradicted"
+    citations.record("cases/", contradicted_only, gate="args")
+    for k in (1, 2):
+        citations.run(
+            "cases/", contradicted_only, f"--citations-shard={k}/2",
+            "--citations-report", f"shard-{k}.json", gate="args",
+        )
+    shard = citations.path / "shard-1.json"
+    report = json.loads(shard.read_text(encoding="utf-8"))
+    case = report["cases"][0]
+    key, value, said = FORGED[forged]
+    (case["claims"][0] if key == "answer_span" else case)[key] = value
+    shard.write_text(json.dumps(report), encoding="utf-8")
+
+    merged = run_cli("merge", "shard-1.json", "shard-2.json", "--report", "merged.json",
+                     "--html", "merged.html", env=base_env(citations.path),
+                     cwd=citations.path)  # fmt: skip
+
+    assert merged.returncode == 2, merged.stderr
+    assert "Traceback" not in merged.stderr
+    assert "shard-1.json is not a complete pytest-citations JSON report" in merged.stderr
+    assert said in merged.stderr
+    assert not (citations.path / "merged.json").exists()
