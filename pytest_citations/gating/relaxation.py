@@ -11,7 +11,11 @@ A criterion is relaxed when
   ``allow_unchecked``) was off and is on;
 - a threshold (``min_precision``, ``min_supported_share``) was set and is lower, or unset;
 - the run's calibration gate (``min_agreement``) was set and is lower, unset, or measures
-  another metric (which cannot be ranked against the first).
+  another metric (which cannot be ranked against the first);
+- a claim of the same text and the same label failed in the base and passes now: what let it
+  pass is no evidence but its own keys (a ``topic:`` moved off a forbidden topic, ``general:
+  true`` added to an uncited claim), named ``claim-2 (contradicted) fail -> pass`` when no
+  relaxed criterion of its case or of the run already names the cause.
 
 A stricter change is no relaxation. A case's criteria are its own over the run's, so a case
 is compared on the run's gates with its own criteria before and after: a gate relaxed for
@@ -29,8 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .comparison import CaseDiff, CaseState, Relaxation, relaxed_text
-from .criteria import Criteria, Failure
+from .comparison import CaseDiff, CaseState, ClaimState, Relaxation, relaxed_text
+from .criteria import Criteria, Decision, Failure
 from .run_result import RunGates
 
 _LISTS = ("fail_on", "forbid_contradicted_topics")
@@ -56,6 +60,24 @@ def relaxed_criteria(before: Criteria, after: Criteria) -> tuple[Relaxation, ...
         if old is not None and (new is None or new < old):
             found.append(Relaxation(key, old, new))
     return tuple(found)
+
+
+def passing_unchanged(
+    before: Sequence[ClaimState], after: Sequence[ClaimState]
+) -> tuple[Relaxation, ...]:
+    """The claims of ``after`` that pass with the text and the label a claim of ``before``
+    failed with: their gate, not their evidence, changed."""
+    failed = {
+        (" ".join(claim.text.split()).casefold(), claim.label): claim
+        for claim in before
+        if claim.decision is Decision.FAIL and claim.label is not None
+    }
+    return tuple(
+        Relaxation(f"{claim.where.name} ({claim.label})", "fail", "pass")
+        for claim in after
+        if claim.decision is Decision.PASS
+        and (" ".join(claim.text.split()).casefold(), claim.label) in failed
+    )
 
 
 def relaxed_gates(before: RunGates, after: RunGates) -> tuple[Relaxation, ...]:
@@ -99,6 +121,7 @@ def relaxations(
         return Relaxed(tuple(cases), (), False, ())
     old = {case.key: case for case in before}
     new = {case.key: case for case in after}
+    run = relaxed_gates(base_gates, gates)
     compared = True
     found: list[CaseDiff] = []
     failures: list[Failure] = []
@@ -113,10 +136,11 @@ def relaxations(
         relaxed = relaxed_criteria(
             gates.criteria.merged(own), gates.criteria.merged(state.criteria)
         )
+        if base_case is not None and not relaxed and not run:  # else those name the cause
+            relaxed = passing_unchanged(base_case.claims, state.claims)
         found.append(replace(diff, relaxed=relaxed, relaxation_fails=fail and bool(relaxed)))
         if relaxed and fail:
             failures.append(_failure(diff.case, relaxed, base, new_case=base_case is None))
-    run = relaxed_gates(base_gates, gates)
     if run and fail:
         failures.append(_failure("the run", run, base, new_case=False))
     return Relaxed(tuple(found), run, compared, tuple(failures))
@@ -131,4 +155,10 @@ def _failure(where: str, relaxed: tuple[Relaxation, ...], base: str, *, new_case
     return Failure("fail_on_regression", f"{where} {said}: {relaxed_text(relaxed)}")
 
 
-__all__ = ["Relaxed", "relaxations", "relaxed_criteria", "relaxed_gates"]
+__all__ = [
+    "Relaxed",
+    "passing_unchanged",
+    "relaxations",
+    "relaxed_criteria",
+    "relaxed_gates",
+]

@@ -9,6 +9,7 @@ own gates, a new case, and a base that stores no criteria (not compared, said on
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -339,3 +340,70 @@ def test_criteria_in_the_base_that_are_none_are_an_error_naming_it(
 def test_a_relaxation_reads_plainly_in_every_shape() -> None:
     assert str(Relaxation("fail_on", ("partial",), (), ("partial",))) == "fail_on lost partial"
     assert str(Relaxation("min_precision", 1, None)) == "min_precision 1 -> none"
+
+
+# -- a claim that passes on its own keys -----------------------------------------------------
+
+
+def one_claim(key: str, label: str, decision: Decision, text: str = "A.") -> CaseState:
+    """A case of one claim with ``label`` and ``decision``, its criteria unchanged ({})."""
+    file, _, name = key.rpartition("::")
+    claim = ClaimState(Location(file, name, "claim-1", 11, 1), text, label, decision)
+    return CaseState(file, name, f"{name}?", (claim,), Precision(0, 1, 1), {})
+
+
+def test_a_claim_that_passes_with_the_label_it_failed_with_is_a_relaxation() -> None:
+    """The second red team's finding: under a run that fails contradicted claims of a
+    forbidden topic only, the claim's ``topic: medical`` edited to ``Medical`` (or
+    ``general: true`` added to an uncited claim) passes it with the same label. No
+    criterion changed, so only the claim's own decision shows it: same text, same label,
+    failed in the base, passes now."""
+    before = (one_claim(BOILING, "contradicted", Decision.FAIL),)
+    after = (one_claim(BOILING, "contradicted", Decision.PASS),)
+
+    gated = compare_runs(before, after, base="base.json", fail_on_regression=True,
+                         gates=RunGates(), base_gates=RunGates())  # fmt: skip
+
+    [case] = gated.cases
+    assert [str(r) for r in case.relaxed] == ["claim-1 (contradicted) fail -> pass"]
+    assert [str(f) for f in gated.failures] == [
+        f"fail_on_regression: {BOILING} relaxed its criteria against base.json: "
+        "claim-1 (contradicted) fail -> pass"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # Better evidence: the label changed.
+        (("contradicted", Decision.FAIL, "A."), ("supported", Decision.PASS, "A.")),
+        # Another claim: the text changed.
+        (("contradicted", Decision.FAIL, "A."), ("contradicted", Decision.PASS, "B.")),
+        # Stricter, or unchanged.
+        (("contradicted", Decision.PASS, "A."), ("contradicted", Decision.FAIL, "A.")),
+        (("contradicted", Decision.FAIL, "A."), ("contradicted", Decision.FAIL, "A.")),
+    ],
+)
+def test_a_claim_whose_evidence_or_text_changed_is_no_relaxation(
+    before: tuple[str, Decision, str], after: tuple[str, Decision, str]
+) -> None:
+    comparison = compare_runs(
+        (one_claim(BOILING, *before),), (one_claim(BOILING, *after),), base="base.json",
+        fail_on_regression=True, gates=RunGates(), base_gates=RunGates(),
+    )  # fmt: skip
+
+    assert comparison.cases[0].relaxed == ()
+    assert not any("relaxed" in str(f) for f in comparison.failures)
+
+
+def test_a_claim_passing_because_its_case_relaxed_is_named_by_the_criterion_alone() -> None:
+    """``criteria: {fail_on: []}`` also passes the claim: the criterion names the cause, once."""
+    before = (one_claim(BOILING, "contradicted", Decision.FAIL),)
+    relaxed = replace(one_claim(BOILING, "contradicted", Decision.PASS), criteria={"fail_on": ()})
+
+    comparison = compare_runs(before, (relaxed,), base="base.json", fail_on_regression=True,
+                              gates=RunGates(), base_gates=RunGates())  # fmt: skip
+
+    assert [str(r) for r in comparison.cases[0].relaxed] == [
+        "fail_on lost contradicted, partial, not_found, misattributed, unreachable"
+    ]
