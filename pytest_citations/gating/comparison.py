@@ -71,6 +71,8 @@ class CaseState:
     #: The case's own criteria (its ``criteria:`` and ``min_precision:``, over the run's);
     #: None when the side does not say (a baseline file stores labels only).
     criteria: Mapping[str, Any] | None = None
+    #: The case's answer as its file gives it (None: it gives none, or the side does not say).
+    answer: str | None = None
 
     @property
     def key(self) -> str:

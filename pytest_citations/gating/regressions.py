@@ -65,6 +65,7 @@ def states_of(cases: Iterable[CaseResult]) -> tuple[CaseState, ...]:
             tuple(claim_state(claim) for claim in case.claims),
             case.precision,
             case.info.own_criteria,
+            case.info.answer,
         )
         for case in cases
     )

@@ -15,7 +15,11 @@ A criterion is relaxed when
 - a claim of the same text and the same label failed in the base and passes now: what let it
   pass is no evidence but its own keys (a ``topic:`` moved off a forbidden topic, ``general:
   true`` added to an uncited claim), named ``claim-2 (contradicted) fail -> pass`` when no
-  relaxed criterion of its case or of the run already names the cause.
+  relaxed criterion of its case or of the run already names the cause;
+- a claim that failed in the base was removed from ``claims:`` while the case's answer still
+  says it: the answer asserts it unchecked, named ``claim-3 (contradicted) fail -> removed,
+  still in the answer``. (A claim removed with its sentence is the answer's change, and shown
+  as removed.)
 
 A stricter change is no relaxation. A case's criteria are its own over the run's, so a case
 is compared on the run's gates with its own criteria before and after: a gate relaxed for
@@ -33,7 +37,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .comparison import CaseDiff, CaseState, ClaimState, Relaxation, relaxed_text
+from ..cases.answer_spans import find_span
+from .comparison import CaseDiff, CaseState, ChangeKind, ClaimState, Relaxation, relaxed_text
 from .criteria import Criteria, Decision, Failure
 from .run_result import RunGates
 
@@ -77,6 +82,24 @@ def passing_unchanged(
         for claim in after
         if claim.decision is Decision.PASS
         and (" ".join(claim.text.split()).casefold(), claim.label) in failed
+    )
+
+
+def removed_but_said(
+    diff: CaseDiff, base_case: CaseState, answer: str | None
+) -> tuple[Relaxation, ...]:
+    """The claims removed from a case that failed in the base while its ``answer`` still
+    says them."""
+    if not answer:
+        return ()
+    failed = {c.where.nodeid for c in base_case.claims if c.decision is Decision.FAIL}
+    return tuple(
+        Relaxation(f"{change.where.name} ({change.before})", "fail", "removed, still in the answer")
+        for change in diff.changes
+        if change.kind is ChangeKind.REMOVED
+        and change.where.nodeid in failed
+        and change.text_before is not None
+        and find_span(answer, change.text_before) is not None
     )
 
 
@@ -138,6 +161,8 @@ def relaxations(
         )
         if base_case is not None and not relaxed and not run:  # else those name the cause
             relaxed = passing_unchanged(base_case.claims, state.claims)
+        if base_case is not None:
+            relaxed += removed_but_said(diff, base_case, state.answer)
         found.append(replace(diff, relaxed=relaxed, relaxation_fails=fail and bool(relaxed)))
         if relaxed and fail:
             failures.append(_failure(diff.case, relaxed, base, new_case=base_case is None))

@@ -407,3 +407,31 @@ def test_a_claim_passing_because_its_case_relaxed_is_named_by_the_criterion_alon
     assert [str(r) for r in comparison.cases[0].relaxed] == [
         "fail_on lost contradicted, partial, not_found, misattributed, unreachable"
     ]
+
+
+def test_a_failing_claim_removed_while_the_answer_still_says_it_is_a_relaxation() -> None:
+    """The second red team's other finding: deleting a failing claim from ``claims:`` turned
+    the gate green. Removed with its sentence, it is the answer's change (shown as removed);
+    removed while the answer still says it, the answer asserts it unchecked."""
+    said = "Water boils at 50 °C on mountains."
+    before = (one_claim(BOILING, "contradicted", Decision.FAIL, said),)
+    base_claim = before[0].claims[0]
+    kept = replace(before[0], claims=(), precision=Precision(0, 0, 0))
+
+    still = replace(kept, answer="Water boils at 50 °C on mountains [1]. It is cold there.")
+    gone = replace(kept, answer="It is cold there.")
+
+    gated = compare_runs(before, (still,), base="base.json", fail_on_regression=True,
+                         gates=RunGates(), base_gates=RunGates())  # fmt: skip
+    assert [str(r) for r in gated.cases[0].relaxed] == [
+        "claim-1 (contradicted) fail -> removed, still in the answer"
+    ]
+    assert len(gated.failures) == 1
+    fine = compare_runs(before, (gone,), base="base.json", fail_on_regression=True,
+                        gates=RunGates(), base_gates=RunGates())  # fmt: skip
+    assert fine.cases[0].relaxed == ()
+    assert [change.kind.value for change in fine.cases[0].changes] == ["removed"]
+    # A passing claim removed is less checked, never greener: not a relaxation.
+    passed = (replace(before[0], claims=(replace(base_claim, decision=Decision.PASS),)),)
+    assert compare_runs(passed, (still,), base="base.json", fail_on_regression=True,
+                        gates=RunGates(), base_gates=RunGates()).cases[0].relaxed == ()  # fmt: skip
