@@ -17,7 +17,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from conftest import IMPROVED, NEW, REGRESSED, Replay, outline, squeeze, text_of
+from html_support import IMPROVED, NEW, REGRESSED, Replay, outline, squeeze, text_of
 from ops_support import SECRETS, base_env, run_pytest
 
 from pytest_citations.gating.calibration import as_judge_label

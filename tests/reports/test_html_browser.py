@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Replay
+from html_support import Replay
 
 from pytest_citations.gating.calibration import as_judge_label
 
