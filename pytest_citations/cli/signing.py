@@ -111,7 +111,7 @@ def sign_file(path: Path, signer: Signer) -> tuple[str, bool]:
     link = _link_on_the_way(path)
     if link is not None:
         # A signature says "reviewed here": written through a link it would land on a file
-        # outside the cassettes given, as prune and the recordings job refuse to (issue 24).
+        # outside the cassettes given, as prune and the recordings job refuse to.
         return f"not signed: {link} is a link; sign the file it points to where it lives", False
     try:
         raw = path.read_bytes()

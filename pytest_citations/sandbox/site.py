@@ -2,9 +2,9 @@
 
 Pages are written by the team for the examples of source documents 000 (boiling point) and
 004 (returns policy), plus one page per fetch rule and a page that attacks the judge with
-forged prompt fences (issue 8). ``install`` puts them on a Crawlbase
-emulator and gives the judge emulator the few verdicts its heuristic oracle cannot reach
-(partial support needs a reader of conditions).
+forged prompt fences, to show that the judge's prompt keeps page text inside its fences.
+``install`` puts them on a Crawlbase emulator and gives the judge emulator the few verdicts
+its heuristic oracle cannot reach (partial support needs a reader of conditions).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ Add a few minutes for every thousand metres above sea level.
 Bakers also reduce the leavening agents, because gas bubbles expand faster in thinner air.
 """
 
-# A product page whose text forges the prompt's fences (issue 8): it closes its passage, gives
+# A product page whose text forges the prompt's fences: it closes its passage, gives
 # an order as if from the system, and opens a new passage. A model that obeys what stands
 # outside the fences answers "supported" with a quote from the order itself, which does stand
 # in the page. Nothing on the page says the tracker is waterproof.

@@ -193,6 +193,8 @@ def test_a_case_skipped_by_a_conftest_is_incomplete_not_a_pass(citations: Citati
     citations.write("cases/mountains.yaml", CONTRADICTED)
     citations.write("cases/refunds.yaml", UNTAGGED)
     citations.record("cases/", gate="default")
+    # A user's conftest that skips a failing claim: what this test proves is that such a skip
+    # leaves the run incomplete rather than passing it.
     citations.pytester.makeconftest(
         "import pytest\n"
         "def pytest_collection_modifyitems(items):\n"
