@@ -28,7 +28,7 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..reports import RENDERERS, RunInfo, write_report
 from ..reports.github import annotations_of, commands, under_github_actions
-from ..reports.links import SourceLinks
+from ..reports.info import SourceLinks
 from ..reports.markdown_report import whole_run
 from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines

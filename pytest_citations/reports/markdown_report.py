@@ -21,8 +21,7 @@ from ..gating.run_result import RunResult
 from ..labels import Label, counted
 from ..network.usage import Usage
 from ..verdicts import CitationVerdict
-from .info import RunInfo
-from .links import SourceLinks
+from .info import RunInfo, SourceLinks
 from .spending import against_plan_line
 
 #: Entries a list shows before it says how many more there are.
