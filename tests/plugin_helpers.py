@@ -64,7 +64,7 @@ STEERING_VARIABLES = (
     "GITHUB_ACTIONS",
     "GITHUB_STEP_SUMMARY",
     "GITHUB_WORKSPACE",
-    # What the reports link a claim's line with (reports/links.py): a run of this
+    # What the reports link a claim's line with (reports/info.py, SourceLinks): a run of this
     # project's CI must not link its inner runs' claims into this repository.
     "GITHUB_SERVER_URL",
     "GITHUB_REPOSITORY",

@@ -24,8 +24,8 @@ from ..gating.run_result import Base, BaselineFacts, RunResult
 from ..gating.shards import Shard, holding_problems, identity_problems, shard_problems
 from ..pipeline.audit import new_run_id
 from ..reports import RENDERERS, RunInfo, junit_report, write_report
+from ..reports.info import SourceLinks
 from ..reports.json_reader import ReadReport, read_report
-from ..reports.links import SourceLinks
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
 from .common import EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, Subcommands, say

@@ -101,12 +101,12 @@ def claim_message(claim: ClaimResult, info: CaseInfo, run: Criteria) -> str | No
     """What a claim's item says: why it fails (each criterion it missed, a regression
     against the baseline), or why it could not be checked, then its explanation; None when
     it passes."""
+    if claim.decision is Decision.PASS:
+        return None
     explained = explanation(claim, info.retrieved_markers)
     if claim.decision is Decision.INCOMPLETE:
         verdict = claim.verdict(claim.label or Label.NOT_FOUND)
         return unchecked_message(verdict, claim.unchecked, explained)
-    if claim.decision is Decision.PASS:
-        return None
     messages = []
     for failure in claim.failures:
         if failure.criterion == "fail_on" and claim.label is not None:

@@ -1,7 +1,7 @@
 """What a run under GitHub Actions needs of the machine it runs on: where GitHub's job
 summary is, and appending the summary (the annotations and the summary's text are the run's
 result rendered, in :mod:`pytest_citations.reports`; the path of a case file as GitHub
-knows it is :class:`~pytest_citations.reports.links.SourceLinks`)."""
+knows it is :class:`~pytest_citations.reports.info.SourceLinks`)."""
 
 from __future__ import annotations
 

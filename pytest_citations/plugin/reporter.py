@@ -27,8 +27,8 @@ from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..reports import RENDERERS, RunInfo, write_report
-from ..reports.github import annotations_of, commands, under_github_actions
-from ..reports.links import SourceLinks
+from ..reports.github import annotations_of, under_github_actions
+from ..reports.info import SourceLinks
 from ..reports.markdown_report import whole_run
 from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
@@ -296,8 +296,8 @@ class CitationsReporter:
             terminalreporter.write_line(printed(text), yellow=True)
         self._drift_summary(terminalreporter)
         if under_github_actions():  # after every other line: GitHub hides these
-            for command in commands(annotations_of(result, self.info.links.place)):
-                terminalreporter.write_line(command)
+            for annotation in annotations_of(result, self.info.links.place):
+                terminalreporter.write_line(annotation.command())
 
     def _stale_line(self) -> str | None:
         """How many recordings of the cassette folder no case file needs any more

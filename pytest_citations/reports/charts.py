@@ -24,12 +24,6 @@ COLOURS = {
     #: A claim that could not be checked has no label: a state, shown beside them.
     "unchecked": "#d4a72c",
 }
-_OTHER = "#afb8c1"
-
-
-def colour(label: str) -> str:
-    """The colour of a label (grey for one the report does not know)."""
-    return COLOURS.get(label, _OTHER)
 
 
 def _percent(part: int, whole: int) -> str:
@@ -37,24 +31,24 @@ def _percent(part: int, whole: int) -> str:
 
 
 def ordered(counts: Mapping[str, int]) -> list[tuple[str, int]]:
-    """(label, count) of the labels that occur, in the report's label order."""
-    known = [label for label in COUNTED if counts.get(label)]
-    extra = sorted(label for label in counts if label not in COUNTED and counts[label])
-    return [(label, counts[label]) for label in (*known, *extra)]
+    """(label, count) of the labels that occur, in the report's label order (``counts``:
+    claims per label and unchecked, as :func:`~pytest_citations.gating.result.count_labels`
+    counts them)."""
+    return [(label, counts[label]) for label in COUNTED if counts.get(label)]
 
 
 def label_mix(counts: Mapping[str, int], what: str) -> str:
     """A stacked bar: one segment per label, as wide as its share of the claims. It fills
     the width of its container (the height is set by the page's style)."""
     present = ordered(counts)
-    total = sum(count for _, count in present)
+    total = sum(counts.values())
     said = ", ".join(f"{label} {count}" for label, count in present) or "no claims"
     segments, x = [], 0.0
     for label, count in present:
         width = 100 * count / total
         segments.append(
             f'<rect data-label="{html.escape(label)}" x="{x:.4f}" y="0" width="{width:.4f}" '
-            f'height="1" fill="{colour(label)}"><title>{html.escape(label)}: {count} of '
+            f'height="1" fill="{COLOURS[label]}"><title>{html.escape(label)}: {count} of '
             f"{total} claims ({_percent(count, total)})</title></rect>"
         )
         x += width
@@ -70,7 +64,7 @@ def legend(counts: Mapping[str, int]) -> str:
     """The labels of a mix bar with their counts and shares."""
     total = sum(counts.values())
     items = "".join(
-        f'<li><span class="swatch" style="background:{colour(label)}"></span>'
+        f'<li><span class="swatch" style="background:{COLOURS[label]}"></span>'
         f'{html.escape(label)} <b>{count}</b> <span class="muted">'
         f"{_percent(count, total)}</span></li>"
         for label, count in ordered(counts)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -156,15 +156,9 @@ def annotations_of(result: RunResult, place: Callable[[str], str]) -> list[Annot
     ]
 
 
-def commands(annotations: Sequence[Annotation]) -> list[str]:
-    """The workflow command of each annotation, in order."""
-    return [annotation.command() for annotation in annotations]
-
-
 __all__ = [
     "Annotation",
     "annotations_of",
-    "commands",
     "escape_data",
     "escape_property",
     "neutralise",

@@ -14,7 +14,7 @@ from ..labels import LABEL_RANK
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix
-from .links import SourceLinks
+from .info import SourceLinks
 
 _CHANGES = {"regression": "regressed from {old}", "improvement": "improved from {old}"}
 

@@ -11,8 +11,8 @@ from ..gating.calibration import Agreement
 from ..gating.precision import Precision
 from ..gating.result import COUNTED, CaseResult, ClaimResult
 from ..gating.run_result import RunResult
-from .charts import colour, heatmap, label_mix, legend
-from .html_cases import anchor, failed
+from .charts import COLOURS, heatmap, label_mix, legend
+from .html_cases import anchor
 from .info import RunInfo
 from .terminal import usage_line
 
@@ -78,11 +78,14 @@ def _against(now: Precision, before: Precision | None) -> str:
 
 
 def _changes(claims: Iterable[ClaimResult], *, quiet: bool = False, prefix: str = "") -> str:
-    """How many claims regressed, improved or are new against the baseline."""
+    """How many claims regressed, improved or are new against the baseline (nothing when
+    no claim was compared with one)."""
     kinds = [claim.baseline.kind.value for claim in claims if claim.baseline is not None]
+    if not kinds:
+        return ""
     counts = [(kinds.count(kind), shown) for kind, shown in _CHANGE_WORDS]
     said = ", ".join(f"{count} {shown}" for count, shown in counts if count)
-    if not kinds or (quiet and not said):
+    if quiet and not said:
         return ""
     return f'<div class="changes">{prefix}{said or "no claim changed"}</div>'
 
@@ -96,12 +99,13 @@ def _checked(count: int, unchecked: int, noun: str) -> str:
     return f" ({count} of {count + unchecked} {noun} checked)" if unchecked else ""
 
 
-def cards(result: RunResult, info: RunInfo) -> str:
-    """The run's figures: precision (against the baseline), supported share, claims, cost."""
+def cards(result: RunResult, failing: int) -> str:
+    """The run's figures: precision (against the baseline), supported share, claims
+    (``failing`` of them fail or could not be checked), cost."""
     precision, share, usage = result.precision, result.share, result.usage
-    keys = [case.key for case in result.cases]
-    before = result.baseline.precision(keys) if result.baseline is not None else None
-    failing = sum(1 for claim in result.claims if failed(claim))
+    before = None
+    if result.baseline is not None:
+        before = result.baseline.precision([case.key for case in result.cases])
     saved = f"; a replay saved {usage.replayed_credits:g} credits" if usage.replayed_crawls else ""
     changes = _changes(result.claims, prefix="against the baseline: ")
     citations = _checked(precision.total, precision.unchecked, "citations")
@@ -183,7 +187,7 @@ def case_table(result: RunResult, counts: Mapping[str, int]) -> str:
             *(f'<th scope="col">{name}</th>' for name in ("case", "decision", "claims")),
             *(
                 f'<th scope="col" class="label-col" title="{label} claims"><span>'
-                f'<i class="swatch" style="background:{colour(label)}"></i>{label}</span></th>'
+                f'<i class="swatch" style="background:{COLOURS[label]}"></i>{label}</span></th>'
                 for label in COUNTED
             ),
             *(f'<th scope="col">{name}</th>' for name in ("label mix", "precision", "reachable")),

@@ -13,9 +13,9 @@ import html
 from collections.abc import Mapping
 
 from ..gating.calibration import as_judge_label
-from ..gating.result import COUNTED
 from ..gating.run_result import RunResult
 from ..sanitize import strip_controls
+from .charts import ordered
 from .html_assets import SCRIPT, STYLE
 from .html_cases import case_html, failed, highlight
 from .html_drift import drift_section
@@ -26,12 +26,12 @@ from .info import RunInfo
 TITLE = "pytest-citations report"
 
 
-def _filters(result: RunResult, counts: Mapping[str, int], calibrated: bool) -> tuple[str, int]:
-    """The label filter's buttons (``counts``: the run's claims per label, and unchecked),
-    and how many claims there are."""
-    labels = list(COUNTED)
+def _filters(
+    result: RunResult, counts: Mapping[str, int], failing: int, calibrated: bool
+) -> tuple[str, int]:
+    """The label filter's buttons (``counts``: the run's claims per label, and unchecked;
+    ``failing``: the claims the "failing" filter shows), and how many claims there are."""
     total = sum(counts.values())
-    failing = sum(1 for claim in result.claims if failed(claim))
 
     def button(label: str, shown: str, pressed: bool) -> str:
         state = "true" if pressed else "false"
@@ -41,9 +41,7 @@ def _filters(result: RunResult, counts: Mapping[str, int], calibrated: bool) -> 
         button("all", f"all ({total})", True),
         button("failing", f"failing ({failing})", False),
     ]
-    buttons += [
-        button(label, f"{label} ({counts[label]})", False) for label in labels if counts.get(label)
-    ]
+    buttons += [button(label, f"{label} ({count})", False) for label, count in ordered(counts)]
     if calibrated:
         disagree = sum(
             1
@@ -79,10 +77,11 @@ def render(result: RunResult, info: RunInfo | None = None, title: str = TITLE) -
         key=lambda case: (0 if case.decision == "fail" else 1, case.info.file, case.info.case),
     )
     counts = result.label_counts()
-    buttons, total = _filters(result, counts, calibrated)
+    failing = sum(1 for claim in result.claims if failed(claim))
+    buttons, total = _filters(result, counts, failing, calibrated)
     overview = (
         '<section class="overview" id="overview"><h2>Overview</h2>'
-        + cards(result, info)
+        + cards(result, failing)
         + run_mix(counts)
         + case_table(result, counts)
         + "</section>"

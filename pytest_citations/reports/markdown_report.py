@@ -16,13 +16,12 @@ from pathlib import PurePath
 
 from ..gating.criteria import Decision
 from ..gating.regression_lines import relaxation_lines
-from ..gating.result import CaseResult, ClaimResult, Location
+from ..gating.result import CaseResult, ClaimResult, ClaimStatus, Location
 from ..gating.run_result import RunResult
 from ..labels import Label, counted
 from ..network.usage import Usage
 from ..verdicts import CitationVerdict
-from .info import RunInfo
-from .links import SourceLinks
+from .info import RunInfo, SourceLinks
 from .spending import against_plan_line
 
 #: Entries a list shows before it says how many more there are.
@@ -59,15 +58,15 @@ def _row(cells: Iterable[object]) -> str:
 
 
 def _case_row(case: CaseResult) -> str:
-    claims = case.claims
+    counts = case.label_counts()
     decision = case.decision.value if case.decision is not None else "not decided"
     return _row(
         [
             text(case.key),
-            len(claims),
-            sum(claim.label is Label.SUPPORTED for claim in claims),
-            sum(claim.decision is Decision.FAIL for claim in claims),
-            sum(not claim.checked for claim in claims),
+            len(case.claims),
+            counts[Label.SUPPORTED],
+            sum(claim.decision is Decision.FAIL for claim in case.claims),
+            counts[ClaimStatus.UNCHECKED],
             case.precision.fraction(),
             decision,
         ]

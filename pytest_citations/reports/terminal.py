@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..gating.criteria import Failure
@@ -28,6 +29,11 @@ class Line:
 
     text: str
     colour: str | None = None
+
+
+def _plain(texts: Iterable[str], colour: str | None = None) -> list[Line]:
+    """Lines of one colour (None: the terminal's own)."""
+    return [Line(text, colour) for text in texts]
 
 
 def table_lines(result: RunResult) -> list[str]:
@@ -130,13 +136,13 @@ def _gate_line(failure: Failure, result: RunResult) -> Line:
 def _findings(result: RunResult) -> list[Line]:
     """The per-case table, the citations not verified, the claims to look at, and the
     citations the judge could not agree on with itself."""
-    lines = [Line(text) for text in table_lines(result)]
+    lines = _plain(table_lines(result))
     unverified = _unverified(result)
     if unverified:
-        lines += [Line(""), Line("citations not verified:"), *(Line(t) for t in unverified)]
+        lines += _plain(["", "citations not verified:", *unverified])
     notes = _notes(result)
     if notes:
-        lines += [Line(""), Line("claims to look at:"), *(Line(note) for note in notes)]
+        lines += _plain(["", "claims to look at:", *notes])
     return lines + _disagreements(result)
 
 
@@ -156,11 +162,11 @@ def _measured(result: RunResult) -> list[Line]:
     baseline = result.baseline.reconciliation if result.baseline is not None else None
     if baseline is not None:
         fail_unused = result.gates.baseline_fail_unused
-        lines += [Line(text) for text in baseline.lines(fail_unused=fail_unused)]
+        lines += _plain(baseline.lines(fail_unused=fail_unused))
     if result.comparison is not None:
-        lines += [Line(""), *(Line(text) for text in comparison_lines(result.comparison))]
+        lines += _plain(["", *comparison_lines(result.comparison)])
     if result.agreement is not None:
-        lines += [Line(""), *(Line(text) for text in result.agreement.lines())]
+        lines += _plain(["", *result.agreement.lines()])
     return lines
 
 
@@ -168,7 +174,7 @@ def summary_lines(result: RunResult, info: RunInfo) -> list[Line]:
     """Every line of the ``citations`` section, in order."""
     lines = _findings(result)
     lines.append(Line(""))
-    lines += [Line(text) for text in result.precision.lines()]
+    lines += _plain(result.precision.lines())
     lines.append(Line(f"supported_share={result.share}"))
     lines.append(Line(usage_line(result.usage)))
     plan = result.spending.plan
@@ -211,7 +217,7 @@ def _next_steps(result: RunResult) -> list[Line]:
         ]
     pending = pending_lines(result)
     if pending:
-        lines += [Line(""), *(Line(text, "yellow") for text in pending)]
+        lines += [Line(""), *_plain(pending, "yellow")]
     # Claims that lack a recording have their next step above: the opt-out never counts them.
     unchecked = [c for c in result.claims if not c.checked and not c.unrecorded]
     if unchecked:

@@ -24,6 +24,8 @@ from pytest_citations.gating.calibration import as_judge_label
 from pytest_citations.gating.precision import Precision
 from pytest_citations.gating.result import COUNTED as LABEL_ORDER
 from pytest_citations.labels import Label
+from pytest_citations.reports.charts import COLOURS
+from pytest_citations.reports.html_assets import STYLE
 
 TITLE = "pytest-citations report"
 
@@ -180,6 +182,15 @@ def test_each_case_and_the_run_have_a_label_mix_bar(replay: Replay) -> None:
     for label, _, width in _segments(run_mix.group(1)):
         assert width == pytest.approx(100 * labels.count(label) / total, abs=1e-3)
         assert f"{label} <b>{labels.count(label)}</b>" in run_mix.group(1)
+
+
+def test_every_label_and_the_unchecked_state_have_their_own_colour() -> None:
+    # The bars, the legend, the table's swatches and the badges colour what count_labels
+    # counts, each by its own colour: none falls back to a shared grey.
+    assert set(COLOURS) == set(LABEL_ORDER)
+    assert len(set(COLOURS.values())) == len(COLOURS)
+    for label, colour in COLOURS.items():
+        assert f".badge.{label} {{ background: {colour}; }}" in STYLE
 
 
 def _stored_precision(replay: Replay, prefix: str) -> Precision:

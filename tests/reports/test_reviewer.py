@@ -24,7 +24,7 @@ from pytest_citations.gating.serial import claim_from_dict, claim_to_dict
 from pytest_citations.labels import Label
 from pytest_citations.network.usage import SpendPlan, Usage
 from pytest_citations.reports import RunInfo, html_report, json_report, markdown_report
-from pytest_citations.reports.links import SourceLinks
+from pytest_citations.reports.info import SourceLinks
 from pytest_citations.reports.markdown_report import MAX_QUOTE, short
 from pytest_citations.reports.spending import against_plan_line
 
