@@ -8,11 +8,13 @@ it, the plugin reports it as not checked.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import fields
 from .loader import line_of
-from .parser import Parser, _Skip
+
+if TYPE_CHECKING:
+    from .parser import Parser
 
 
 def described(name: str, pages: Any) -> str:
@@ -22,35 +24,9 @@ def described(name: str, pages: Any) -> str:
     return f"{name}, {'pages' if '-' in str(pages) else 'page'} {pages}"
 
 
-def document_citations(parser: Parser, raw: Any, line: int) -> dict[str, str]:
-    """The documents of ``citations:`` (a list numbered from 1, or marker -> entry): marker
-    -> how a claim names it. URLs are the parser's (:meth:`Parser.citations`)."""
-    entries: list[tuple[str, Any, int]]
-    if isinstance(raw, list):
-        entries = [(str(n), v, line_of(raw, n - 1, line)) for n, v in enumerate(raw, 1)]
-    elif isinstance(raw, dict):
-        entries = []
-        for key, value in raw.items():
-            where = line_of(raw, key, line)
-            if isinstance(value, dict):
-                try:
-                    entries.append((parser.marker(key, where), value, where))
-                except _Skip:
-                    continue
-    else:
-        return {}
-    found: dict[str, str] = {}
-    for marker, value, where in entries:
-        if isinstance(value, dict):
-            try:
-                found[marker] = document_citation(parser, value, where, marker)
-            except _Skip:
-                continue
-    return found
-
-
 def document_citation(parser: Parser, raw: dict[Any, Any], line: int, marker: str) -> str:
-    """One cited document without a URL, checked; how a claim names it."""
+    """One cited document without a URL (an entry of ``citations:``, read by
+    :meth:`~.parser.Parser.citations`), checked; how a claim names it."""
     owner = f"citation [{marker}]"
     parser.known_keys(raw, fields.DOCUMENT, line, f" in {owner}")
     name = parser.text(raw, "document", required=True, owner=owner, line=line)

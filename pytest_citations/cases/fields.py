@@ -16,7 +16,9 @@ _URL = {"type": "string", "format": "uri", "pattern": "^https?://"}
 _MARKER = {"type": ["string", "integer"]}
 #: A cited document the answer's record gives no URL for (an Anthropic document citation).
 _DOCUMENT = {"$ref": "#/$defs/document"}
-_LABELS = {"type": "array", "items": {"enum": [label.value for label in Label]}}
+#: Every claim label, as ``fail_on`` names them.
+LABELS = tuple(label.value for label in Label)
+_LABELS = {"type": "array", "items": {"enum": list(LABELS)}}
 _NAMES = {"type": "array", "items": {"type": "string"}}
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..fetchers.urls import is_supported_url
-from ..labels import Label
 from . import fields
 from .claims import extract_claims
+from .documents import document_citation
 from .loader import line_of
 from .model import Claim
 from .spelling import respellings, respelt
@@ -49,7 +49,8 @@ class Parser:
         self.problems: list[tuple[int, str]] = []
 
     def fail(self, line: int, message: str) -> _Skip:
-        """Record a problem; the caller raises what this returns to skip the value."""
+        """Record a problem; the caller raises what this returns to skip the value (a
+        structure of a case, :meth:`citations` to :meth:`criteria`, reads as empty)."""
         self.problems.append((line, message))
         return _Skip()
 
@@ -94,10 +95,11 @@ class Parser:
                 raise self.fail(where, f"'{key}' must be a {kind}")
             if key == "tags":
                 self.tags(raw, where)
-            unknown = [item for item in raw if item not in {label.value for label in Label}]
-            if spec.kind == "labels" and unknown:
+            labels = raw if spec.kind == "labels" else []
+            unknown = [item for item in labels if item not in fields.LABELS]
+            if unknown:
                 # A misspelt label would silently never fail a claim: refuse it.
-                known = ", ".join(label.value for label in Label)
+                known = ", ".join(fields.LABELS)
                 raise self.fail(
                     where, f"'{key}' names an unknown label {unknown[0]!r} (known: {known})"
                 )
@@ -184,30 +186,36 @@ class Parser:
         return found
 
     # Structures --------------------------------------------------------------------------
-    def citations(self, raw: Any, line: int) -> dict[str, str]:
-        """``citations:``: a mapping marker -> URL, or a list numbered from 1. A cited
-        document without a URL (a mapping with ``document:``) is read by
-        :meth:`documents`."""
+    def citations(self, raw: Any, line: int) -> tuple[dict[str, str], dict[str, str]]:
+        """``citations:`` (marker -> URL, or a list numbered from 1): marker -> URL, and marker
+        -> how a claim names a document cited without a URL (:func:`.document_citation`)."""
         if raw is None:
-            return {}
+            return {}, {}
         if isinstance(raw, list):
-            return self.urls(
-                [
-                    (str(n), v, line_of(raw, n - 1, line), f"citation [{n}]")
-                    for n, v in enumerate(raw, start=1)
-                    if not isinstance(v, dict)
-                ]
-            )
-        if isinstance(raw, dict):
-            marked = self.markers(raw, line, "'citations'")
-            return self.urls(
-                [
-                    (m, v, where, f"citation [{key}]")
-                    for m, (key, v, where) in marked.items()
-                    if not isinstance(v, dict)
-                ]
-            )
-        raise self.fail(line, "'citations' must be a mapping of marker to URL, or a list of URLs")
+            entries = [
+                (str(n), v, line_of(raw, n - 1, line), f"citation [{n}]")
+                for n, v in enumerate(raw, start=1)
+            ]
+        elif isinstance(raw, dict):
+            entries = [
+                (m, v, where, f"citation [{key}]")
+                for m, (key, v, where) in self.markers(raw, line, "'citations'").items()
+            ]
+        else:
+            self.fail(line, "'citations' must be a mapping of marker to URL, or a list of URLs")
+            return {}, {}
+        linked: list[tuple[str, Any, int, str]] = []
+        documented: list[tuple[str, Any, int, str]] = []
+        for entry in entries:
+            (documented if isinstance(entry[1], dict) else linked).append(entry)
+        urls = self.urls(linked)
+        documents: dict[str, str] = {}
+        for marker, value, where, _ in documented:
+            try:
+                documents[marker] = document_citation(self, value, where, marker)
+            except _Skip:
+                continue
+        return urls, documents
 
     def cites(
         self,
@@ -215,10 +223,9 @@ class Parser:
         index: int,
         line: int,
         citations: dict[str, str],
-        documents: dict[str, str] | None = None,
+        documents: dict[str, str],
     ) -> tuple[list[str], list[str]]:
         """The URLs and markers a claim cites (a document's marker among the markers)."""
-        documents = documents or {}
         cites = raw.get("cites", [])
         cites_line = line_of(raw, "cites", line)
         cites = [cites] if isinstance(cites, str | int) else cites
@@ -252,10 +259,9 @@ class Parser:
         index: int,
         line: int,
         citations: dict[str, str],
-        documents: dict[str, str] | None = None,
+        documents: dict[str, str],
     ) -> Claim:
         """One entry of ``claims:``."""
-        documents = documents or {}
         if isinstance(raw, str):
             raw = {"text": raw}
         if not isinstance(raw, dict):
@@ -299,19 +305,17 @@ class Parser:
         raw: dict[Any, Any],
         line: int,
         citations: dict[str, str],
-        documents: dict[str, str] | None = None,
+        documents: dict[str, str],
     ) -> tuple[Claim, ...]:
         """``claims:`` as written, or the sentences of ``answer:`` (C1, C2)."""
-        documents = documents or {}
         raw_claims = raw.get("claims")
         answer = raw.get("answer")
         if raw_claims is None and isinstance(answer, str) and answer.strip():
             return self.derived(answer, line_of(raw, "answer", line), citations, documents)
         where = line_of(raw, "claims", line)
         if not isinstance(raw_claims, list) or not raw_claims:
-            raise self.fail(
-                where, "'claims' must be a non-empty list (or give an 'answer' to split)"
-            )
+            self.fail(where, "'claims' must be a non-empty list (or give an 'answer' to split)")
+            return ()
         claims = []
         for number, item in enumerate(raw_claims, start=1):
             try:
@@ -329,10 +333,9 @@ class Parser:
         answer: str,
         line: int,
         citations: dict[str, str],
-        documents: dict[str, str] | None = None,
+        documents: dict[str, str],
     ) -> tuple[Claim, ...]:
         """Claims split from the answer, one per sentence, citing the sentence's markers."""
-        documents = documents or {}
         claims = []
         for index, extracted in enumerate(extract_claims(answer), start=1):
             unknown = [m for m in extracted.markers if m not in citations and m not in documents]
@@ -355,7 +358,7 @@ class Parser:
                 )
             )
         if not claims and not self.problems:
-            raise self.fail(line, "'answer' holds no sentence to check")
+            self.fail(line, "'answer' holds no sentence to check")
         return tuple(claims)
 
     def criteria(self, raw: Any, line: int) -> dict[str, Any]:
@@ -363,7 +366,8 @@ class Parser:
         if raw is None:
             return {}
         if not isinstance(raw, dict):
-            raise self.fail(line, "'criteria' must be a mapping")
+            self.fail(line, "'criteria' must be a mapping")
+            return {}
         raw = self.respell(raw, fields.CRITERIA, line, " in 'criteria'")
         allowed = ", ".join(sorted(fields.CRITERIA))
         for key in sorted(set(raw) - set(fields.CRITERIA), key=str):
@@ -392,4 +396,5 @@ class Parser:
                 [(str(n), v, line_of(raw, n, line), "retrieved URL") for n, v in enumerate(raw)]
             )
             return dict.fromkeys(found.values(), "")
-        raise self.fail(line, "'retrieved' must be a list of URLs or a mapping marker -> URL")
+        self.fail(line, "'retrieved' must be a list of URLs or a mapping marker -> URL")
+        return {}

@@ -4,14 +4,13 @@ and telling a case file from another tool's YAML without parsing it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from . import fields
 from .answer_spans import place_claims
-from .documents import document_citations
 from .loader import line_of, load_document
 from .model import Case, CaseFileError, Claim
 from .parser import Parser, _Skip, slug
@@ -19,7 +18,6 @@ from .parser import Parser, _Skip, slug
 _KEY = r"['\"]?(?:" + "|".join(fields.SIGNATURE_KEYS) + r")['\"]?[ \t]*:"
 _BLOCK_SIGNATURE = re.compile(r"^" + _KEY, re.MULTILINE)
 _FLOW_SIGNATURE = re.compile(r"[{,]\s*" + _KEY)
-T = TypeVar("T")
 _PREAMBLE = re.compile(r"(?:\s+|#[^\n]*|---|%[^\n]*)*")
 
 
@@ -40,25 +38,15 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
     if case_id in ids:
         parser.fail(line_of(raw, "id", line), f"duplicate case id {case_id!r}")
     ids.add(case_id)
-    citations: dict[str, str] = _try(
-        lambda: parser.citations(raw.get("citations"), line_of(raw, "citations", line)), {}
-    )
-    documents: dict[str, str] = _try(
-        lambda: document_citations(parser, raw.get("citations"), line_of(raw, "citations", line)),
-        {},
-    )
-    claims: tuple[Claim, ...] = _try(lambda: parser.claims(raw, line, citations, documents), ())
+    citations, documents = parser.citations(raw.get("citations"), line_of(raw, "citations", line))
+    claims = parser.claims(raw, line, citations, documents)
     answer = values.get("answer")
     claims = place_claims(answer if isinstance(answer, str) else None, claims)
     topic = values.get("topic")
     if topic:
         claims = tuple(claim if claim.topic else replace(claim, topic=topic) for claim in claims)
-    retrieved: dict[str, str] = _try(
-        lambda: parser.retrieved(raw.get("retrieved"), line_of(raw, "retrieved", line)), {}
-    )
-    criteria: dict[str, Any] = _try(
-        lambda: parser.criteria(raw.get("criteria"), line_of(raw, "criteria", line)), {}
-    )
+    retrieved = parser.retrieved(raw.get("retrieved"), line_of(raw, "retrieved", line))
+    criteria = parser.criteria(raw.get("criteria"), line_of(raw, "criteria", line))
     tags = values.get("tags") or ()
     min_precision = values.get("min_precision")
     return Case(
@@ -77,14 +65,6 @@ def read_case(parser: Parser, raw: Any, line: int, default_id: str, ids: set[str
         tags_line=line_of(raw, "tags", line),
         documents=documents,
     )
-
-
-def _try(read: Callable[[], T], default: T) -> T:
-    """``read()``, or ``default`` when it failed (its problem is already recorded)."""
-    try:
-        return read()
-    except _Skip:
-        return default
 
 
 def load_cases(path: Path, text: str | None = None) -> list[Case]:

@@ -14,7 +14,6 @@ from .base import (
     FetchResult,
     PageResponse,
     StoredPageReader,
-    fetcher_config,
 )
 from .crawlbase import CrawlbaseClient, CrawlbaseConfig, StoredPageNotFound
 from .rules import PAGE_LIMIT, fetch_citation
@@ -36,5 +35,4 @@ __all__ = [
     "StoredPageNotFound",
     "StoredPageReader",
     "fetch_citation",
-    "fetcher_config",
 ]

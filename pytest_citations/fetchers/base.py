@@ -8,7 +8,6 @@ the JavaScript path, giving a :class:`PageResponse`) plus the rules of
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -69,13 +68,6 @@ class CrawlerFactory(Protocol):
     def __call__(self, config: Any, requester: Requester, usage: Usage) -> Crawler:
         """A crawler for this run."""
         ...
-
-
-def fetcher_config(factory: object, environ: Mapping[str, str]) -> object:
-    """The config a fetcher reads from ``environ`` with its ``configure``; None when it has
-    none (a fetcher a plugin registered that needs nothing)."""
-    configure = getattr(factory, "configure", None)
-    return configure(environ) if callable(configure) else None
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..fetchers import FETCHERS, CrawlerFactory, fetcher_config
+from ..fetchers import FETCHERS, CrawlerFactory
 from ..judges import JUDGES, JudgeConfig, JudgeFactory
 
 
@@ -63,9 +63,10 @@ class Backends:
         return JudgeConfig.from_env(environ, self.judges.get(name), provider=name, model=model)
 
     def fetcher_config(self, name: str, environ: Mapping[str, str]) -> object:
-        """The config of the fetcher called ``name``, read from ``environ`` (see
-        :func:`~pytest_citations.fetchers.base.fetcher_config`)."""
-        return fetcher_config(self.fetchers.get(name), environ)
+        """The config the fetcher called ``name`` reads from ``environ`` with its ``configure``;
+        None when it has none (a fetcher a plugin registered that needs nothing)."""
+        configure = getattr(self.fetchers.get(name), "configure", None)
+        return configure(environ) if callable(configure) else None
 
     def required(self, fetcher: str, provider: str) -> list[str]:
         """The variables the fetcher and the judge provider cannot send requests without."""

@@ -272,3 +272,18 @@ claims:
     assert case.citations == {"1": BOILING_URL, "2": PDF_URL}
     assert case.claims[0].markers == ("1", "2")
     assert case.claims[0].topic == "pay"
+
+
+def test_a_document_entrys_bad_marker_is_one_problem(tmp_path: Path) -> None:
+    # YAML 1.1 reads `yes` as true: not a marker. `citations:` is read once, so its entry
+    # (a document without a URL) gives one problem, not one per reader of the mapping.
+    text = (
+        "citations:\n  yes: {document: Manual}\n  2: {document: Guide}\n"
+        "claims: [{text: a b, cites: [2]}]\n"
+    )
+    with pytest.raises(CaseFileError) as raised:
+        load_cases(tmp_path / "x.yaml", text)
+
+    assert raised.value.problems == [
+        (2, "a citation marker must be a number or a string: True")
+    ]
