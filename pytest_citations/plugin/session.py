@@ -27,6 +27,7 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..pipeline.sync import SyncVerifier
 from ..pipeline.verifier import ClaimRequest, Verifier
+from .. import recording
 from ..recording import (
     CassetteLibrary,
     CassetteSession,
@@ -35,7 +36,6 @@ from ..recording import (
 )
 from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
-from ..recording.plan import plan_recording
 from ..timing import split
 from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
@@ -300,7 +300,7 @@ class CitationsSession:
         if not self.options.record_mode.records:
             return None
         files = [(self.layout.case_file(path), file_requests(cases)) for path, cases in self._plan]
-        plan = plan_recording(
+        plan = recording.plan_recording(
             files, self.options.record_mode, self.settings, self.vcr_config, self.backends
         )
         return self.verifier.run(plan)
