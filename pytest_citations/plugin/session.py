@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from .. import recording
 from ..cases import Case
 from ..errors import AccountError, CitationsError, ConfigurationError
 from ..gating.baseline import Baseline
@@ -27,7 +28,6 @@ from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..pipeline.sync import SyncVerifier
 from ..pipeline.verifier import ClaimRequest, Verifier
-from .. import recording
 from ..recording import (
     CassetteLibrary,
     CassetteSession,
