@@ -51,6 +51,16 @@ class CreditsExhaustedError(AccountError):
         )
 
 
+class SignatureRefused(Exception):
+    """A cassette whose signature a replay with trusted keys does not accept: ``problem``
+    says why, as a clause about the file (``it is not signed``). Here, not beside the keys
+    (:mod:`pytest_citations.recording.signing`), so that what catches it never loads them."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        super().__init__(problem)
+
+
 class ConfigurationError(CitationsError):
     """A setting has a value the engine cannot use."""
 

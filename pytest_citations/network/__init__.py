@@ -31,7 +31,6 @@ from .client import (
     REPLAYED,
     HttpClient,
     is_replayed,
-    make_http_client,
     recorded_copies,
 )
 from .config import NetworkConfig, SpendingLimits
@@ -53,7 +52,6 @@ __all__ = [
     "SpendingLimits",
     "TransientError",
     "is_replayed",
-    "make_http_client",
     "network_transport",
     "placeholder",
     "recorded_copies",

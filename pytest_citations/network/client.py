@@ -64,13 +64,6 @@ class HttpClient:
         await self.transport.aclose()
 
 
-def make_http_client(config: NetworkConfig, transport: httpx.AsyncBaseTransport) -> HttpClient:
-    """One client for the run, sending through ``transport``: the network
-    (:func:`~pytest_citations.network.transport.network_transport`), or a chain in front of
-    it (the plugin's cassettes)."""
-    return HttpClient(config, transport)
-
-
 #: Response extension set by a transport that answered from a recording (nothing was spent).
 REPLAYED = "pytest_citations.replayed"
 

@@ -28,7 +28,7 @@ from ..fetchers.crawlbase import CrawlbaseConfig
 from ..fetchers.rules import DEFAULT_MAX_PAGE_CHARS
 from ..judges import JudgeConfig
 from ..judges.config import MODEL_VARIABLE, PROVIDER_VARIABLE
-from ..network.client import HttpClient, make_http_client
+from ..network.client import HttpClient
 from ..network.config import (
     BUDGETS,
     NETWORK_LIMITS,
@@ -246,7 +246,7 @@ class Settings:
 
     def http_client(self, transport: httpx.AsyncBaseTransport | None = None) -> HttpClient:
         """One client for the run, over ``transport`` (default: :meth:`transport`)."""
-        return make_http_client(self.network, transport or self.transport())
+        return HttpClient(self.network, transport or self.transport())
 
 
 __all__ = [

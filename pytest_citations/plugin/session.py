@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from .. import recording
 from ..cases import Case
 from ..errors import AccountError, CitationsError, ConfigurationError
 from ..gating.baseline import Baseline
@@ -35,7 +36,6 @@ from ..recording import (
 )
 from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
-from ..recording.plan import plan_recording
 from ..timing import split
 from ..verdicts import ClaimVerdict
 from .ahead import VerifyAhead
@@ -300,7 +300,7 @@ class CitationsSession:
         if not self.options.record_mode.records:
             return None
         files = [(self.layout.case_file(path), file_requests(cases)) for path, cases in self._plan]
-        plan = plan_recording(
+        plan = recording.plan_recording(
             files, self.options.record_mode, self.settings, self.vcr_config, self.backends
         )
         return self.verifier.run(plan)

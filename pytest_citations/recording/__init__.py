@@ -40,13 +40,22 @@ trusted keys a cassette none of them signed as it is cannot be read (:mod:`.trus
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..atomic import sweep_temporary_files
+from ..lazy import lazy_exports
 from .client import recorded_client
 from .files import CassetteClash, UnreadableCassette, parse_cassette, write_cassette
 from .library import CassetteLibrary
 from .scrub import VcrConfig, build_vcr, keep_builtin_scrubbing
 from .session import CassetteSession, RecordMode
 from .transport import CassetteTransport
+
+if TYPE_CHECKING:
+    from .plan import plan_recording
+
+#: Imported on first use: only a recording run plans what it is about to record.
+__getattr__ = lazy_exports(__name__, {"plan_recording": "plan"})
 
 __all__ = [
     "CassetteClash",
@@ -59,6 +68,7 @@ __all__ = [
     "build_vcr",
     "keep_builtin_scrubbing",
     "parse_cassette",
+    "plan_recording",
     "recorded_client",
     "sweep_temporary_files",
     "write_cassette",

@@ -37,6 +37,9 @@ def recorded_client(
     """A client that replays from the active cassette of ``library``, records what its mode
     allows and refuses the rest; a request it may send goes to ``network`` (the real network
     by default, whose budget reads the run's ``ledger``: drift's offline replay passes a
-    transport that refuses everything)."""
-    network = network or settings.transport(ledger)
+    transport that refuses everything). Below a library that only replays (mode ``none``),
+    no cassette lets a request through, so no network is built."""
+    if network is None:
+        records = library.record_mode.records
+        network = settings.transport(ledger) if records else Offline("a replay")
     return settings.http_client(CassetteTransport(library, network))

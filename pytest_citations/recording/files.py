@@ -24,7 +24,6 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
 
 from ..atomic import write_atomically
 from ..errors import CitationsError
-from .sealing import seal
 
 
 # Readable YAML --------------------------------------------------------------------------
@@ -324,6 +323,9 @@ def write_cassette(
 def sealed(text: str) -> str:
     """A cassette's text as every writer writes it: signed with ``CITATIONS_SIGNING_KEY``
     when it is set, else without a signature (:func:`~.sealing.seal`)."""
+    # Signing is a backend: loaded by the first cassette written, never by a replay.
+    from .sealing import seal
+
     return seal(text, lambda written: yaml.load(written, Loader=_Loader))
 
 

@@ -9,11 +9,11 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..errors import SignatureRefused
 from ..paths import shown
 from .choices import choices_document, parse_choices
 from .files import CassetteContentError, read_cassette, write_cassette
 from .library import CassetteLibrary
-from .signing import SignatureRefused
 
 
 def mirrored_cassette(source: Path, cassette_dir: Path, root: Path | None = None) -> Path:

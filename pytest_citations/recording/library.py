@@ -9,6 +9,7 @@ import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import vcr
 from vcr.cassette import Cassette
@@ -16,7 +17,7 @@ from vcr.request import Request as VcrRequest
 
 from ..atomic import sweep_temporary_files
 from ..distribution import install_command
-from ..errors import RequestRefused
+from ..errors import RequestRefused, SignatureRefused
 from ..paths import shown
 from ..pipeline.recall import ChoiceKey
 from ..retrieval.selection import Selection
@@ -33,11 +34,12 @@ from .files import (
 )
 from .pages import is_judge_call
 from .session import CassetteSession, RecordMode, current_session
-from .signing import SignatureRefused, TrustedKeys
 from .trust import UntrustedCassette
 
+if TYPE_CHECKING:
+    from .signing import TrustedKeys
 
-@dataclass
+
 @dataclass
 class _Failure:
     """A request that failed (and was not recorded), until the same request succeeds."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 from vcr.request import Request as VcrRequest
@@ -19,7 +19,9 @@ from ..pipeline.recall import ChoiceKey
 from ..retrieval.selection import Selection
 from .choices import parse_choices
 from .files import Interaction, parse_cassette, read_cassette
-from .signing import TrustedKeys
+
+if TYPE_CHECKING:
+    from .signing import TrustedKeys
 
 
 def _query(request: VcrRequest) -> dict[str, str]:
@@ -53,7 +55,7 @@ def read_recording(
     """The interactions of a cassette file and retrieval's choices it holds, checked as a
     replay checks them (with ``trust``, its signature too). Raises ``OSError``,
     :class:`~pytest_citations.recording.files.CassetteContentError` or
-    :class:`~pytest_citations.recording.signing.SignatureRefused`."""
+    :class:`~pytest_citations.errors.SignatureRefused`."""
     interactions, section = read_cassette(path.read_bytes(), trust.check if trust else None)
     return interactions, parse_choices(section)
 

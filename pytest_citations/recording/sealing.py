@@ -20,8 +20,8 @@ try:  # libyaml's C composer: a 22 MB cassette in a fraction of a second
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
-from ..errors import CitationsError
-from .signing import SIGNATURE_KEY, SignatureRefused, Signer, signer_from_environment
+from ..errors import CitationsError, SignatureRefused
+from .signing import SIGNATURE_KEY, Signer, signer_from_environment
 
 #: A top-level ``signature`` key, as a block mapping writes it (quoted or not).
 _SIGNED = re.compile(r"""^[ ]*(?:signature|'signature'|"signature")[ ]*:""", re.MULTILINE)

@@ -43,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, SignatureRefused
 from ..pipeline.settings import SIGNING_KEY_VARIABLE
 
 if TYPE_CHECKING:
@@ -77,15 +77,6 @@ _FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}")
 class SigningKeyError(ConfigurationError):
     """``CITATIONS_SIGNING_KEY`` is set but holds no usable key (the message never holds
     the value)."""
-
-
-class SignatureRefused(Exception):
-    """A cassette whose signature a replay with trusted keys does not accept: ``problem``
-    says why, as a clause about the file (``it is not signed``)."""
-
-    def __init__(self, problem: str) -> None:
-        self.problem = problem
-        super().__init__(problem)
 
 
 # Canonical content ---------------------------------------------------------------------

@@ -5,8 +5,8 @@ claim of the file as a damaged file's is; never a label."""
 from __future__ import annotations
 
 from ..errors import CitationsError
+from ..pipeline.settings import SIGNING_KEY_VARIABLE
 from .files import UnreadableCassette
-from .signing import SIGNING_KEY_VARIABLE
 
 
 class UntrustedCassette(UnreadableCassette):

@@ -4,6 +4,8 @@ request, rewrite throws a cassette away and records it anew."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from plugin_helpers import (
     BOILING_URL,
@@ -63,6 +65,20 @@ def test_default_mode_replays_only_and_never_writes(recorded: Citations) -> None
     )
     assert cassette.read_bytes() == before
     assert not recorded.cassette("cases/new.yaml").exists()
+
+
+def test_a_replay_builds_no_network(
+    recorded: Citations, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A replay sends nothing, so a setting that only the network reads (a CA bundle that is
+    # not there, as a CI image may name one) must not stop it; it failed every claim with a
+    # FileNotFoundError before a replay-only run stopped building the network transport.
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "missing-ca.pem"))
+
+    result = recorded.run("cases/", gate="default")
+
+    result.assert_outcomes(passed=2)
+    assert "FileNotFoundError" not in result.stdout.str()
 
 
 def test_a_refusal_in_one_cassette_never_fails_another_cassette(recorded: Citations) -> None:

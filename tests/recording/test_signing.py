@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from vcr.request import Request as VcrRequest
 
+import pytest_citations
 from pytest_citations.errors import ConfigurationError
 from pytest_citations.pipeline.settings import Settings
 from pytest_citations.recording.files import (
@@ -417,3 +420,27 @@ def test_writes_refused_by_the_trusted_keys_are_named_before_they_happen() -> No
     other = refused_writes(trusted, {SIGNING_KEY_VARIABLE: pem_of(signer_of(OTHER_SEED))})
     assert other is not None
     assert signer_of(OTHER_SEED).fingerprint in other
+
+
+def test_a_replay_without_trusted_keys_never_loads_the_signing_machinery(tmp_path: Path) -> None:
+    # The recording package's replay path reaches signing only through a trusted key's check
+    # or a write; it loaded signing and sealing at import (files imported sealing) before.
+    cassette = tmp_path / "c.yaml"
+    cassette.write_text("interactions: []\nretrieval: []\nversion: 1\n", encoding="utf-8")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pytest_citations.recording import CassetteLibrary, RecordMode, build_vcr\n"
+        "from pytest_citations.sanitize import Redactor\n"
+        "library = CassetteLibrary(build_vcr(Redactor()), RecordMode.NONE, str)\n"
+        f"library.open(Path({str(cassette)!r})).close()\n"
+        "loaded = ('pytest_citations.recording.signing', 'pytest_citations.recording.sealing')\n"
+        "print([name for name in loaded if name in sys.modules])\n"
+    )
+    checkout = Path(pytest_citations.__file__).parents[1]  # the package under test
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=checkout, capture_output=True, text=True
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
