@@ -10,12 +10,11 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..distribution import __version__
-from ..drift.report import DriftReport
 from ..errors import AccountError, CitationsError
 from ..gating.base_report import read_base
 from ..gating.build import Findings, build_run
@@ -42,6 +41,9 @@ from .printing import printed
 from .results import problems_of, result_of, where_of
 from .session import baseline_of
 from .sharding import plan_of
+
+if TYPE_CHECKING:
+    from ..drift.report import DriftReport
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
 USAGE_OUTPUT, NOTES_OUTPUT = "citations_usage", "citations_cassette_notes"
@@ -117,10 +119,10 @@ class CitationsReporter:
     def add_drift(self, found: DriftReport | Exception) -> None:
         """The drift check's report, or why it could not run."""
         self.drift = found
-        if isinstance(found, DriftReport):
-            self.found.drift = found.to_dict()
-        else:
+        if isinstance(found, Exception):
             self.found.drift = {"error": strip_controls(str(found)), "failed": True}
+        else:
+            self.found.drift = found.to_dict()
 
     def add_settings(self, settings: Settings, backends: Backends) -> None:
         """The run's budget and what recording needs, for the summary's next steps."""
@@ -328,13 +330,15 @@ class CitationsReporter:
             tally = folder_tally(options.cassette_dir, options.root, self.unplayed)
         except OSError:  # the run says what is wrong with its cassettes
             return None
-        return tally.line(prune_command(options.cassette_dir, options.root)) if tally else None
+        if tally is None or not tally.recordings:
+            return None
+        return tally.line(prune_command(options.cassette_dir, options.root))
 
     def _drift_summary(self, terminalreporter: Any) -> None:
         drift = self.drift
         if drift is None:
             return
-        if not isinstance(drift, DriftReport):
+        if isinstance(drift, Exception):
             text = f"drift check could not run: {drift}"
             terminalreporter.write_line(printed(text), red=True)
             return
