@@ -4,12 +4,14 @@ figure ``pytest-citations cassettes prune`` lists, without reading a case file a
 A replay plays what its case file needs, so a recording is stale only if it was not played
 (or, a retrieval choice, not looked up); and of those, only what :mod:`.needs` tells stale
 by name is (a fetch of a URL no claim cites, a judge call for a claim the file no longer
-holds, ...), as prune tells it. Where prune would need the recorded pages (a judge call,
-not played, of a claim that dropped a URL), or where the file on disk may not be the one
-that was played, the replay cannot vouch for the figure: None, and the summary says
-nothing. A cassette of the folder whose case file does not exist is stale whole, unless it
-may be a test's (:func:`~.needs.tests_module`); one whose case file exists but did not
-replay in this run leaves the figure untold.
+holds, a choice for a citation it no longer makes), as prune tells it: what prune keeps
+(another vote of a held claim, a request of another kind) is not counted either. The
+replay cannot vouch for the figure, and the summary says nothing, where prune would read
+the recorded pages (a claim that dropped one of its URLs), where the file on disk may not
+hold what was played where it was played (a hook left a recording out when it was read or
+may when it is written; record modes ``all`` and ``rewrite``), or where a case file of the
+folder did not replay in the run. A cassette of the folder whose case file does not exist
+is stale whole, unless it may be a test's (:func:`~.needs.tests_module`).
 """
 
 from __future__ import annotations
