@@ -327,7 +327,9 @@ class CitationsReporter:
         if self.workers and options.record_mode.records:
             return None
         try:
-            tally = folder_tally(options.cassette_dir, options.root, self.unplayed)
+            tally = folder_tally(
+                options.cassette_dir, options.root, self.unplayed, options.trusted_keys
+            )
         except OSError:  # the run says what is wrong with its cassettes
             return None
         if tally is None or not tally.recordings:

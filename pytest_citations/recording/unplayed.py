@@ -9,9 +9,10 @@ holds, a choice for a citation it no longer makes), as prune tells it: what prun
 replay cannot vouch for the figure, and the summary says nothing, where prune would read
 the recorded pages (a claim that dropped one of its URLs), where the file on disk may not
 hold what was played where it was played (a hook left a recording out when it was read or
-may when it is written; record modes ``all`` and ``rewrite``), or where a case file of the
-folder did not replay in the run. A cassette of the folder whose case file does not exist
-is stale whole, unless it may be a test's (:func:`~.needs.tests_module`).
+may when it is written; record modes ``all`` and ``rewrite``). The cassette of a case file
+the run did not replay (another folder of case files) is told by name from both files, as
+prune tells it; one whose case file does not exist is stale whole, unless it may be a
+test's (:func:`~.needs.tests_module`).
 """
 
 from __future__ import annotations
@@ -20,16 +21,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cases import CaseFileError, iter_claims, load_cases
 from ..judges.prompt import neutralize_fences
 from ..labels import counted
 from ..paths import shown
 from ..pipeline.claimwork import ClaimRequest
+from ..pipeline.recall import ChoiceKey
 from .choices import parse_choices
 from .entries import UneditableCassette, check_editable, entry_spans
 from .files import CassetteContentError, Interaction, read_cassette
 from .needs import CaseNeeds, judge_message, stored_pages, stored_read, tests_module
 from .pages import body_strings, body_text, crawl_target, is_judge_call
 from .session import CassetteSession, RecordMode
+from .signing import SignatureRefused, TrustedKeys
 
 
 def size_of(size: int) -> str:
@@ -106,18 +110,31 @@ def unplayed(session: CassetteSession, requests: Sequence[ClaimRequest]) -> Unpl
         return None  # what it writes is not what it read
     if session.held != len(loaded) or (session.may_record and session.save_hooks):
         return None  # a hook left out a recording when it was read, or may when written
+    return _counted(session.path, None, loaded, left, list(session.loaded_choices), requests)
+
+
+def _counted(
+    path: Path,
+    text: str | None,
+    interactions: Sequence[Interaction],
+    left: Sequence[int],
+    keys: Sequence[ChoiceKey],
+    requests: Sequence[ClaimRequest],
+) -> Unplayed | None:
+    """Of a cassette's interactions not played (``left``) and its choices (``keys``), what
+    is stale by name for a case file's claims (``requests``), with its bytes in the file
+    (its ``text``, read when None); None when the pages would have to tell."""
     needs = CaseNeeds.of(requests)
-    choices = [at for at, key in enumerate(session.loaded_choices) if not needs.needs_choice(key)]
-    keys = list(session.loaded_choices)
+    choices = [at for at, key in enumerate(keys) if not needs.needs_choice(key)]
     if {neutralize_fences(keys[at].claim) for at in choices} & needs.claims:
         return None  # which calls of a claim that dropped a URL are stale takes its pages
-    interactions = _stale_interactions(loaded, left, needs)
-    if not interactions and not choices:
+    stale = _stale_interactions(interactions, left, needs)
+    if not stale and not choices:
         return (0, 0)
     try:
-        text = session.path.read_text("utf-8")
+        text = path.read_text("utf-8") if text is None else text
         spans = entry_spans(text)
-        check_editable(spans, interactions, choices)
+        check_editable(spans, stale, choices)
     except (OSError, UnicodeDecodeError):
         return None
     except UneditableCassette:
@@ -125,11 +142,31 @@ def unplayed(session: CassetteSession, requests: Sequence[ClaimRequest]) -> Unpl
     size = sum(
         len(text[start:end].encode("utf-8"))
         for start, end in [
-            *(spans.interactions[at] for at in interactions),
+            *(spans.interactions[at] for at in stale),
             *(spans.choices[at] for at in choices),
         ]
     )
-    return (len(interactions) + len(choices), size)
+    return (len(stale) + len(choices), size)
+
+
+def _not_replayed(cassette: Path, case_file: Path, trust: TrustedKeys | None) -> Unplayed | None:
+    """What is stale in the cassette of a case file the run did not replay (another folder
+    of case files than the run's), told by name from the case file and the cassette."""
+    try:
+        cases = load_cases(case_file)
+        raw = cassette.read_bytes()
+        interactions, section = read_cassette(raw, trust.check if trust is not None else None)
+        keys = list(parse_choices(section))
+        text = raw.decode("utf-8")
+    except (CaseFileError, OSError, CassetteContentError, SignatureRefused):
+        return (0, 0)  # prune says why it cannot prune it, and counts none
+    except UnicodeDecodeError:
+        return None
+    requests = [
+        ClaimRequest.of(claim.text, claim.urls, case.retrieved)
+        for case, claim in iter_claims(cases)
+    ]
+    return _counted(cassette, text, interactions, range(len(interactions)), keys, requests)
 
 
 def _whole(cassette: Path) -> Unplayed:
@@ -147,11 +184,15 @@ def _whole(cassette: Path) -> Unplayed:
 
 
 def folder_tally(
-    cassette_dir: Path, root: Path, played: Mapping[str, Unplayed | None]
+    cassette_dir: Path,
+    root: Path,
+    played: Mapping[str, Unplayed | None],
+    trust: TrustedKeys | None = None,
 ) -> StaleTally | None:
     """How much is stale in the whole cassette folder, from what each case file's replay
     left unplayed (``played``, by the cassette's resolved path); None when the run cannot
-    vouch for it (see the module docstring)."""
+    vouch for it (see the module docstring). ``trust``: the keys a cassette must be signed
+    by, as the run reads them."""
     if not cassette_dir.is_dir():
         return StaleTally(0, 0, 0)
     found: list[Unplayed] = []
@@ -166,8 +207,11 @@ def folder_tally(
             found.append(known)
         elif not resolved.is_relative_to(folder):
             continue  # prune cannot prune it either
-        elif (root / resolved.relative_to(folder)).is_file():
-            return None  # its case file did not replay in this run
+        elif (case_file := root / resolved.relative_to(folder)).is_file():
+            known = _not_replayed(cassette, case_file, trust)
+            if known is None:
+                return None
+            found.append(known)
         elif tests_module(cassette, cassette_dir, root) is None:
             found.append(_whole(cassette))
     stale = [(count, size) for count, size in found if count]

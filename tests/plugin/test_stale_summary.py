@@ -151,19 +151,24 @@ def test_a_claim_that_dropped_one_of_its_urls_leaves_the_figure_untold(
     assert "stale recording" in pruned(citations)
 
 
-def test_a_case_file_the_run_did_not_replay_leaves_the_figure_untold(
+def test_a_case_file_the_run_did_not_replay_is_told_from_its_files_as_prune_tells_it(
     pruned_claim: Citations,
 ) -> None:
-    pruned_claim.write("cases/more.yaml", ONE_CLAIM.replace("id: water", "id: more"))
+    # Another case file of the folder, recorded with two claims, now holding one.
+    pruned_claim.write("cases/more.yaml", TWO_CLAIMS.replace("id: water", "id: more"))
     pruned_claim.record("cases/more.yaml", GATE, gate="args")
+    pruned_claim.write("cases/more.yaml", ONE_CLAIM.replace("id: water", "id: more"))
 
-    alone = pruned_claim.run("cases/water.yaml", GATE, gate="args")
-    pruned_claim.write("cases/more.yaml", "id: more\nclaims: [\n")  # it cannot be collected
+    alone = stale_lines(pruned_claim.run("cases/water.yaml", GATE, gate="args"))
+    listed = pruned(pruned_claim)
+    pruned_claim.write("cases/more.yaml", "id: more\nclaims: [\n")  # prune cannot read it
     broken = pruned_claim.run("cases/", GATE, gate="args")
 
-    assert stale_lines(alone) == []
+    assert alone[0].startswith("4 stale recordings in 2 cassettes (")
+    assert figure(alone[0]) == figure(listed)
     assert broken.ret != 0
-    assert stale_lines(broken) == []
+    assert stale_lines(broken)[0].startswith("2 stale recordings in 1 cassette (")
+    assert figure(stale_lines(broken)[0]) == figure(pruned(pruned_claim))
 
 
 def test_extra_votes_a_replay_does_not_ask_are_not_stale(citations: Citations) -> None:
