@@ -181,3 +181,17 @@ def test_extra_votes_a_replay_does_not_ask_are_not_stale(citations: Citations) -
     assert result.ret == 0
     assert stale_lines(result) == []
     assert pruned(citations).endswith("nothing stale")
+
+
+def test_a_recording_run_counts_what_it_did_not_play_unless_it_records_everything_anew(
+    pruned_claim: Citations,
+) -> None:
+    # new_episodes keeps every recording it did not play where it was: counted, as prune
+    # lists them; "all" writes the file anew from what it sent and what it kept, which is
+    # not what it read, and says nothing.
+    episodes, _ = pruned_claim.record("cases/", GATE, gate="args", mode="new_episodes")
+    again, _ = pruned_claim.record("cases/", GATE, gate="args", mode="all")
+
+    assert LINE.match(stale_lines(episodes)[0])
+    assert stale_lines(again) == []
+    assert "stale recording" in pruned(pruned_claim)
