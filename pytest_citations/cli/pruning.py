@@ -12,7 +12,8 @@ from ..errors import ConfigurationError
 from ..labels import counted
 from ..pipeline.settings import Settings
 from ..recording.signing import refused_writes
-from ..upkeep.prune import Pruned, prune_cassettes, size_of, tally
+from ..recording.unplayed import size_of
+from ..upkeep.prune import Pruned, prune_cassettes, tally
 from .common import EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_USAGE, Subcommands, run_engine, say
 from .signing import add_trust_option, trust_of
 

@@ -37,7 +37,13 @@ from .option_table import register
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
 from .preflight import check_recording_secrets, check_signing, refuse_budget_under_xdist
 from .printing import neutralise_failure, neutralised_logs, printed
-from .reporter import DESELECTED_OUTPUT, NOTES_OUTPUT, USAGE_OUTPUT, CitationsReporter
+from .reporter import (
+    DESELECTED_OUTPUT,
+    NOTES_OUTPUT,
+    UNPLAYED_OUTPUT,
+    USAGE_OUTPUT,
+    CitationsReporter,
+)
 from .results import attach_problems, attach_result, attach_where, own_time, result_of
 from .scheduling import (
     CollectionErrors,
@@ -333,12 +339,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     citations = config.stash.get(SESSION_KEY, None)
     if citations is None:
         return
-    notes = citations.library.notes()
+    notes, unplayed = citations.library.notes(), citations.library.stale_counts()
     if hasattr(config, "workeroutput"):
         config.workeroutput[USAGE_OUTPUT] = citations.usage.to_dict()
         config.workeroutput[NOTES_OUTPUT] = notes
+        config.workeroutput[UNPLAYED_OUTPUT] = unplayed
     elif REPORTER_KEY in config.stash:
-        config.stash[REPORTER_KEY].add_process(citations.usage, notes)
+        config.stash[REPORTER_KEY].add_process(citations.usage, notes, unplayed)
     citations.close()
     del config.stash[SESSION_KEY]
 

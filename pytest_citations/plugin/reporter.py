@@ -10,12 +10,11 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..distribution import __version__
-from ..drift.report import DriftReport
 from ..errors import AccountError, CitationsError
 from ..gating.base_report import read_base
 from ..gating.build import Findings, build_run
@@ -26,6 +25,7 @@ from ..network.usage import Spending, SpendPlan, Usage
 from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
+from ..recording.unplayed import Unplayed, folder_tally, prune_command
 from ..reports import RENDERERS, RunInfo, write_report
 from ..reports.github import annotations_of, under_github_actions
 from ..reports.info import SourceLinks
@@ -33,7 +33,6 @@ from ..reports.markdown_report import whole_run
 from ..reports.spending import plan_line
 from ..reports.terminal import summary_lines
 from ..sanitize import strip_controls
-from ..upkeep.prune import prune_command, stale_tally
 from . import identity
 from .github import append_summary, step_summary
 from .items import CASE_MARKER
@@ -43,8 +42,12 @@ from .results import problems_of, result_of, where_of
 from .session import baseline_of
 from .sharding import plan_of
 
+if TYPE_CHECKING:
+    from ..drift.report import DriftReport
+
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
 USAGE_OUTPUT, NOTES_OUTPUT = "citations_usage", "citations_cassette_notes"
+UNPLAYED_OUTPUT = "citations_unplayed"
 DESELECTED_OUTPUT = "citations_deselected"
 
 
@@ -90,8 +93,11 @@ class CitationsReporter:
         self.found = Findings()
         self.result: RunResult | None = None
         self.drift: DriftReport | Exception | None = None
-        #: The run's settings and backends (for the pages the stale count reads).
-        self.settings: tuple[Settings, Backends] | None = None
+        #: What each case file's replay left stale of its cassette (see
+        #: :func:`~pytest_citations.recording.unplayed.unplayed`), and whether xdist
+        #: workers replayed them.
+        self.unplayed: dict[str, Unplayed | None] = {}
+        self.workers = False
         #: Why each report file that could not be written was not (each left as it was).
         self.unwritten: list[str] = []
         #: What the job summary could not take: said, never a failed gate.
@@ -113,14 +119,13 @@ class CitationsReporter:
     def add_drift(self, found: DriftReport | Exception) -> None:
         """The drift check's report, or why it could not run."""
         self.drift = found
-        if isinstance(found, DriftReport):
-            self.found.drift = found.to_dict()
-        else:
+        if isinstance(found, Exception):
             self.found.drift = {"error": strip_controls(str(found)), "failed": True}
+        else:
+            self.found.drift = found.to_dict()
 
     def add_settings(self, settings: Settings, backends: Backends) -> None:
         """The run's budget and what recording needs, for the summary's next steps."""
-        self.settings = (settings, backends)
         prefix = shown(self.config.rootpath, self.options.root)
         self.found.spending = Spending(
             budget=settings.budgets,
@@ -138,10 +143,16 @@ class CitationsReporter:
         spending = self.found.spending
         return plan_line(spending.plan or SpendPlan(), spending.budget)
 
-    def add_process(self, usage: Usage, notes: list[str]) -> None:
-        """What one process (this one or an xdist worker) spent and left unrecorded."""
+    def add_process(
+        self, usage: Usage, notes: list[str], unplayed: dict[str, Unplayed | None]
+    ) -> None:
+        """What one process (this one or an xdist worker) spent, left unrecorded, and left
+        stale of each cassette it replayed (two that replayed one file must agree)."""
         self.found.usage.add(usage)
         self.found.add_cassette_notes(notes)
+        for path, found in unplayed.items():
+            found = None if found is None else (found[0], found[1])  # a list from a worker
+            self.unplayed[path] = found if self.unplayed.get(path, found) == found else None
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """A case file that could not be collected is not checked: never a pass."""
@@ -178,8 +189,10 @@ class CitationsReporter:
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """Merge an xdist worker's spending, cassette notes and what it deselected."""
         output = getattr(node, "workeroutput", {})
+        self.workers = True
         if USAGE_OUTPUT in output:
-            self.add_process(Usage.from_dict(output[USAGE_OUTPUT]), output.get(NOTES_OUTPUT, []))
+            usage = Usage.from_dict(output[USAGE_OUTPUT])
+            self.add_process(usage, output.get(NOTES_OUTPUT, []), output.get(UNPLAYED_OUTPUT, {}))
         self.add_deselected(Location.from_dict(item) for item in output.get(DESELECTED_OUTPUT, ()))
         self.shard = self.shard or plan_of(self.config, output)
         self.case_files = self.case_files or identity.case_files_of(self.config, output)
@@ -300,26 +313,26 @@ class CitationsReporter:
                 terminalreporter.write_line(annotation.command())
 
     def _stale_line(self) -> str | None:
-        """How many recordings of the cassette folder no case file needs any more
-        (:mod:`pytest_citations.upkeep.prune`), said by a run that covers every case file:
-        no selection, and no other shard's files (an xdist run counts here, on the
-        controller, once its workers wrote their cassettes)."""
+        """How many recordings of the cassette folder no case file needs any more, counted
+        from what the replay played (:mod:`pytest_citations.recording.unplayed`: the figure
+        ``cassettes prune`` lists), said by a run that covers every case file: no
+        selection, and no other shard's files. Under xdist the controller says it once, from
+        what its workers replayed, when they only replayed (each writes what it records)."""
         shard = self.shard
-        if not is_full_run(self.config) or self.settings is None:
+        if not is_full_run(self.config):
             return None
         if shard is not None and len(shard.files) < len(shard.assignment):
             return None
         options = self.options
-        settings, backends = self.settings
+        if self.workers and options.record_mode.records:
+            return None
         try:
-            tally = stale_tally(
-                options.cassette_dir,
-                options.root,
-                settings,
-                backends=backends,
-                trust=options.trusted_keys,
+            tally = folder_tally(
+                options.cassette_dir, options.root, self.unplayed, options.trusted_keys
             )
-        except (CitationsError, OSError):  # the run says what is wrong with its cassettes
+        except OSError:  # the run says what is wrong with its cassettes
+            return None
+        if tally is None or not tally.recordings:
             return None
         return tally.line(prune_command(options.cassette_dir, options.root))
 
@@ -327,7 +340,7 @@ class CitationsReporter:
         drift = self.drift
         if drift is None:
             return
-        if not isinstance(drift, DriftReport):
+        if isinstance(drift, Exception):
             text = f"drift check could not run: {drift}"
             terminalreporter.write_line(printed(text), red=True)
             return
@@ -338,4 +351,10 @@ class CitationsReporter:
         terminalreporter.write_line(printed(decision), **colour)
 
 
-__all__ = ["DESELECTED_OUTPUT", "NOTES_OUTPUT", "USAGE_OUTPUT", "CitationsReporter"]
+__all__ = [
+    "DESELECTED_OUTPUT",
+    "NOTES_OUTPUT",
+    "UNPLAYED_OUTPUT",
+    "USAGE_OUTPUT",
+    "CitationsReporter",
+]

@@ -323,6 +323,7 @@ class CitationsSession:
                     # A replay-only cassette shares its work with no other file: let its
                     # pages, answers and parsed recording go now, not at the end of the run.
                     verifier.release(cassette.scope_key)
+            self.library.replayed(cassette, requests)  # what it left stale, for the summary
             took = time.perf_counter() - started
             return VerifiedFile(verdicts, split(took, [v.work_seconds for v in verdicts]))
 

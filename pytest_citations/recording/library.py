@@ -19,6 +19,7 @@ from ..atomic import sweep_temporary_files
 from ..distribution import install_command
 from ..errors import RequestRefused, SignatureRefused
 from ..paths import shown
+from ..pipeline.claimwork import ClaimRequest
 from ..pipeline.recall import ChoiceKey
 from ..retrieval.selection import Selection
 from .choices import choices_document, parse_choices
@@ -35,6 +36,7 @@ from .files import (
 from .pages import is_judge_call
 from .session import CassetteSession, RecordMode, current_session
 from .trust import UntrustedCassette
+from .unplayed import Unplayed, unplayed
 
 if TYPE_CHECKING:
     from .signing import TrustedKeys
@@ -81,6 +83,7 @@ class CassetteLibrary:
         self._lock = threading.Lock()
         self.played = 0
         self.recorded = 0
+        self._unplayed: dict[str, Unplayed | None] = {}
 
     # Which source records into which file ---------------------------------------------
     def assign(self, path: Path, owner: Hashable, described: str) -> Path:
@@ -137,6 +140,7 @@ class CassetteLibrary:
             # A file of judge calls without a retrieval section was made before choices
             # were kept, by the top passages (ranking 1): what it lacks is chosen so.
             legacy=choices is None and any(is_judge_call(r) for r, _ in interactions or ()),
+            held=None if interactions is None else len(interactions),
         )
 
     def _read(
@@ -190,6 +194,20 @@ class CassetteLibrary:
         (HTTP 401 from the Crawlbase API)``), for the terminal summary."""
         with self._lock:
             return list(self._notes)
+
+    def replayed(self, session: CassetteSession, requests: Sequence[ClaimRequest]) -> None:
+        """A case file's claims (``requests``) replayed in full from a session, now closed:
+        what of its cassette it left stale is kept for the run's summary (see
+        :mod:`.unplayed`)."""
+        found = unplayed(session, requests)
+        with self._lock:
+            self._unplayed[str(session.path.resolve())] = found
+
+    def stale_counts(self) -> dict[str, Unplayed | None]:
+        """What each replayed case file left stale of its cassette, by the cassette's
+        resolved path (None: the replay cannot vouch for it)."""
+        with self._lock:
+            return dict(self._unplayed)
 
     def shown(self, path: Path) -> str:
         """A cassette path as the user knows it: relative to the rootdir when inside it."""

@@ -69,6 +69,7 @@ class CassetteSession:
         serial: int,
         choices: Mapping[ChoiceKey, Selection] | None = None,
         legacy: bool = False,
+        held: int | None = None,
     ) -> None:
         self.library = library
         self.path = path
@@ -76,8 +77,10 @@ class CassetteSession:
         self.existed = existed
         self.match_on = tuple(match_on)
         self.index = InteractionIndex(self.match_on)
-        #: What the file held when it was opened (nothing in rewrite mode).
+        #: What the file held when it was opened (nothing in rewrite mode), and how many
+        #: interactions the file held as read (None: none was read); a hook may leave some out.
         self.loaded: list[Interaction] = list(cassette.data)
+        self.held = held
         self.used: set[Hashable] = set()
         self.closed = False
         self._fresh = fresh
@@ -90,6 +93,8 @@ class CassetteSession:
         #: Retrieval's choices the file held, and those made while it records.
         self.loaded_choices: dict[ChoiceKey, Selection] = dict(choices or {})
         self.new_choices: dict[ChoiceKey, Selection] = {}
+        #: The file's choices a lookup found (what the replay used of its retrieval section).
+        self.recalled: set[ChoiceKey] = set()
         #: The file was recorded before choices were kept (judge calls, no section).
         self.legacy = legacy
 
@@ -133,6 +138,8 @@ class CassetteSession:
             found = self.new_choices.get(key)
             if found is None and not (self.may_record and self._records_anew):
                 found = self.loaded_choices.get(key)
+                if found is not None:
+                    self.recalled.add(key)
             return found
 
     def ranking(self) -> int | None:

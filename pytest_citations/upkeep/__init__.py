@@ -6,8 +6,9 @@ whose passages would now differ (what a re-record would change); :mod:`.prune` l
 recordings no case file needs any more (:mod:`.stale` tells them, without a model) and takes
 them out. Upgrade and check need the embedding models (the ``record`` extra); none sends a
 request, and only prune removes interactions, those no replay uses. No pytest here: the
-``pytest-citations cassettes`` command calls them, and the plugin's summary counts what is
-stale."""
+``pytest-citations cassettes`` command calls them. A run's summary counts what is stale from
+what its replay played (:mod:`pytest_citations.recording.unplayed`), by the same rules
+(:mod:`pytest_citations.recording.needs`), without this package."""
 
 from __future__ import annotations
 
@@ -19,11 +20,10 @@ if TYPE_CHECKING:
     from .check import CheckedCassette, Recheck, check_cassettes
     from .integrity import SoundCassette, check_integrity
     from .owners import CassetteOwner, owners_of
-    from .prune import Pruned, StaleTally, prune_cassettes, stale_tally
+    from .prune import Pruned, prune_cassettes
     from .upgrade import Upgrade, upgrade_cassettes
 
-#: Where each name is defined: imported on first use (a replay loads only what counts
-#: stale recordings).
+#: Where each name is defined: imported on first use.
 _EXPORTS = {
     "CheckedCassette": "check",
     "Recheck": "check",
@@ -33,9 +33,7 @@ _EXPORTS = {
     "CassetteOwner": "owners",
     "owners_of": "owners",
     "Pruned": "prune",
-    "StaleTally": "prune",
     "prune_cassettes": "prune",
-    "stale_tally": "prune",
     "Upgrade": "upgrade",
     "upgrade_cassettes": "upgrade",
 }
@@ -50,12 +48,10 @@ __all__ = [
     "Pruned",
     "Recheck",
     "SoundCassette",
-    "StaleTally",
     "Upgrade",
     "check_cassettes",
     "check_integrity",
     "owners_of",
     "prune_cassettes",
-    "stale_tally",
     "upgrade_cassettes",
 ]

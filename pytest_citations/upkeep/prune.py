@@ -15,10 +15,8 @@ cassette stale whole is deleted. A file that changed since it was read is left a
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,22 +32,12 @@ from ..recording import VcrConfig, build_vcr
 from ..recording.choices import parse_choices
 from ..recording.entries import EntrySpans, check_editable, entry_spans, without_entries
 from ..recording.files import CassetteContentError, read_cassette, sealed
+from ..recording.needs import CaseNeeds, tests_module
 from ..recording.sealing import UnsignableCassette
 from ..recording.signing import SignatureRefused, TrustedKeys
+from ..recording.unplayed import StaleTally, size_of
 from .owners import CassetteOwner, cassette_files, owners_of
-from .stale import CaseNeeds, Stale, page_urls, staleness
-
-#: A file named after a test (``test_x``, ``TestX.test_x``, ``test_x[param]``).
-_TEST_NAME = re.compile(r"^(?:[A-Za-z_]\w*\.)*test", re.IGNORECASE)
-
-
-def size_of(size: int) -> str:
-    """A size in bytes as a listing shows it: ``812 B``, ``1.2 KB``, ``3.4 MB``."""
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / 1024 / 1024:.1f} MB"
+from .stale import Stale, page_urls, staleness
 
 
 @dataclass(frozen=True)
@@ -131,15 +119,6 @@ def _sized(stale: Sequence[Stale], text: str, spans: EntrySpans) -> list[Found]:
     ]
 
 
-def _test_module(owner: CassetteOwner, cassette_dir: Path, root: Path) -> str | None:
-    """The test module whose cassette an orphan may be (None: it cannot be a test's)."""
-    relative = owner.cassette.resolve().relative_to(cassette_dir.resolve())
-    module = root / relative.parent.with_suffix(".py")
-    if relative.parent != Path(".") and module.is_file():
-        return shown(module, root)
-    return "a test module" if _TEST_NAME.match(relative.name) else None
-
-
 def _whole(pruned: Pruned, raw: bytes, why: str) -> Pruned:
     """A cassette stale whole: its recordings counted (one, when it cannot be read)."""
     pruned.whole, pruned.whole_size = why, len(raw)
@@ -203,7 +182,7 @@ class Pruner:
             if owner.missing is None:
                 pruned.problem = owner.problem
                 return pruned
-            module = _test_module(owner, self.cassette_dir, self.root)
+            module = tests_module(owner.cassette, self.cassette_dir, self.root)
             if module is None:
                 case_file = shown(owner.missing, self.root)
                 return _whole(pruned, raw, f"no case file {case_file} records into it")
@@ -220,7 +199,7 @@ class Pruner:
         assert owner.source is not None
         interactions, section = read_cassette(raw, self.trust.check if self.trust else None)
         choices = parse_choices(section)
-        needs = CaseNeeds.of(owner.source)
+        needs = CaseNeeds.of(claim.request for claim in owner.source.claims)
         pages = await self._pages(owner.cassette, page_urls(choices, needs))
         found = staleness(interactions, choices, needs, pages)
         pruned.unsure = found.unsure
@@ -287,62 +266,9 @@ async def prune_cassettes(
     return found
 
 
-@dataclass(frozen=True)
-class StaleTally:
-    """How much is stale in a cassette folder: the run summary's line."""
-
-    recordings: int
-    cassettes: int
-    size: int
-
-    def line(self, command: str) -> str | None:
-        """``3 stale recordings in 2 cassettes (4.1 KB): COMMAND lists them`` (None when
-        nothing is stale)."""
-        if not self.recordings:
-            return None
-        return (
-            f"{counted(self.recordings, 'stale recording')} in "
-            f"{counted(self.cassettes, 'cassette')} ({size_of(self.size)}): {command} lists them"
-        )
-
-
 def tally(found: Sequence[Pruned]) -> StaleTally:
     """The totals of a listing."""
     stale = [pruned for pruned in found if pruned.recordings and not pruned.problem]
     return StaleTally(
         sum(p.recordings for p in stale), len(stale), sum(pruned.size for pruned in stale)
     )
-
-
-def stale_tally(
-    cassette_dir: Path,
-    root: Path,
-    settings: Settings,
-    *,
-    vcr_config: VcrConfig | None = None,
-    backends: Backends | None = None,
-    trust: TrustedKeys | None = None,
-) -> StaleTally:
-    """How much is stale in the whole cassette folder (nothing when it does not exist),
-    for the summary of a run: what ``cassettes prune`` would list."""
-    if not cassette_dir.is_dir():
-        return StaleTally(0, 0, 0)
-    work = prune_cassettes(
-        [cassette_dir],
-        settings,
-        cassette_dir,
-        root,
-        vcr_config=vcr_config,
-        backends=backends,
-        trust=trust,
-    )
-    return tally(asyncio.run(work))
-
-
-def prune_command(cassette_dir: Path, root: Path) -> str:
-    """The command that lists what is stale in ``cassette_dir``, run from ``root``."""
-    folder = shown(cassette_dir, root)
-    words = ["pytest-citations", "cassettes", "prune", folder.rstrip("/") + "/"]
-    if cassette_dir.resolve() != (root / "cassettes").resolve():
-        words += ["--cassette-dir", folder]
-    return " ".join(words)

@@ -23,15 +23,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, urlsplit
 
-from ..drift.sources import DriftSource
-from ..fetchers.crawlbase import rid_from_storage_url
-from ..fetchers.urls import request_url
 from ..judges.prompt import (
-    CLAIM_HEADER,
     JOINT_SYSTEM_PROMPT,
-    PASSAGES_HEADER,
     joint_user_message,
     neutralize_fences,
     user_message,
@@ -39,11 +33,11 @@ from ..judges.prompt import (
 from ..labels import counted
 from ..pipeline.recall import ChoiceKey
 from ..recording.files import Interaction
+from ..recording.needs import CaseNeeds, judge_message, stored_pages, stored_read
 from ..recording.pages import body_strings, body_text, crawl_target, is_judge_call
 from ..retrieval.selection import Selection, page_digest
 from ..sanitize import strip_controls
 
-_OPENING, _PASSAGES = f"{CLAIM_HEADER}\n", f"\n\n{PASSAGES_HEADER}\n"
 #: Claims are shown up to this many characters in a listing.
 SHOWN_CLAIM = 80
 
@@ -58,39 +52,6 @@ def shown_text(text: str) -> str:
     """A URL or a rid from a cassette (a file a pull request can edit) as one line of a
     listing: no control sequence, line breaks written as escapes."""
     return strip_controls(text).replace("\n", "\\n").replace("\t", "\\t")
-
-
-def _form(url: str) -> str:
-    """A URL in the form the fetcher requests it."""
-    return request_url(url) or url.strip()
-
-
-@dataclass(frozen=True)
-class CaseNeeds:
-    """What a replay of a case file asks its cassette for."""
-
-    #: (claim, URL): each citation, and each URL its case retrieved, as the verifier keys it.
-    pairs: frozenset[tuple[str, str]]
-    #: The claims as their judge's user message holds them (fences made inert).
-    claims: frozenset[str]
-    #: The URLs as the fetcher requests them.
-    targets: frozenset[str]
-    #: Each claim and the URLs it cites, in order (a joint call numbers them so).
-    cited: tuple[tuple[str, tuple[str, ...]], ...] = ()
-
-    @classmethod
-    def of(cls, source: DriftSource) -> CaseNeeds:
-        """The needs of a case file read as the drift check reads it."""
-        checks = source.checks
-        pairs = {(check.request.claim, url) for check in checks for url in check.request.urls}
-        claims = {neutralize_fences(claim.request.claim) for claim in source.claims}
-        cited = tuple((claim.request.claim, claim.request.urls) for claim in source.claims)
-        targets = frozenset(map(_form, source.urls))
-        return cls(frozenset(pairs), frozenset(claims), targets, cited)
-
-    def needs_choice(self, key: ChoiceKey) -> bool:
-        """Whether a replay can look this choice up."""
-        return (key.claim, key.url) in self.pairs
 
 
 @dataclass(frozen=True)
@@ -135,14 +96,6 @@ def page_urls(choices: Mapping[ChoiceKey, Selection], needs: CaseNeeds) -> list[
         if not needs.needs_choice(key) and neutralize_fences(key.claim) in needs.claims
     }
     return list(dict.fromkeys(k.url for k in choices if neutralize_fences(k.claim) in touched))
-
-
-def _message(strings: frozenset[str]) -> tuple[str, str] | None:
-    """A judge call's user message and the claim it names (fences made inert), or None."""
-    for text in strings:
-        if text.startswith(_OPENING) and _PASSAGES in text:
-            return text, text[len(_OPENING) : text.index(_PASSAGES)]
-    return None
 
 
 #: A claim citing more URLs than this has its joint calls kept untold: each subset of two
@@ -217,7 +170,7 @@ class _Call:
 
     @classmethod
     def read(cls, strings: frozenset[str], choices: _Choices) -> _Call | None:
-        found = _message(strings)
+        found = judge_message(strings)
         if found is None:
             return None
         joint = JOINT_SYSTEM_PROMPT in strings
@@ -259,39 +212,22 @@ class _Call:
         return None
 
 
-def _stored_read(interaction: Interaction) -> str | None:
-    """The rid a Storage API read asked for (None: it is not one)."""
-    request = interaction[0]
-    if request.method != "GET" or crawl_target(request) is not None:
-        return None
-    query = dict(parse_qsl(urlsplit(request.uri).query, keep_blank_values=True))
-    return query.get("rid") or None
-
-
 def _fetches(interactions: Sequence[Interaction], needs: CaseNeeds, found: Staleness) -> None:
     """Stale fetches, one line a URL (its retries with it), then stale stored page reads: a
     read of a page only stale fetches stored."""
     stale: dict[str, list[int]] = {}
-    stored: dict[str, tuple[str, bool]] = {}  # rid -> (URL, stored by a kept fetch)
-    for at, (request, response) in enumerate(interactions):
+    for at, (request, _) in enumerate(interactions):
         target = crawl_target(request)
-        if target is None:
-            continue
-        dropped = target not in needs.targets and _form(target) not in needs.targets
-        if dropped:
+        if target is not None and needs.drops(target):
             stale.setdefault(target, []).append(at)
-        for value in response.get("headers", {}).get("storage_url", []) or []:
-            rid = rid_from_storage_url(str(value))
-            if rid:
-                kept = stored.get(rid, (target, False))[1] or not dropped
-                stored[rid] = (target, kept)
+    stored = stored_pages(interactions, needs)
     for target, positions in stale.items():
         retries = f", {len(positions)} requests" if len(positions) > 1 else ""
         found.stale.append(Stale(f"fetch {shown_text(target)}{retries}", tuple(positions)))
     reads: dict[str, list[int]] = {}
     unknown = 0
     for at, interaction in enumerate(interactions):
-        rid = _stored_read(interaction)
+        rid = stored_read(interaction)
         if rid is not None and rid not in stored:
             unknown += 1
         elif rid is not None and not stored[rid][1]:
@@ -335,7 +271,7 @@ def _others(interactions: Sequence[Interaction]) -> int:
         for interaction in interactions
         if crawl_target(interaction[0]) is None
         and not is_judge_call(interaction[0])
-        and _stored_read(interaction) is None
+        and stored_read(interaction) is None
     )
 
 

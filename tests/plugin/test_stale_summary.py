@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from plugin_helpers import BOILING_URL, CONTRADICTED_CLAIM, SUPPORTED_CLAIM, Citations
+from ops_support import base_env, run_cli
+from plugin_helpers import BOILING_URL, CONTRADICTED_CLAIM, RETURNS_URL, SUPPORTED_CLAIM, Citations
 
 TWO_CLAIMS = f"""\
 id: water
@@ -101,3 +102,96 @@ def test_another_cassette_folder_is_named_in_the_command(citations: Citations) -
     assert lines[0].endswith(
         ": pytest-citations cassettes prune recordings/ --cassette-dir recordings lists them"
     )
+
+
+# The figure is prune's, or nothing (issue 25): the summary counts what the replay left
+# unplayed, by the rules prune lists by, and says nothing where the replay cannot vouch.
+
+
+def pruned(citations: Citations) -> str:
+    """``cassettes prune``'s last line: its tally of the cassette folder."""
+    done = run_cli("cassettes", "prune", "cassettes/", env=base_env(citations.path),
+                   cwd=citations.path)  # fmt: skip
+    return done.stdout.splitlines()[-1]
+
+
+def figure(line: str) -> tuple[str, str]:
+    """(recordings, size) of a summary's or a listing's tally."""
+    found = re.search(r"(\d+) stale recordings? in (\d+) .*?\((\d+(?:\.\d)? (?:B|KB))\)", line)
+    assert found is not None, line
+    return found.group(1), found.group(3)
+
+
+def test_the_figure_is_the_one_prune_lists(pruned_claim: Citations) -> None:
+    pruned_claim.write("cases/gone.yaml", ONE_CLAIM.replace("id: water", "id: gone"))
+    pruned_claim.record("cases/gone.yaml", GATE, gate="args")
+    (pruned_claim.path / "cases/gone.yaml").unlink()
+
+    lines = stale_lines(pruned_claim.run("cases/", GATE, gate="args"))
+
+    assert len(lines) == 1
+    assert lines[0].startswith("5 stale recordings in 2 cassettes (")
+    assert figure(lines[0]) == figure(pruned(pruned_claim))
+
+
+def test_a_claim_that_dropped_one_of_its_urls_leaves_the_figure_untold(
+    citations: Citations,
+) -> None:
+    # Which of the claim's judge calls carry the dropped page's passages takes the recorded
+    # pages to tell: prune reads them, the replay does not, and says nothing.
+    two_urls = ONE_CLAIM.replace(f"  1: {BOILING_URL}", f"  1: {BOILING_URL}\n  2: {RETURNS_URL}")
+    citations.write("cases/water.yaml", two_urls.replace("cites: [1]", "cites: [1, 2]"))
+    citations.record("cases/", GATE, gate="args")
+    citations.write("cases/water.yaml", ONE_CLAIM)
+
+    result = citations.run("cases/", GATE, gate="args")
+
+    assert result.ret == 0
+    assert stale_lines(result) == []
+    assert "stale recording" in pruned(citations)
+
+
+def test_a_case_file_the_run_did_not_replay_is_told_from_its_files_as_prune_tells_it(
+    pruned_claim: Citations,
+) -> None:
+    # Another case file of the folder, recorded with two claims, now holding one.
+    pruned_claim.write("cases/more.yaml", TWO_CLAIMS.replace("id: water", "id: more"))
+    pruned_claim.record("cases/more.yaml", GATE, gate="args")
+    pruned_claim.write("cases/more.yaml", ONE_CLAIM.replace("id: water", "id: more"))
+
+    alone = stale_lines(pruned_claim.run("cases/water.yaml", GATE, gate="args"))
+    listed = pruned(pruned_claim)
+    pruned_claim.write("cases/more.yaml", "id: more\nclaims: [\n")  # prune cannot read it
+    broken = pruned_claim.run("cases/", GATE, gate="args")
+
+    assert alone[0].startswith("4 stale recordings in 2 cassettes (")
+    assert figure(alone[0]) == figure(listed)
+    assert broken.ret != 0
+    assert stale_lines(broken)[0].startswith("2 stale recordings in 1 cassette (")
+    assert figure(stale_lines(broken)[0]) == figure(pruned(pruned_claim))
+
+
+def test_extra_votes_a_replay_does_not_ask_are_not_stale(citations: Citations) -> None:
+    # Identical calls: prune keeps them with the claim's other votes; the summary agrees.
+    citations.write("cases/water.yaml", ONE_CLAIM)
+    citations.record("cases/", GATE, "--citations-judge-votes=3", gate="args")
+
+    result = citations.run("cases/", GATE, gate="args")
+
+    assert result.ret == 0
+    assert stale_lines(result) == []
+    assert pruned(citations).endswith("nothing stale")
+
+
+def test_a_recording_run_counts_what_it_did_not_play_unless_it_records_everything_anew(
+    pruned_claim: Citations,
+) -> None:
+    # new_episodes keeps every recording it did not play where it was: counted, as prune
+    # lists them; "all" writes the file anew from what it sent and what it kept, which is
+    # not what it read, and says nothing.
+    episodes, _ = pruned_claim.record("cases/", GATE, gate="args", mode="new_episodes")
+    again, _ = pruned_claim.record("cases/", GATE, gate="args", mode="all")
+
+    assert LINE.match(stale_lines(episodes)[0])
+    assert stale_lines(again) == []
+    assert "stale recording" in pruned(pruned_claim)

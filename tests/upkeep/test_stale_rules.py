@@ -14,7 +14,8 @@ from vcr.request import Request as VcrRequest
 
 from pytest_citations.drift import DriftSource
 from pytest_citations.recording.files import Interaction
-from pytest_citations.upkeep.stale import CaseNeeds, staleness
+from pytest_citations.recording.needs import CaseNeeds
+from pytest_citations.upkeep.stale import staleness
 
 API = "http://127.0.0.1:9/"
 KEPT_URL = "https://bücher.example/katalog"
@@ -31,7 +32,8 @@ def needs(tmp_path: Path, *urls: str) -> CaseNeeds:
         f"id: c\ncitations:\n{cited}\nclaims:\n  - text: A claim.\n    cites: [{marks}]\n",
         encoding="utf-8",
     )
-    return CaseNeeds.of(DriftSource.from_case_file(path, tmp_path / "cassettes", tmp_path))
+    source = DriftSource.from_case_file(path, tmp_path / "cassettes", tmp_path)
+    return CaseNeeds.of(claim.request for claim in source.claims)
 
 
 def crawl(url: str, *, javascript: bool = False, rid: str = "") -> Interaction:
