@@ -20,8 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..cases import CaseFileError, iter_claims, load_cases
+from ..errors import SignatureRefused
 from ..judges.prompt import neutralize_fences
 from ..labels import counted
 from ..paths import shown
@@ -33,7 +35,9 @@ from .files import CassetteContentError, Interaction, read_cassette
 from .needs import CaseNeeds, judge_message, stored_pages, stored_read, tests_module
 from .pages import body_strings, body_text, crawl_target, is_judge_call
 from .session import CassetteSession, RecordMode
-from .signing import SignatureRefused, TrustedKeys
+
+if TYPE_CHECKING:
+    from .signing import TrustedKeys
 
 
 def size_of(size: int) -> str:
