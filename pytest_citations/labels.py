@@ -19,9 +19,6 @@ class Label(StrEnum):
     #: Claim level only: supported by a retrieved source the answer did not cite (004, C3).
     MISATTRIBUTED = "misattributed"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 #: Labels ordered from best to worst: the one ranked higher is the stricter. Regressions
 #: (a claim's label that got worse), summaries, and a tie between the judge's votes on one

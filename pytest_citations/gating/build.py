@@ -11,16 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..network.usage import Spending, Usage
-from .calibration import Agreement
-from .comparison import RunComparison
 from .criteria import Decision, Failure
-from .deciding import decide_case, undecided_case
-from .decisions import AgreementGate, RunDecision, decide_run
-from .precision import Precision, Share
-from .regressions import compare_runs, states_of
+from .deciding import decide_case, precision_of, share_of, undecided_case
+from .decisions import RunDecision, decide_run
 from .result import CaseInfo, CaseResult, ClaimResult, Location
 from .run_result import (
     FAIL,
@@ -33,6 +29,10 @@ from .run_result import (
     RunGates,
     RunResult,
 )
+
+if TYPE_CHECKING:
+    from .calibration import Agreement, AgreementGate
+    from .comparison import RunComparison
 
 
 @dataclass
@@ -126,9 +126,14 @@ def calibration_gate(
     claims: Iterable[ClaimResult], gates: RunGates
 ) -> tuple[Agreement | None, AgreementGate | None]:
     """The judge's agreement with the claims' ``expect:`` labels (C5), over the claims that
-    have a label, and its gate."""
+    have a label, and its gate; neither for a run that asks for neither."""
+    if not (gates.calibrate or gates.min_agreement):
+        return None, None
+    # The judge's calibration loads only for a run that measures it.
+    from .calibration import Agreement, AgreementGate
+
     pairs = [(c.expect, c.label.value) for c in claims if c.expect and c.label is not None]
-    agreement = Agreement.of(pairs) if pairs and (gates.calibrate or gates.min_agreement) else None
+    agreement = Agreement.of(pairs) if pairs else None
     if gates.min_agreement is None:
         return agreement, None
     metric, minimum = gates.min_agreement
@@ -211,10 +216,12 @@ def build_run(
     which files of the base this run answers for (a shard's, or the files a selection
     ran); ``baseline`` is the baseline's stored precision and the run's claims against it."""
     cases = _cases(found, gates)
-    claims = [claim for case in cases for claim in case.claims]
-    agreement, agreement_gate = calibration_gate(claims, gates)
     comparison = None
     if base is not None:
+        # The comparison with a base (and its rules on relaxed criteria) loads only for a
+        # run compared with one.
+        from .regressions import compare_runs, states_of
+
         comparison = compare_runs(
             base.cases,
             states_of(cases),
@@ -227,8 +234,10 @@ def build_run(
             base_gates=base.gates,
         )
         cases = _compared(cases, comparison)
-    precision = sum((case.precision for case in cases), Precision(0, 0, 0))
-    share = sum((case.share for case in cases), Share(0, 0))
+    claims = tuple(claim for case in cases for claim in case.claims)
+    agreement, agreement_gate = calibration_gate(claims, gates)
+    # Over every claim of the run, as each case's over its own.
+    precision, share = precision_of(claims), share_of(claims)
     decision = decide_run(precision, share, gates.criteria, agreement=agreement_gate)
     if comparison is not None:
         failures: tuple[Failure, ...] = (*decision.failures, *comparison.failures)
@@ -237,6 +246,7 @@ def build_run(
     skipped = tuple(sorted(found.skipped.values()))
     return RunResult(
         cases=tuple(cases),
+        claims=claims,
         gates=gates,
         decision=decision,
         precision=precision,

@@ -3,7 +3,7 @@ case file's facts about it, the criteria and the baseline (:func:`decide_claim`)
 its claims (:func:`decide_case`); a whole case file at once (:func:`decide_file`, for the
 plugin and the command line's batch). ``pytest-citations merge`` decides a shard's claims
 again with the same function from what the shard's report says their checks found
-(:func:`redecide`), so a merge of shard reports decides as the serial run did.
+(:func:`~.redecision.redecide`), so a merge of shard reports decides as the serial run did.
 
 A claim's text, its citations and everything a page or an answer put there is freed of
 control sequences here, once (see :mod:`pytest_citations.sanitize`).
@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..cases import Case, Claim
 from ..labels import Label
-from ..pipeline.aggregate import aggregate_verdicts
 from ..sanitize import clean
 from ..verdicts import ClaimVerdict
-from .baseline import Baseline
 from .criteria import ClaimFacts, Criteria, Decision, Failure, assess_claim
-from .decisions import THRESHOLDS, judge_case
+from .decisions import THRESHOLDS, judge_thresholds
 from .precision import Precision, Share
 from .result import (
     BaselineChange,
@@ -32,6 +31,9 @@ from .result import (
     ClaimStatus,
     Location,
 )
+
+if TYPE_CHECKING:
+    from .baseline import Baseline
 
 
 @dataclass(frozen=True)
@@ -107,33 +109,6 @@ def decide_claim(
     return clean(result)
 
 
-def redecide(stated: ClaimResult, rules: Criteria, *, updating: bool = False) -> ClaimResult:
-    """A claim decided again from what a report says its checks found (its label, its
-    citations' labels and reasons, the evidence, the baseline's stored label): what
-    :func:`decide_claim` makes of them, whatever the report states of its decision. A claim
-    a report calls unchecked has no label; the label its citations give (A1) stands in for
-    it, which decides nothing of a claim that is unchecked."""
-    label = stated.label if stated.label is not None else aggregate_verdicts(stated.citations)
-    cited = tuple((u.url, u.marker) for u in stated.unchecked if u.url and u.marker)
-    facts = Facts(
-        stated.markers,
-        stated.topic,
-        stated.general,
-        stated.expect,
-        stated.derived,
-        cited,
-        stated.answer_span,
-    )
-    baseline = None
-    if stated.baseline is not None:
-        stored = stated.baseline.stored()
-        entries = {stated.where.nodeid: stored} if stored is not None else {}
-        baseline = BaselineRef(Baseline(entries), stated.baseline.shown)
-    return decide_claim(
-        stated.where, stated.verdict(label), facts, rules, baseline, updating=updating
-    )
-
-
 def precision_of(claims: Iterable[ClaimResult]) -> Precision:
     """Citation precision over the citations that count (A2), the unchecked beside them."""
     supported = total = reachable = unchecked = 0
@@ -149,9 +124,15 @@ def precision_of(claims: Iterable[ClaimResult]) -> Precision:
 
 
 def share_of(claims: Sequence[ClaimResult]) -> Share:
-    """The share of fully supported claims among the checked ones (004, C7)."""
-    checked = [(claim.label, claim.general) for claim in claims if claim.label is not None]
-    return Share.of(checked, unchecked=sum(1 for claim in claims if claim.label is None))
+    """The share of fully supported claims among the checked ones that count (004, C7):
+    uncited general phrasing is not counted; the unchecked claims are counted apart."""
+    counted = [
+        claim.label
+        for claim in claims
+        if claim.label is not None and not (claim.label is Label.UNCITED and claim.general)
+    ]
+    unchecked = sum(1 for claim in claims if claim.label is None)
+    return Share(sum(label is Label.SUPPORTED for label in counted), len(counted), unchecked)
 
 
 def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) -> CaseResult:
@@ -165,7 +146,7 @@ def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) ->
         for failure in claim.failures
     ]
     precision, share = precision_of(ordered), share_of(ordered)
-    missed, undecided = judge_case(precision, share, info.rules(run))
+    missed, undecided = judge_thresholds(precision, share, info.rules(run))
     failures += missed
     if failures:
         decision = Decision.FAIL
@@ -268,7 +249,6 @@ __all__ = [
     "decide_claim",
     "decide_file",
     "precision_of",
-    "redecide",
     "share_of",
     "undecided_case",
 ]

@@ -20,13 +20,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..labels import LABEL_RANK, Label
 from ..verdicts import CitationVerdict, ClaimVerdict, Evidence
-from .comparison import ClaimDiff
 from .criteria import Criteria, Decision, Failure, UncheckedCitation
 from .precision import Precision, Share
+
+if TYPE_CHECKING:
+    from .comparison import ClaimDiff
 
 #: The name of a case's own item, which reports the case's decision.
 PRECISION_ITEM = "precision"

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..network.usage import Spending, Usage
 from ..verdicts import CitationVerdict
-from .baseline import Reconciliation
-from .calibration import Agreement
-from .comparison import CaseState, RunComparison
 from .criteria import Criteria, Decision
-from .decisions import RunDecision
 from .precision import Precision, Share
 from .result import CaseResult, ClaimResult, Location, count_labels
+
+if TYPE_CHECKING:
+    from .baseline import Reconciliation
+    from .calibration import Agreement
+    from .comparison import CaseState, RunComparison
+    from .decisions import RunDecision
 
 PASS, FAIL, INCOMPLETE = Decision.PASS, Decision.FAIL, Decision.INCOMPLETE
 
@@ -183,6 +184,8 @@ class RunResult:
     """The run, decided once (see the module's docstring)."""
 
     cases: tuple[CaseResult, ...]
+    #: Every claim, in case order.
+    claims: tuple[ClaimResult, ...]
     gates: RunGates
     decision: RunDecision
     precision: Precision
@@ -200,11 +203,6 @@ class RunResult:
     #: The drift check's report as JSON-ready data (``DriftReport.to_dict()``), or
     #: ``{"error": why, "failed": true}`` when it could not run; None without a check.
     drift: Mapping[str, Any] | None = None
-
-    @cached_property
-    def claims(self) -> tuple[ClaimResult, ...]:
-        """Every claim, in case order."""
-        return tuple(claim for case in self.cases for claim in case.claims)
 
     @property
     def failed(self) -> bool:

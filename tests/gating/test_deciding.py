@@ -38,7 +38,8 @@ from pytest_citations.gating.deciding import (
     decide_claim,
     decide_file,
 )
-from pytest_citations.gating.decisions import AgreementGate, decide_run
+from pytest_citations.gating.calibration import AgreementGate
+from pytest_citations.gating.decisions import decide_run
 from pytest_citations.gating.messages import (
     ALLOW_UNCHECKED_HINT,
     MISSING_RECORDING_HINT,
