@@ -39,6 +39,18 @@ LABEL_RANK = {
 }
 
 
+#: The judge's four labels, over which its agreement with human labels is measured (004,
+#: C5).
+CALIBRATION_LABELS = ("supported", "partial", "contradicted", "not_found")
+
+
+def as_judge_label(label: str) -> str:
+    """A claim label in the judge's four-label space: a claim label outside it (``uncited``,
+    ``misattributed``, ``unreachable``) is ``not_found``, no citation of the claim's own
+    supported it."""
+    return label if label in CALIBRATION_LABELS else "not_found"
+
+
 def strictest(labels: Iterable[Label]) -> Label:
     """The worst of ``labels`` by :data:`LABEL_RANK` (``labels`` must not be empty)."""
     return max(labels, key=LABEL_RANK.__getitem__)

@@ -9,14 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..labels import CALIBRATION_LABELS, as_judge_label
 from .criteria import Failure
-
-CALIBRATION_LABELS = ("supported", "partial", "contradicted", "not_found")
-
-
-def as_judge_label(label: str) -> str:
-    """A claim label in the judge's four-label space."""
-    return label if label in CALIBRATION_LABELS else "not_found"
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,8 @@ import html
 import re
 from urllib.parse import quote
 
-from ..gating.calibration import as_judge_label
 from ..gating.result import CaseResult, ClaimResult, ClaimStatus
-from ..labels import LABEL_RANK
+from ..labels import LABEL_RANK, as_judge_label
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix

@@ -12,9 +12,9 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
-from ..gating.calibration import as_judge_label
 from ..gating.result import COUNTED
 from ..gating.run_result import RunResult
+from ..labels import as_judge_label
 from ..sanitize import strip_controls
 from .html_assets import SCRIPT, STYLE
 from .html_cases import case_html, failed, highlight
