@@ -129,7 +129,8 @@ def calibration_gate(
     have a label, and its gate; neither for a run that asks for neither."""
     if not (gates.calibrate or gates.min_agreement):
         return None, None
-    # The judge's calibration loads only for a run that measures it.
+    # The judge's calibration loads only for a run that measures it (build_run asks only
+    # then).
     from .calibration import Agreement, AgreementGate
 
     pairs = [(c.expect, c.label.value) for c in claims if c.expect and c.label is not None]
@@ -235,7 +236,9 @@ def build_run(
         )
         cases = _compared(cases, comparison)
     claims = tuple(claim for case in cases for claim in case.claims)
-    agreement, agreement_gate = calibration_gate(claims, gates)
+    agreement = agreement_gate = None
+    if gates.calibrate or gates.min_agreement:
+        agreement, agreement_gate = calibration_gate(claims, gates)
     # Over every claim of the run, as each case's over its own.
     precision, share = precision_of(claims), share_of(claims)
     decision = decide_run(precision, share, gates.criteria, agreement=agreement_gate)

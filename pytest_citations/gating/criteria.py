@@ -117,12 +117,19 @@ class Failure:
 
 @dataclass(frozen=True)
 class ClaimFacts:
-    """What the criteria need to know of a claim beside its verdict."""
+    """What the case file says of a claim beside its text: its markers, topic, whether it
+    is general phrasing, its human label, whether it was split from the answer, and the
+    marker of each URL it cites; the criteria read its topic, whether it is general, and
+    its citations' markers."""
 
+    markers: tuple[str, ...] = ()
     topic: str | None = None
     general: bool = False
+    expect: str | None = None
+    derived: bool = False
     #: (url, marker) of each citation, to name citations as the case file does: ``[1] url``.
-    markers: tuple[tuple[str, str], ...] = ()
+    cited: tuple[tuple[str, str], ...] = ()
+    answer_span: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -257,7 +264,7 @@ def assess_claim(verdict: ClaimVerdict, facts: ClaimFacts, criteria: Criteria) -
     # even where the run counts other unchecked citations as their labels: nothing was
     # fetched or judged for it.
     if not verdict.complete and (not criteria.allow_unchecked or verdict.never_a_label):
-        unchecked = describe_unchecked(verdict, facts.markers)
+        unchecked = describe_unchecked(verdict, facts.cited)
         failures = [f for f in failures if _stands_unchecked(f, verdict)]
     return ClaimAssessment(verdict, tuple(failures), missing, unchecked)
 

@@ -44,25 +44,10 @@ class BaselineRef:
     shown: str = ""
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What the case file says of a claim beside its text: its markers, topic, whether it
-    is general phrasing, its human label, whether it was split from the answer, and the
-    marker of each URL it cites."""
-
-    markers: tuple[str, ...] = ()
-    topic: str | None = None
-    general: bool = False
-    expect: str | None = None
-    derived: bool = False
-    cited: tuple[tuple[str, str], ...] = ()
-    answer_span: tuple[int, int] | None = None
-
-
 def decide_claim(
     where: Location,
     verdict: ClaimVerdict,
-    facts: Facts,
+    facts: ClaimFacts,
     rules: Criteria,
     baseline: BaselineRef | None = None,
     *,
@@ -71,9 +56,10 @@ def decide_claim(
     """A claim decided against ``rules``: checked or not, its label if it was, and every
     criterion it missed; a checked claim is compared with the ``baseline`` (a regression
     fails it, unless the run is ``updating`` the baseline, which writes the label in)."""
-    assessment = assess_claim(verdict, ClaimFacts(facts.topic, facts.general, facts.cited), rules)
+    assessment = assess_claim(verdict, facts, rules)
     unchecked = assessment.unchecked
-    checked = assessment.decision is not Decision.INCOMPLETE
+    decision = assessment.decision
+    checked = decision is not Decision.INCOMPLETE
     failures = list(assessment.failures)
     change = None
     if baseline is not None and checked:
@@ -82,7 +68,7 @@ def decide_claim(
         if change.kind is BaselineKind.REGRESSION and not updating:
             said = f"regressed against the baseline {baseline.shown} ({change.old_label} -> "
             failures.append(Failure("baseline", f"{said}{verdict.label.value})"))
-    decision = Decision.FAIL if failures else Decision.PASS if checked else Decision.INCOMPLETE
+            decision = Decision.FAIL
     result = ClaimResult(
         where=where,
         text=verdict.claim,
@@ -184,10 +170,10 @@ def case_info(file: str, case: Case) -> CaseInfo:
     )
 
 
-def claim_facts(case: Case, claim: Claim) -> Facts:
+def claim_facts(case: Case, claim: Claim) -> ClaimFacts:
     """What a case file says of one of its claims."""
     cited = {case.citations[m]: m for m in reversed(claim.markers) if m in case.citations}
-    return Facts(
+    return ClaimFacts(
         claim.markers,
         claim.topic,
         claim.general,
@@ -241,7 +227,6 @@ def decide_file(
 
 __all__ = [
     "BaselineRef",
-    "Facts",
     "FileResult",
     "case_info",
     "claim_facts",

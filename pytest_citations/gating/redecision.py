@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from ..pipeline.aggregate import aggregate_verdicts
 from .baseline import Baseline
 from .build import Findings
-from .criteria import Criteria, Decision
-from .deciding import BaselineRef, Facts, decide_case, decide_claim
+from .criteria import ClaimFacts, Criteria, Decision
+from .deciding import BaselineRef, decide_case, decide_claim
 from .precision import Precision
 from .result import PRECISION_ITEM, CaseInfo, ClaimResult, Location
 from .run_result import RunGates
@@ -50,7 +50,7 @@ def redecide(stated: ClaimResult, rules: Criteria, *, updating: bool = False) ->
     it, which decides nothing of a claim that is unchecked."""
     label = stated.label if stated.label is not None else aggregate_verdicts(stated.citations)
     cited = tuple((u.url, u.marker) for u in stated.unchecked if u.url and u.marker)
-    facts = Facts(
+    facts = ClaimFacts(
         stated.markers,
         stated.topic,
         stated.general,
