@@ -20,7 +20,7 @@ from ..labels import Label
 from ..sanitize import clean
 from ..verdicts import ClaimVerdict
 from .criteria import ClaimFacts, Criteria, Decision, Failure, assess_claim
-from .decisions import THRESHOLDS, judge_thresholds
+from .decisions import judge_thresholds
 from .precision import Precision, Share
 from .result import (
     BaselineChange,
@@ -134,17 +134,22 @@ def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) ->
     precision, share = precision_of(ordered), share_of(ordered)
     missed, undecided = judge_thresholds(precision, share, info.rules(run))
     failures += missed
-    if failures:
-        decision = Decision.FAIL
-    elif undecided or any(claim.decision is Decision.INCOMPLETE for claim in ordered):
-        decision = Decision.INCOMPLETE
-    else:
-        decision = Decision.PASS
-    item = Decision.INCOMPLETE if undecided else Decision.PASS
-    if any(failure.criterion in THRESHOLDS for failure in failures):
-        item = Decision.FAIL
+    unchecked = [claim.where.name for claim in ordered if claim.decision is Decision.INCOMPLETE]
+    incomplete = [f"{', '.join(unchecked)} could not be checked"] if unchecked else []
+    incomplete += [str(failure) for failure in undecided]
+    decision = Decision.FAIL if failures else Decision.INCOMPLETE if incomplete else Decision.PASS
+    # The case's own item reports its thresholds; a claim's failure is its own item's.
+    item = Decision.FAIL if missed else Decision.INCOMPLETE if undecided else Decision.PASS
     return CaseResult(
-        info, ordered, precision, share, decision, item, tuple(failures), tuple(undecided)
+        info,
+        ordered,
+        precision,
+        share,
+        decision,
+        item,
+        tuple(failures),
+        tuple(undecided),
+        tuple(incomplete),
     )
 
 

@@ -290,6 +290,8 @@ class CaseResult:
     failures: tuple[Failure, ...] = ()
     #: Case criteria that unchecked citations leave undecided.
     undecided: tuple[Failure, ...] = ()
+    #: Why a decided case is incomplete: the claims not checked, the criteria not decided.
+    incomplete: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -300,13 +302,6 @@ class CaseResult:
     def unchecked_claims(self) -> tuple[ClaimResult, ...]:
         """The claims that could not be checked."""
         return tuple(claim for claim in self.claims if not claim.checked)
-
-    @property
-    def incomplete(self) -> tuple[str, ...]:
-        """Why the case is incomplete: the claims not checked, the criteria not decided."""
-        names = [claim.where.name for claim in self.claims if claim.decision is Decision.INCOMPLETE]
-        reasons = [f"{', '.join(names)} could not be checked"] if names else []
-        return tuple(reasons + [str(failure) for failure in self.undecided])
 
     def label_counts(self) -> dict[str, int]:
         """Checked claims per label, and the unchecked ones."""
