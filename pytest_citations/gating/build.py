@@ -9,7 +9,7 @@ and the release decision, never added up from the shards' own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -175,11 +175,12 @@ def _case_line(case: CaseResult) -> tuple[Decision, str | None, str]:
 def release_of(
     cases: Iterable[CaseResult],
     decision: RunDecision,
-    file_errors: Iterable[FileError],
-    skipped: Iterable[Location],
+    file_errors: Sequence[FileError],
+    skipped: Sequence[Location],
 ) -> Release:
     """The run's decision: each case's, the suite's own gates, the case files that could not
-    be verified and the case items that did not run. A failure wins over ``incomplete``."""
+    be verified and the case items that did not run (each in order). A failure wins over
+    ``incomplete``."""
     lines: list[tuple[Decision, str]] = []
     reasons: dict[Decision, list[str]] = {FAIL: [], INCOMPLETE: []}
     for case in cases:
@@ -190,15 +191,11 @@ def release_of(
         if why is not None:
             reasons[verdict].append(f"{case.key}: {why}")
     reasons[FAIL] += [str(failure) for failure in decision.failures]
-    reasons[INCOMPLETE] += [
-        f"{error.file}: not verified ({error.reason})"
-        for error in sorted(file_errors, key=lambda e: e.file)
-    ]
+    reasons[INCOMPLETE] += [f"{error.file}: not verified ({error.reason})" for error in file_errors]
     reasons[INCOMPLETE] += [str(failure) for failure in decision.undecided]
-    missing = sorted(skipped)
-    if missing:
-        count = f"{len(missing)} case item{'s' if len(missing) != 1 else ''}"
-        reasons[INCOMPLETE].append(f"{count} did not run ({missing[0].nodeid} was skipped)")
+    if skipped:
+        count = f"{len(skipped)} case item{'s' if len(skipped) != 1 else ''}"
+        reasons[INCOMPLETE].append(f"{count} did not run ({skipped[0].nodeid} was skipped)")
     for verdict in (FAIL, INCOMPLETE):
         if reasons[verdict]:
             return Release(verdict, tuple(reasons[verdict]), tuple(lines))

@@ -221,6 +221,8 @@ class RunResult:
     def left_out(self) -> tuple[int, int]:
         """(cases, claims) the selection left out entirely: deselected claim items, and the
         cases none of whose claims ran."""
+        if not self.deselected:
+            return 0, 0
         ran = {case.key for case in self.cases if case.claims}
         claims = {item.nodeid for item in self.deselected if item.index}
         cases = {item.case_key for item in self.deselected} - ran
