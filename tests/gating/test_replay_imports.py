@@ -1,0 +1,42 @@
+"""A replay that compares with no base, keeps no baseline, measures no calibration and
+checks no figures loads none of the modules that do those things (issue 25): their code is
+imported where a run asks for it, and types used only in annotations are imported for the
+type checker alone. A module that came back onto the replay path through a top-level import
+would run its class bodies (and the figures' tables) in every run again."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The modules of ``pytest_citations.gating`` a plain replay never needs.
+OPTIONAL = (
+    "base_report",
+    "baseline",
+    "calibration",
+    "comparison",
+    "figures",
+    "numbers",
+    "regressions",
+    "relaxation",
+)
+
+PROBE = f"""
+import sys, pytest
+code = pytest.main(["--citations", "cases/prompt-injection.yaml", "-q", "-p", "no:cacheprovider"])
+loaded = [name for name in {OPTIONAL!r} if "pytest_citations.gating." + name in sys.modules]
+print("LOADED", loaded)
+raise SystemExit(int(code))
+"""
+
+
+def test_a_plain_replay_loads_no_comparison_baseline_calibration_or_figures() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "LOADED []" in done.stdout, done.stdout
