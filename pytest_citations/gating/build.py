@@ -17,7 +17,7 @@ from ..network.usage import Spending, Usage
 from .criteria import Decision, Failure
 from .deciding import decide_case, precision_of, share_of, undecided_case
 from .decisions import RunDecision, decide_run
-from .result import CaseInfo, CaseResult, ClaimResult, Location
+from .result import CaseInfo, CaseResult, ClaimResult, Location, count_labels
 from .run_result import (
     FAIL,
     INCOMPLETE,
@@ -251,6 +251,7 @@ def build_run(
         decision=decision,
         precision=precision,
         share=share,
+        label_counts=count_labels(claims),
         release=release_of(cases, decision, errors, skipped),
         file_errors=errors,
         skipped=skipped,

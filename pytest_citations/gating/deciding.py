@@ -30,6 +30,7 @@ from .result import (
     ClaimResult,
     ClaimStatus,
     Location,
+    count_labels,
 )
 
 if TYPE_CHECKING:
@@ -145,6 +146,7 @@ def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) ->
         ordered,
         precision,
         share,
+        count_labels(ordered),
         decision,
         item,
         tuple(failures),
@@ -156,7 +158,9 @@ def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) ->
 def undecided_case(info: CaseInfo, claims: Sequence[ClaimResult]) -> CaseResult:
     """A case whose own item did not run: its claims and figures, and no decision."""
     ordered = tuple(sorted(claims, key=lambda claim: claim.where.index))
-    return CaseResult(info, ordered, precision_of(ordered), share_of(ordered))
+    return CaseResult(
+        info, ordered, precision_of(ordered), share_of(ordered), count_labels(ordered)
+    )
 
 
 def case_info(file: str, case: Case) -> CaseInfo:

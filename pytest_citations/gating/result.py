@@ -17,7 +17,7 @@ other citations say: one contradiction decides it (A1).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -276,7 +276,8 @@ class CaseInfo:
 @dataclass(frozen=True)
 class CaseResult:
     """A case and its claims (in file order), its citation precision and supported share
-    over what was checked, and its decision: ``decision`` is None when the case was not
+    over what was checked, its claims per label (``unchecked`` for those that have none,
+    see :func:`count_labels`), and its decision: ``decision`` is None when the case was not
     decided (its own item did not run); ``item`` is what that item reports (``fail`` for a
     threshold of the case missed, ``incomplete`` for one that unchecked citations leave
     undecided; a claim's failure is its own item's)."""
@@ -285,6 +286,7 @@ class CaseResult:
     claims: tuple[ClaimResult, ...]
     precision: Precision
     share: Share
+    label_counts: Mapping[str, int]
     decision: Decision | None = None
     item: Decision | None = None
     failures: tuple[Failure, ...] = ()
@@ -303,16 +305,12 @@ class CaseResult:
         """The claims that could not be checked."""
         return tuple(claim for claim in self.claims if not claim.checked)
 
-    def label_counts(self) -> dict[str, int]:
-        """Checked claims per label, and the unchecked ones."""
-        return count_labels(self.claims)
-
 
 #: The columns a label count has: every label, then the claims that have none.
 COUNTED = (*(label.value for label in Label), ClaimStatus.UNCHECKED.value)
 
 
-def count_labels(claims: tuple[ClaimResult, ...]) -> dict[str, int]:
+def count_labels(claims: Iterable[ClaimResult]) -> dict[str, int]:
     """Claims per label, and ``unchecked`` for those that have none."""
     counts = dict.fromkeys(COUNTED, 0)
     for claim in claims:

@@ -16,7 +16,7 @@ from ..network.usage import Spending, Usage
 from ..verdicts import CitationVerdict
 from .criteria import Criteria, Decision
 from .precision import Precision, Share
-from .result import CaseResult, ClaimResult, Location, count_labels
+from .result import CaseResult, ClaimResult, Location
 
 if TYPE_CHECKING:
     from .baseline import Reconciliation
@@ -190,6 +190,8 @@ class RunResult:
     decision: RunDecision
     precision: Precision
     share: Share
+    #: Claims per label over the run, and the unchecked ones.
+    label_counts: Mapping[str, int]
     release: Release
     file_errors: tuple[FileError, ...] = ()
     skipped: tuple[Location, ...] = ()
@@ -213,10 +215,6 @@ class RunResult:
         stale = reconciled is not None and reconciled.fails(self.gates.baseline_fail_unused)
         drifted = self.drift is not None and bool(self.drift.get("failed"))
         return self.release.failed or stale or drifted
-
-    def label_counts(self) -> dict[str, int]:
-        """Claims per label over the run, and the unchecked ones."""
-        return count_labels(self.claims)
 
     def left_out(self) -> tuple[int, int]:
         """(cases, claims) the selection left out entirely: deselected claim items, and the

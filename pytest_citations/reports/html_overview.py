@@ -153,7 +153,7 @@ def cards(result: RunResult, info: RunInfo) -> str:
 
 
 def _row(case: CaseResult, result: RunResult, baselined: bool) -> str:
-    counts = case.label_counts()
+    counts = case.label_counts
     precision = case.precision
     outcome = case.decision or ""
     cells = [

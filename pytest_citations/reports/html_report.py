@@ -78,7 +78,7 @@ def render(result: RunResult, info: RunInfo | None = None, title: str = TITLE) -
         result.cases,
         key=lambda case: (0 if case.decision == "fail" else 1, case.info.file, case.info.case),
     )
-    counts = result.label_counts()
+    counts = result.label_counts
     buttons, total = _filters(result, counts, calibrated)
     overview = (
         '<section class="overview" id="overview"><h2>Overview</h2>'
