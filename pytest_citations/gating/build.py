@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..network.usage import Spending, Usage
-from .criteria import Decision, Failure
+from .criteria import Decision
 from .deciding import decide_case, precision_of, share_of, undecided_case
 from .decisions import RunDecision, decide_run
 from .result import CaseInfo, CaseResult, ClaimResult, Location, count_labels
@@ -238,10 +238,9 @@ def build_run(
         agreement, agreement_gate = calibration_gate(claims, gates)
     # Over every claim of the run, as each case's over its own.
     precision, share = precision_of(claims), share_of(claims)
-    decision = decide_run(precision, share, gates.criteria, agreement=agreement_gate)
-    if comparison is not None:
-        failures: tuple[Failure, ...] = (*decision.failures, *comparison.failures)
-        decision = RunDecision(failures, (*decision.undecided, *comparison.undecided))
+    decision = decide_run(
+        precision, share, gates.criteria, agreement=agreement_gate, comparison=comparison
+    )
     errors = tuple(sorted(found.file_errors.values(), key=lambda error: error.file))
     skipped = tuple(sorted(found.skipped.values()))
     return RunResult(

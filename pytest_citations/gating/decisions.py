@@ -15,6 +15,7 @@ from .precision import Precision, Ratio, Share
 
 if TYPE_CHECKING:
     from .calibration import AgreementGate
+    from .comparison import RunComparison
 
 #: The criteria a case misses as a whole (its claims' own failures are theirs).
 THRESHOLDS = ("min_precision", "min_supported_share")
@@ -99,10 +100,15 @@ def decide_run(
     share: Share,
     criteria: Criteria,
     agreement: AgreementGate | None = None,
+    comparison: RunComparison | None = None,
 ) -> RunDecision:
-    """The run's gates: the suite's precision and supported share (like ``--cov-fail-under``)
-    and, when asked, the judge's agreement with human labels (004, C5)."""
+    """The run's gates: the suite's precision and supported share (like ``--cov-fail-under``),
+    when asked the judge's agreement with human labels (004, C5), and, in a run compared
+    with a base, what the comparison's gates decided."""
     failures, undecided = judge_thresholds(precision, share, criteria, suite=True)
     if agreement is not None:
         agreement.judge(failures, undecided)
+    if comparison is not None:
+        failures += comparison.failures
+        undecided += comparison.undecided
     return RunDecision(tuple(failures), tuple(undecided))
