@@ -142,6 +142,31 @@ def calibration_gate(
     return agreement, AgreementGate(metric, minimum, value, len(pairs))
 
 
+def _comparison(
+    cases: list[CaseResult],
+    base: Base,
+    gates: RunGates,
+    in_scope: Callable[[str], bool],
+    left_out: frozenset[str],
+) -> RunComparison:
+    """The run's cases against its base, each change's ``fails`` decided by the gates."""
+    # The comparison with a base (and its rules on relaxed criteria) loads only for a run
+    # compared with one.
+    from .regressions import compare_runs, states_of
+
+    return compare_runs(
+        base.cases,
+        states_of(cases),
+        base=base.shown,
+        in_scope=in_scope,
+        left_out=left_out,
+        fail_on_regression=gates.fail_on_regression,
+        max_drop=gates.max_precision_drop,
+        gates=gates,
+        base_gates=base.gates,
+    )
+
+
 def _compared(cases: list[CaseResult], comparison: RunComparison) -> list[CaseResult]:
     """The cases with each claim's difference from the base on it."""
     diffs = {change.where.nodeid: change for change in comparison.changes}
@@ -216,21 +241,7 @@ def build_run(
     cases = _cases(found, gates)
     comparison = None
     if base is not None:
-        # The comparison with a base (and its rules on relaxed criteria) loads only for a
-        # run compared with one.
-        from .regressions import compare_runs, states_of
-
-        comparison = compare_runs(
-            base.cases,
-            states_of(cases),
-            base=base.shown,
-            in_scope=in_scope,
-            left_out=frozenset(found.deselected),
-            fail_on_regression=gates.fail_on_regression,
-            max_drop=gates.max_precision_drop,
-            gates=gates,
-            base_gates=base.gates,
-        )
+        comparison = _comparison(cases, base, gates, in_scope, frozenset(found.deselected))
         cases = _compared(cases, comparison)
     claims = tuple(claim for case in cases for claim in case.claims)
     agreement = agreement_gate = None
