@@ -125,13 +125,6 @@ class Share(Ratio):
     total: int
     unchecked: int = 0
 
-    def __add__(self, other: Share) -> Share:
-        return Share(
-            self.supported + other.supported,
-            self.total + other.total,
-            self.unchecked + other.unchecked,
-        )
-
     __str__ = Ratio.fraction
 
 
