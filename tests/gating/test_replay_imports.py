@@ -40,3 +40,13 @@ def test_a_plain_replay_loads_no_comparison_baseline_calibration_or_figures() ->
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert "LOADED []" in done.stdout, done.stdout
+
+
+def test_the_summary_says_every_kind_of_change_it_reads_by_value() -> None:
+    # regression_lines reads a change's kind by its value so that the reports, which import
+    # it, load no comparison; every kind the comparison makes must have its words there.
+    from pytest_citations.gating import regression_lines
+    from pytest_citations.gating.comparison import ChangeKind
+
+    assert set(regression_lines._SAID) == {kind.value for kind in ChangeKind}
+    assert set(regression_lines._SAME_TEXT) <= set(regression_lines._SAID)
