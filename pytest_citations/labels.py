@@ -19,9 +19,6 @@ class Label(StrEnum):
     #: Claim level only: supported by a retrieved source the answer did not cite (004, C3).
     MISATTRIBUTED = "misattributed"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 #: Labels ordered from best to worst: the one ranked higher is the stricter. Regressions
 #: (a claim's label that got worse), summaries, and a tie between the judge's votes on one
@@ -40,6 +37,18 @@ LABEL_RANK = {
         )
     )
 }
+
+
+#: The judge's four labels, over which its agreement with human labels is measured (004,
+#: C5).
+CALIBRATION_LABELS = ("supported", "partial", "contradicted", "not_found")
+
+
+def as_judge_label(label: str) -> str:
+    """A claim label in the judge's four-label space: a claim label outside it (``uncited``,
+    ``misattributed``, ``unreachable``) is ``not_found``, no citation of the claim's own
+    supported it."""
+    return label if label in CALIBRATION_LABELS else "not_found"
 
 
 def strictest(labels: Iterable[Label]) -> Label:

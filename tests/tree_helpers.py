@@ -9,8 +9,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pytest_citations.gating.build import Findings, build_run
-from pytest_citations.gating.criteria import Criteria
-from pytest_citations.gating.deciding import BaselineRef, Facts, decide_claim
+from pytest_citations.gating.criteria import ClaimFacts, Criteria
+from pytest_citations.gating.deciding import BaselineRef, decide_claim
 from pytest_citations.gating.result import CaseInfo, ClaimResult, Location
 from pytest_citations.gating.run_result import Base, BaselineFacts, RunGates, RunResult
 from pytest_citations.labels import Label
@@ -45,7 +45,7 @@ def claim(
     where = Location(info.file, info.case, f"claim-{index}", line or 4 + 2 * index, index)
     markers = tuple(str(n) for n in range(1, len(citations) + 1))
     cites = tuple(zip((c.url for c in citations), markers, strict=True))
-    facts = Facts(markers, general=found is Label.UNCITED, expect=expect, cited=cites)
+    facts = ClaimFacts(markers, general=found is Label.UNCITED, expect=expect, cited=cites)
     return decide_claim(where, ClaimVerdict(text, found, citations, **verdict), facts,
                         info.rules(rules), baseline)  # fmt: skip
 

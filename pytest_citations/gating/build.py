@@ -9,19 +9,15 @@ and the release decision, never added up from the shards' own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..network.usage import Spending, Usage
-from .calibration import Agreement
-from .comparison import RunComparison
-from .criteria import Decision, Failure
-from .deciding import decide_case, undecided_case
-from .decisions import AgreementGate, RunDecision, decide_run
-from .precision import Precision, Share
-from .regressions import compare_runs, states_of
-from .result import CaseInfo, CaseResult, ClaimResult, Location
+from .criteria import Decision
+from .deciding import decide_case, precision_of, share_of, undecided_case
+from .decisions import RunDecision, decide_run
+from .result import CaseInfo, CaseResult, ClaimResult, Location, count_labels
 from .run_result import (
     FAIL,
     INCOMPLETE,
@@ -33,6 +29,10 @@ from .run_result import (
     RunGates,
     RunResult,
 )
+
+if TYPE_CHECKING:
+    from .calibration import Agreement, AgreementGate
+    from .comparison import RunComparison
 
 
 @dataclass
@@ -126,14 +126,45 @@ def calibration_gate(
     claims: Iterable[ClaimResult], gates: RunGates
 ) -> tuple[Agreement | None, AgreementGate | None]:
     """The judge's agreement with the claims' ``expect:`` labels (C5), over the claims that
-    have a label, and its gate."""
+    have a label, and its gate; neither for a run that asks for neither."""
+    if not (gates.calibrate or gates.min_agreement):
+        return None, None
+    # The judge's calibration loads only for a run that measures it (build_run asks only
+    # then).
+    from .calibration import Agreement, AgreementGate
+
     pairs = [(c.expect, c.label.value) for c in claims if c.expect and c.label is not None]
-    agreement = Agreement.of(pairs) if pairs and (gates.calibrate or gates.min_agreement) else None
+    agreement = Agreement.of(pairs) if pairs else None
     if gates.min_agreement is None:
         return agreement, None
     metric, minimum = gates.min_agreement
     value = getattr(agreement, metric) if agreement is not None else None
     return agreement, AgreementGate(metric, minimum, value, len(pairs))
+
+
+def _comparison(
+    cases: list[CaseResult],
+    base: Base,
+    gates: RunGates,
+    in_scope: Callable[[str], bool],
+    left_out: frozenset[str],
+) -> RunComparison:
+    """The run's cases against its base, each change's ``fails`` decided by the gates."""
+    # The comparison with a base (and its rules on relaxed criteria) loads only for a run
+    # compared with one.
+    from .regressions import compare_runs, states_of
+
+    return compare_runs(
+        base.cases,
+        states_of(cases),
+        base=base.shown,
+        in_scope=in_scope,
+        left_out=left_out,
+        fail_on_regression=gates.fail_on_regression,
+        max_drop=gates.max_precision_drop,
+        gates=gates,
+        base_gates=base.gates,
+    )
 
 
 def _compared(cases: list[CaseResult], comparison: RunComparison) -> list[CaseResult]:
@@ -169,11 +200,12 @@ def _case_line(case: CaseResult) -> tuple[Decision, str | None, str]:
 def release_of(
     cases: Iterable[CaseResult],
     decision: RunDecision,
-    file_errors: Iterable[FileError],
-    skipped: Iterable[Location],
+    file_errors: Sequence[FileError],
+    skipped: Sequence[Location],
 ) -> Release:
     """The run's decision: each case's, the suite's own gates, the case files that could not
-    be verified and the case items that did not run. A failure wins over ``incomplete``."""
+    be verified and the case items that did not run (each in order). A failure wins over
+    ``incomplete``."""
     lines: list[tuple[Decision, str]] = []
     reasons: dict[Decision, list[str]] = {FAIL: [], INCOMPLETE: []}
     for case in cases:
@@ -184,15 +216,11 @@ def release_of(
         if why is not None:
             reasons[verdict].append(f"{case.key}: {why}")
     reasons[FAIL] += [str(failure) for failure in decision.failures]
-    reasons[INCOMPLETE] += [
-        f"{error.file}: not verified ({error.reason})"
-        for error in sorted(file_errors, key=lambda e: e.file)
-    ]
+    reasons[INCOMPLETE] += [f"{error.file}: not verified ({error.reason})" for error in file_errors]
     reasons[INCOMPLETE] += [str(failure) for failure in decision.undecided]
-    missing = sorted(skipped)
-    if missing:
-        count = f"{len(missing)} case item{'s' if len(missing) != 1 else ''}"
-        reasons[INCOMPLETE].append(f"{count} did not run ({missing[0].nodeid} was skipped)")
+    if skipped:
+        count = f"{len(skipped)} case item{'s' if len(skipped) != 1 else ''}"
+        reasons[INCOMPLETE].append(f"{count} did not run ({skipped[0].nodeid} was skipped)")
     for verdict in (FAIL, INCOMPLETE):
         if reasons[verdict]:
             return Release(verdict, tuple(reasons[verdict]), tuple(lines))
@@ -211,36 +239,29 @@ def build_run(
     which files of the base this run answers for (a shard's, or the files a selection
     ran); ``baseline`` is the baseline's stored precision and the run's claims against it."""
     cases = _cases(found, gates)
-    claims = [claim for case in cases for claim in case.claims]
-    agreement, agreement_gate = calibration_gate(claims, gates)
     comparison = None
     if base is not None:
-        comparison = compare_runs(
-            base.cases,
-            states_of(cases),
-            base=base.shown,
-            in_scope=in_scope,
-            left_out=frozenset(found.deselected),
-            fail_on_regression=gates.fail_on_regression,
-            max_drop=gates.max_precision_drop,
-            gates=gates,
-            base_gates=base.gates,
-        )
+        comparison = _comparison(cases, base, gates, in_scope, frozenset(found.deselected))
         cases = _compared(cases, comparison)
-    precision = sum((case.precision for case in cases), Precision(0, 0, 0))
-    share = sum((case.share for case in cases), Share(0, 0))
-    decision = decide_run(precision, share, gates.criteria, agreement=agreement_gate)
-    if comparison is not None:
-        failures: tuple[Failure, ...] = (*decision.failures, *comparison.failures)
-        decision = RunDecision(failures, (*decision.undecided, *comparison.undecided))
+    claims = tuple(claim for case in cases for claim in case.claims)
+    agreement = agreement_gate = None
+    if gates.calibrate or gates.min_agreement:
+        agreement, agreement_gate = calibration_gate(claims, gates)
+    # Over every claim of the run, as each case's over its own.
+    precision, share = precision_of(claims), share_of(claims)
+    decision = decide_run(
+        precision, share, gates.criteria, agreement=agreement_gate, comparison=comparison
+    )
     errors = tuple(sorted(found.file_errors.values(), key=lambda error: error.file))
     skipped = tuple(sorted(found.skipped.values()))
     return RunResult(
         cases=tuple(cases),
+        claims=claims,
         gates=gates,
         decision=decision,
         precision=precision,
         share=share,
+        label_counts=count_labels(claims),
         release=release_of(cases, decision, errors, skipped),
         file_errors=errors,
         skipped=skipped,

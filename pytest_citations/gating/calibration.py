@@ -9,12 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-CALIBRATION_LABELS = ("supported", "partial", "contradicted", "not_found")
-
-
-def as_judge_label(label: str) -> str:
-    """A claim label in the judge's four-label space."""
-    return label if label in CALIBRATION_LABELS else "not_found"
+from ..labels import CALIBRATION_LABELS, as_judge_label
+from .criteria import Failure
 
 
 @dataclass(frozen=True)
@@ -107,3 +103,30 @@ class Agreement:
                 f"{expected:<{width + 2}}" + "  ".join(f"{row[p]:>12}" for p in self.labels)
             )
         return lines
+
+
+@dataclass(frozen=True)
+class AgreementGate:
+    """The calibration gate (004, C5): the judge's agreement with the human ``expect:``
+    labels of ``labelled`` claims, as ``metric`` (None when it is undefined), against
+    ``minimum``."""
+
+    metric: str
+    minimum: float
+    value: float | None
+    labelled: int
+
+    def judge(self, failures: list[Failure], undecided: list[Failure]) -> None:
+        """A gate with nothing to measure is undecided, never a pass; one below its minimum
+        (or undefined over the labels there are) fails."""
+        if not self.labelled:
+            said = (
+                f"no claim in this run carries an 'expect:' label, so the judge's "
+                f"{self.metric} cannot be measured against {self.minimum:g}"
+            )
+            undecided.append(Failure("min_agreement", said))
+        elif self.value is None or self.value < self.minimum:
+            shown = "n/a" if self.value is None else f"{self.value:.4f}"
+            failures.append(
+                Failure("min_agreement", f"judge {self.metric} {shown} below {self.minimum:g}")
+            )

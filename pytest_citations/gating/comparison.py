@@ -125,11 +125,6 @@ def _shown(value: Value) -> str:
     return value if isinstance(value, str) else ", ".join(value)
 
 
-def relaxed_text(relaxed: Iterable[Relaxation]) -> str:
-    """The relaxations in one line: ``fail_on lost partial; min_precision 0.8 -> none``."""
-    return "; ".join(str(relaxation) for relaxation in relaxed)
-
-
 @dataclass(frozen=True)
 class ClaimDiff:
     """A claim that differs from the base (``kind``), with its labels ``before`` and
@@ -373,5 +368,4 @@ __all__ = [
     "drops",
     "figures",
     "regression_failures",
-    "relaxed_text",
 ]

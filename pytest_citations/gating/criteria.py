@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..labels import DEFAULT_FAILING_LABELS, Label, Reason, unchecked_meaning
 from ..verdicts import ClaimVerdict
-from .figures import Figure
-from .numbers import has_figures, missing_figures
+
+if TYPE_CHECKING:
+    from .figures import Figure
 
 
 class Decision(StrEnum):
@@ -116,12 +117,19 @@ class Failure:
 
 @dataclass(frozen=True)
 class ClaimFacts:
-    """What the criteria need to know of a claim beside its verdict."""
+    """What the case file says of a claim beside its text: its markers, topic, whether it
+    is general phrasing, its human label, whether it was split from the answer, and the
+    marker of each URL it cites; the criteria read its topic, whether it is general, and
+    its citations' markers."""
 
+    markers: tuple[str, ...] = ()
     topic: str | None = None
     general: bool = False
+    expect: str | None = None
+    derived: bool = False
     #: (url, marker) of each citation, to name citations as the case file does: ``[1] url``.
-    markers: tuple[tuple[str, str], ...] = ()
+    cited: tuple[tuple[str, str], ...] = ()
+    answer_span: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -238,7 +246,7 @@ def assess_claim(verdict: ClaimVerdict, facts: ClaimFacts, criteria: Criteria) -
         failures.append(
             Failure("forbid_contradicted_topics", f"a contradicted claim about {facts.topic!r}")
         )
-    missing: list[Figure] = []
+    missing: tuple[Figure, ...] = ()
     if label is Label.UNCITED:
         if not criteria.uncited_allowed:
             failures.append(Failure("uncited_allowed", "the claim cites nothing"))
@@ -246,28 +254,41 @@ def assess_claim(verdict: ClaimVerdict, facts: ClaimFacts, criteria: Criteria) -
             failures.append(
                 Failure("uncited_allowed", "the claim cites nothing and is not marked general")
             )
-        elif has_figures(verdict.claim):
-            failures.append(
-                Failure("uncited_allowed", "an uncited claim may not state a number or date")
-            )
+        else:
+            failures += _figures_failures(verdict, uncited=True)[0]
     elif criteria.numbers_traceable:
-        missing = missing_figures(verdict.claim, evidence_texts(verdict))
-        if missing:
-            shown = ", ".join(repr(figure.text) for figure in missing)
-            failures.append(
-                Failure(
-                    "numbers_traceable",
-                    f"{NUMBER_NOT_IN_EVIDENCE}: {shown} appears in no cited passage or quote",
-                )
-            )
+        found, missing = _figures_failures(verdict, uncited=False)
+        failures += found
     unchecked: tuple[UncheckedCitation, ...] = ()
     # A request missing from the recording, or a document without a URL, is never a label,
     # even where the run counts other unchecked citations as their labels: nothing was
     # fetched or judged for it.
     if not verdict.complete and (not criteria.allow_unchecked or verdict.never_a_label):
-        unchecked = describe_unchecked(verdict, facts.markers)
+        unchecked = describe_unchecked(verdict, facts.cited)
         failures = [f for f in failures if _stands_unchecked(f, verdict)]
-    return ClaimAssessment(verdict, tuple(failures), tuple(missing), unchecked)
+    return ClaimAssessment(verdict, tuple(failures), missing, unchecked)
+
+
+def _figures_failures(
+    verdict: ClaimVerdict, *, uncited: bool
+) -> tuple[list[Failure], tuple[Figure, ...]]:
+    """The check on a claim's figures (numbers and dates): an ``uncited`` claim may state
+    none; each figure of a cited one must stand in the evidence the judge saw. (The failure,
+    the figures missing from the evidence.)"""
+    # The figures' tables and patterns load here, for a claim whose figures are checked,
+    # rather than in every run that decides a claim.
+    from .numbers import has_figures, missing_figures
+
+    if uncited:
+        if not has_figures(verdict.claim):
+            return [], ()
+        return [Failure("uncited_allowed", "an uncited claim may not state a number or date")], ()
+    missing = tuple(missing_figures(verdict.claim, evidence_texts(verdict)))
+    if not missing:
+        return [], ()
+    shown = ", ".join(repr(figure.text) for figure in missing)
+    said = f"{NUMBER_NOT_IN_EVIDENCE}: {shown} appears in no cited passage or quote"
+    return [Failure("numbers_traceable", said)], missing
 
 
 def _stands_unchecked(failure: Failure, verdict: ClaimVerdict) -> bool:

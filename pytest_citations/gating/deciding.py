@@ -3,7 +3,7 @@ case file's facts about it, the criteria and the baseline (:func:`decide_claim`)
 its claims (:func:`decide_case`); a whole case file at once (:func:`decide_file`, for the
 plugin and the command line's batch). ``pytest-citations merge`` decides a shard's claims
 again with the same function from what the shard's report says their checks found
-(:func:`redecide`), so a merge of shard reports decides as the serial run did.
+(:func:`~.redecision.redecide`), so a merge of shard reports decides as the serial run did.
 
 A claim's text, its citations and everything a page or an answer put there is freed of
 control sequences here, once (see :mod:`pytest_citations.sanitize`).
@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..cases import Case, Claim
 from ..labels import Label
-from ..pipeline.aggregate import aggregate_verdicts
 from ..sanitize import clean
 from ..verdicts import ClaimVerdict
-from .baseline import Baseline
 from .criteria import ClaimFacts, Criteria, Decision, Failure, assess_claim
-from .decisions import THRESHOLDS, judge_case
+from .decisions import judge_thresholds
 from .precision import Precision, Share
 from .result import (
     BaselineChange,
@@ -31,7 +30,11 @@ from .result import (
     ClaimResult,
     ClaimStatus,
     Location,
+    count_labels,
 )
+
+if TYPE_CHECKING:
+    from .baseline import Baseline
 
 
 @dataclass(frozen=True)
@@ -42,25 +45,10 @@ class BaselineRef:
     shown: str = ""
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What the case file says of a claim beside its text: its markers, topic, whether it
-    is general phrasing, its human label, whether it was split from the answer, and the
-    marker of each URL it cites."""
-
-    markers: tuple[str, ...] = ()
-    topic: str | None = None
-    general: bool = False
-    expect: str | None = None
-    derived: bool = False
-    cited: tuple[tuple[str, str], ...] = ()
-    answer_span: tuple[int, int] | None = None
-
-
 def decide_claim(
     where: Location,
     verdict: ClaimVerdict,
-    facts: Facts,
+    facts: ClaimFacts,
     rules: Criteria,
     baseline: BaselineRef | None = None,
     *,
@@ -69,9 +57,10 @@ def decide_claim(
     """A claim decided against ``rules``: checked or not, its label if it was, and every
     criterion it missed; a checked claim is compared with the ``baseline`` (a regression
     fails it, unless the run is ``updating`` the baseline, which writes the label in)."""
-    assessment = assess_claim(verdict, ClaimFacts(facts.topic, facts.general, facts.cited), rules)
+    assessment = assess_claim(verdict, facts, rules)
     unchecked = assessment.unchecked
-    checked = assessment.decision is not Decision.INCOMPLETE
+    decision = assessment.decision
+    checked = decision is not Decision.INCOMPLETE
     failures = list(assessment.failures)
     change = None
     if baseline is not None and checked:
@@ -80,7 +69,7 @@ def decide_claim(
         if change.kind is BaselineKind.REGRESSION and not updating:
             said = f"regressed against the baseline {baseline.shown} ({change.old_label} -> "
             failures.append(Failure("baseline", f"{said}{verdict.label.value})"))
-    decision = Decision.FAIL if failures else Decision.PASS if checked else Decision.INCOMPLETE
+            decision = Decision.FAIL
     result = ClaimResult(
         where=where,
         text=verdict.claim,
@@ -107,33 +96,6 @@ def decide_claim(
     return clean(result)
 
 
-def redecide(stated: ClaimResult, rules: Criteria, *, updating: bool = False) -> ClaimResult:
-    """A claim decided again from what a report says its checks found (its label, its
-    citations' labels and reasons, the evidence, the baseline's stored label): what
-    :func:`decide_claim` makes of them, whatever the report states of its decision. A claim
-    a report calls unchecked has no label; the label its citations give (A1) stands in for
-    it, which decides nothing of a claim that is unchecked."""
-    label = stated.label if stated.label is not None else aggregate_verdicts(stated.citations)
-    cited = tuple((u.url, u.marker) for u in stated.unchecked if u.url and u.marker)
-    facts = Facts(
-        stated.markers,
-        stated.topic,
-        stated.general,
-        stated.expect,
-        stated.derived,
-        cited,
-        stated.answer_span,
-    )
-    baseline = None
-    if stated.baseline is not None:
-        stored = stated.baseline.stored()
-        entries = {stated.where.nodeid: stored} if stored is not None else {}
-        baseline = BaselineRef(Baseline(entries), stated.baseline.shown)
-    return decide_claim(
-        stated.where, stated.verdict(label), facts, rules, baseline, updating=updating
-    )
-
-
 def precision_of(claims: Iterable[ClaimResult]) -> Precision:
     """Citation precision over the citations that count (A2), the unchecked beside them."""
     supported = total = reachable = unchecked = 0
@@ -149,9 +111,15 @@ def precision_of(claims: Iterable[ClaimResult]) -> Precision:
 
 
 def share_of(claims: Sequence[ClaimResult]) -> Share:
-    """The share of fully supported claims among the checked ones (004, C7)."""
-    checked = [(claim.label, claim.general) for claim in claims if claim.label is not None]
-    return Share.of(checked, unchecked=sum(1 for claim in claims if claim.label is None))
+    """The share of fully supported claims among the checked ones that count (004, C7):
+    uncited general phrasing is not counted; the unchecked claims are counted apart."""
+    counted = [
+        claim.label
+        for claim in claims
+        if claim.label is not None and not (claim.label is Label.UNCITED and claim.general)
+    ]
+    unchecked = sum(1 for claim in claims if claim.label is None)
+    return Share(sum(label is Label.SUPPORTED for label in counted), len(counted), unchecked)
 
 
 def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) -> CaseResult:
@@ -165,26 +133,34 @@ def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) ->
         for failure in claim.failures
     ]
     precision, share = precision_of(ordered), share_of(ordered)
-    missed, undecided = judge_case(precision, share, info.rules(run))
+    missed, undecided = judge_thresholds(precision, share, info.rules(run))
     failures += missed
-    if failures:
-        decision = Decision.FAIL
-    elif undecided or any(claim.decision is Decision.INCOMPLETE for claim in ordered):
-        decision = Decision.INCOMPLETE
-    else:
-        decision = Decision.PASS
-    item = Decision.INCOMPLETE if undecided else Decision.PASS
-    if any(failure.criterion in THRESHOLDS for failure in failures):
-        item = Decision.FAIL
+    unchecked = [claim.where.name for claim in ordered if claim.decision is Decision.INCOMPLETE]
+    incomplete = [f"{', '.join(unchecked)} could not be checked"] if unchecked else []
+    incomplete += [str(failure) for failure in undecided]
+    decision = Decision.FAIL if failures else Decision.INCOMPLETE if incomplete else Decision.PASS
+    # The case's own item reports its thresholds; a claim's failure is its own item's.
+    item = Decision.FAIL if missed else Decision.INCOMPLETE if undecided else Decision.PASS
     return CaseResult(
-        info, ordered, precision, share, decision, item, tuple(failures), tuple(undecided)
+        info,
+        ordered,
+        precision,
+        share,
+        count_labels(ordered),
+        decision,
+        item,
+        tuple(failures),
+        tuple(undecided),
+        tuple(incomplete),
     )
 
 
 def undecided_case(info: CaseInfo, claims: Sequence[ClaimResult]) -> CaseResult:
     """A case whose own item did not run: its claims and figures, and no decision."""
     ordered = tuple(sorted(claims, key=lambda claim: claim.where.index))
-    return CaseResult(info, ordered, precision_of(ordered), share_of(ordered))
+    return CaseResult(
+        info, ordered, precision_of(ordered), share_of(ordered), count_labels(ordered)
+    )
 
 
 def case_info(file: str, case: Case) -> CaseInfo:
@@ -203,10 +179,10 @@ def case_info(file: str, case: Case) -> CaseInfo:
     )
 
 
-def claim_facts(case: Case, claim: Claim) -> Facts:
+def claim_facts(case: Case, claim: Claim) -> ClaimFacts:
     """What a case file says of one of its claims."""
     cited = {case.citations[m]: m for m in reversed(claim.markers) if m in case.citations}
-    return Facts(
+    return ClaimFacts(
         claim.markers,
         claim.topic,
         claim.general,
@@ -260,7 +236,6 @@ def decide_file(
 
 __all__ = [
     "BaselineRef",
-    "Facts",
     "FileResult",
     "case_info",
     "claim_facts",
@@ -268,7 +243,6 @@ __all__ = [
     "decide_claim",
     "decide_file",
     "precision_of",
-    "redecide",
     "share_of",
     "undecided_case",
 ]

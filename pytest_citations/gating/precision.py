@@ -10,8 +10,38 @@ from ..labels import Label
 from ..network.usage import count_of
 
 
+class Ratio:
+    """What :class:`Precision` and :class:`Share` have in common: ``supported`` of the
+    ``total`` checked, the ``unchecked`` counted apart (an unchecked item is no label), and
+    how far the unchecked could move the figure."""
+
+    supported: int
+    total: int
+    unchecked: int
+
+    @property
+    def value(self) -> float | None:
+        """Supported / checked; None with nothing checked."""
+        return self.supported / self.total if self.total else None
+
+    @property
+    def worst(self) -> float | None:
+        """The figure if no unchecked item were supported; None with nothing to count."""
+        return _ratio(self.supported, self.total + self.unchecked)
+
+    @property
+    def best(self) -> float | None:
+        """The figure if every unchecked item were supported; None with nothing to count."""
+        return _ratio(self.supported + self.unchecked, self.total + self.unchecked)
+
+    def fraction(self) -> str:
+        """The figure as 000 writes it: ``0.2222 (2/9)``; with items unchecked,
+        ``0.5000 (1/2, 2 of 3 checked)``."""
+        return fraction(self.value, self.supported, self.total, self.unchecked)
+
+
 @dataclass(frozen=True)
-class Precision:
+class Precision(Ratio):
     """Citation precision over claim–URL pairs (A2).
 
     ``citation`` is supported / total; ``reachable`` keeps the numerator and drops the
@@ -21,6 +51,9 @@ class Precision:
     (``unchecked``) and shown as ``n of m checked``; :attr:`worst` and :attr:`best` are the
     precision if every unchecked citation turned out unsupported, or supported.
     """
+
+    #: Supported / checked citations; None for no checked citation.
+    citation = Ratio.value
 
     supported: int
     total: int
@@ -66,29 +99,9 @@ class Precision:
         )
 
     @property
-    def citation(self) -> float | None:
-        """Supported / checked citations; None for no checked citation."""
-        return self.supported / self.total if self.total else None
-
-    @property
-    def worst(self) -> float | None:
-        """The precision if no unchecked citation were supported; None for no citation."""
-        return _ratio(self.supported, self.total + self.unchecked)
-
-    @property
-    def best(self) -> float | None:
-        """The precision if every unchecked citation were supported; None for no citation."""
-        return _ratio(self.supported + self.unchecked, self.total + self.unchecked)
-
-    @property
     def reachable_precision(self) -> float | None:
         """Supported / reachable citations; None when none was reachable."""
         return self.supported / self.reachable if self.reachable else None
-
-    def fraction(self) -> str:
-        """Citation precision as 000 writes it: ``0.2222 (2/9)``; with citations unchecked,
-        ``0.5000 (1/2, 2 of 3 checked)``."""
-        return fraction(self.citation, self.supported, self.total, self.unchecked)
 
     def reachable_fraction(self) -> str:
         """Reachable precision as 000 writes it: ``0.3333 (2/6)``."""
@@ -103,7 +116,7 @@ class Precision:
 
 
 @dataclass(frozen=True)
-class Share:
+class Share(Ratio):
     """Claims fully supported by their own citations, over the claims that count (004, C7)
     and were checked: a claim that could not be checked has no label, and is counted apart
     (``unchecked``), as :class:`Precision` counts an unchecked citation."""
@@ -112,37 +125,7 @@ class Share:
     total: int
     unchecked: int = 0
 
-    @classmethod
-    def of(cls, claims: Iterable[tuple[Label, bool]], unchecked: int = 0) -> Share:
-        """From (claim label, marked general) pairs of checked claims: uncited general
-        phrasing is not counted; ``unchecked`` claims beside them."""
-        counted = [label for label, general in claims if not (label is Label.UNCITED and general)]
-        return cls(sum(label is Label.SUPPORTED for label in counted), len(counted), unchecked)
-
-    def __add__(self, other: Share) -> Share:
-        return Share(
-            self.supported + other.supported,
-            self.total + other.total,
-            self.unchecked + other.unchecked,
-        )
-
-    @property
-    def value(self) -> float | None:
-        """The share over the checked claims, or None with no claim to count."""
-        return self.supported / self.total if self.total else None
-
-    @property
-    def worst(self) -> float | None:
-        """The share if no unchecked claim were supported."""
-        return _ratio(self.supported, self.total + self.unchecked)
-
-    @property
-    def best(self) -> float | None:
-        """The share if every unchecked claim were supported."""
-        return _ratio(self.supported + self.unchecked, self.total + self.unchecked)
-
-    def __str__(self) -> str:
-        return fraction(self.value, self.supported, self.total, self.unchecked)
+    __str__ = Ratio.fraction
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:

@@ -3,7 +3,7 @@
 What a claim's checks found is the shard's: it ran them (its label, its citations' labels
 and reasons, the evidence the judge was shown, the label the baseline stored). Everything
 derived from that is decided here again, with the functions the run decided with
-(:func:`~.deciding.redecide`, :func:`~.deciding.decide_case`), against the run's criteria
+(:func:`redecide`, :func:`~.deciding.decide_case`), against the run's criteria
 with each case's own over them, and never read from the report: each claim's status,
 decision and failures, each case's decision, precision and precision item. A report whose
 stated decisions its claims do not make (edited after its run, or written by another
@@ -20,9 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..pipeline.aggregate import aggregate_verdicts
+from .baseline import Baseline
 from .build import Findings
-from .criteria import Decision
-from .deciding import decide_case, redecide
+from .criteria import ClaimFacts, Criteria, Decision
+from .deciding import BaselineRef, decide_case, decide_claim
 from .precision import Precision
 from .result import PRECISION_ITEM, CaseInfo, ClaimResult, Location
 from .run_result import RunGates
@@ -38,6 +40,33 @@ class StatedCase:
     decision: Decision | None = None
     precision: Precision | None = None
     item: Decision | None = None
+
+
+def redecide(stated: ClaimResult, rules: Criteria, *, updating: bool = False) -> ClaimResult:
+    """A claim decided again from what a report says its checks found (its label, its
+    citations' labels and reasons, the evidence, the baseline's stored label): what
+    :func:`decide_claim` makes of them, whatever the report states of its decision. A claim
+    a report calls unchecked has no label; the label its citations give (A1) stands in for
+    it, which decides nothing of a claim that is unchecked."""
+    label = stated.label if stated.label is not None else aggregate_verdicts(stated.citations)
+    cited = tuple((u.url, u.marker) for u in stated.unchecked if u.url and u.marker)
+    facts = ClaimFacts(
+        stated.markers,
+        stated.topic,
+        stated.general,
+        stated.expect,
+        stated.derived,
+        cited,
+        stated.answer_span,
+    )
+    baseline = None
+    if stated.baseline is not None:
+        stored = stated.baseline.stored()
+        entries = {stated.where.nodeid: stored} if stored is not None else {}
+        baseline = BaselineRef(Baseline(entries), stated.baseline.shown)
+    return decide_claim(
+        stated.where, stated.verdict(label), facts, rules, baseline, updating=updating
+    )
 
 
 def _said(claim: ClaimResult, decided: ClaimResult) -> str | None:
@@ -101,4 +130,4 @@ def decide_again(cases: Sequence[StatedCase], found: Findings, gates: RunGates) 
     return tuple(disagreements)
 
 
-__all__ = ["StatedCase", "decide_again"]
+__all__ = ["StatedCase", "decide_again", "redecide"]

@@ -1,10 +1,29 @@
 """The summary's section on a run against its base (``Regressions against BASE.json: …``),
-as lines built from a :class:`~.comparison.RunComparison`; nothing here prints."""
+as lines built from a :class:`~.comparison.RunComparison`; nothing here prints. Every report
+imports this module; the comparison itself loads only in a run that has a base, so a change's
+kind is read here by its value (:class:`~.comparison.ChangeKind`'s)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from ..labels import counted
-from .comparison import CaseDiff, ChangeKind, ClaimDiff, Relaxation, RunComparison, relaxed_text
+
+if TYPE_CHECKING:
+    from .comparison import CaseDiff, ClaimDiff, Relaxation, RunComparison
+
+#: How a claim's change is said, by its kind.
+_SAID = {
+    "added": "{name} added: {after}{flag}",
+    "removed": "{name} removed (was {before})",
+    "changed": "{name} changed: {before} -> {after}{flag}",
+    "decision": "{name}: {after}, decision changed{flag}",
+    "not_compared": "{name} not compared: {before} -> {after}",
+    "label": "{name}: {before} -> {after}{flag}",
+}
+#: The kinds of change whose claim kept its text: it is shown once.
+_SAME_TEXT = ("label", "decision", "not_compared")
 
 
 def headline(comparison: RunComparison) -> str:
@@ -16,7 +35,7 @@ def headline(comparison: RunComparison) -> str:
         if statuses.count(status)
     ]
     said = counted(len(comparison.regressions), "claim") + " regressed"
-    open_ = sum(1 for change in comparison.changes if change.kind is ChangeKind.NOT_COMPARED)
+    open_ = sum(1 for change in comparison.changes if change.kind == "not_compared")
     said += f", {open_} not compared (unchecked)" if open_ else ""
     cases = f"; cases: {', '.join(parts)}" if parts else "; no case changed"
     before, after = comparison.precision_before, comparison.precision_after
@@ -28,20 +47,11 @@ def headline(comparison: RunComparison) -> str:
 
 def _change_lines(change: ClaimDiff) -> list[str]:
     flag = " (regressed)" if change.regressed else ""
-    name = change.where.name
-    if change.kind is ChangeKind.ADDED:
-        lines = [f"    {name} added: {change.after}{flag}"]
-    elif change.kind is ChangeKind.REMOVED:
-        lines = [f"    {name} removed (was {change.before})"]
-    elif change.kind is ChangeKind.CHANGED:
-        lines = [f"    {name} changed: {change.before} -> {change.after}{flag}"]
-    elif change.kind is ChangeKind.DECISION:
-        lines = [f"    {name}: {change.after}, decision changed{flag}"]
-    elif change.kind is ChangeKind.NOT_COMPARED:
-        lines = [f"    {name} not compared: {change.before} -> {change.after}"]
-    else:
-        lines = [f"    {name}: {change.before} -> {change.after}{flag}"]
-    if change.kind in (ChangeKind.LABEL, ChangeKind.DECISION, ChangeKind.NOT_COMPARED):
+    said = _SAID[change.kind].format(
+        name=change.where.name, before=change.before, after=change.after, flag=flag
+    )
+    lines = [f"    {said}"]
+    if change.kind in _SAME_TEXT:
         lines.append(f"      claim: {change.text_after}")
         return lines
     if change.text_before is not None:
@@ -49,6 +59,11 @@ def _change_lines(change: ClaimDiff) -> list[str]:
     if change.text_after is not None:
         lines.append(f"      now: {change.text_after}")
     return lines
+
+
+def relaxed_text(relaxed: Iterable[Relaxation]) -> str:
+    """The relaxations in one line: ``fail_on lost partial; min_precision 0.8 -> none``."""
+    return "; ".join(str(relaxation) for relaxation in relaxed)
 
 
 def relaxed_line(relaxed: tuple[Relaxation, ...], fails: bool) -> str:
@@ -101,4 +116,11 @@ def comparison_lines(comparison: RunComparison) -> list[str]:
     return lines
 
 
-__all__ = ["NOT_COMPARED", "comparison_lines", "headline", "relaxation_lines", "relaxed_line"]
+__all__ = [
+    "NOT_COMPARED",
+    "comparison_lines",
+    "headline",
+    "relaxation_lines",
+    "relaxed_line",
+    "relaxed_text",
+]

@@ -38,8 +38,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..cases.answer_spans import find_span
-from .comparison import CaseDiff, CaseState, ChangeKind, ClaimState, Relaxation, relaxed_text
+from .comparison import CaseDiff, CaseState, ChangeKind, ClaimState, Relaxation
 from .criteria import Criteria, Decision, Failure
+from .regression_lines import relaxed_text
 from .run_result import RunGates
 
 _LISTS = ("fail_on", "forbid_contradicted_topics")

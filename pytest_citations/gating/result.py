@@ -17,16 +17,18 @@ other citations say: one contradiction decides it (A1).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..labels import LABEL_RANK, Label
 from ..verdicts import CitationVerdict, ClaimVerdict, Evidence
-from .comparison import ClaimDiff
 from .criteria import Criteria, Decision, Failure, UncheckedCitation
 from .precision import Precision, Share
+
+if TYPE_CHECKING:
+    from .comparison import ClaimDiff
 
 #: The name of a case's own item, which reports the case's decision.
 PRECISION_ITEM = "precision"
@@ -274,7 +276,8 @@ class CaseInfo:
 @dataclass(frozen=True)
 class CaseResult:
     """A case and its claims (in file order), its citation precision and supported share
-    over what was checked, and its decision: ``decision`` is None when the case was not
+    over what was checked, its claims per label (``unchecked`` for those that have none,
+    see :func:`count_labels`), and its decision: ``decision`` is None when the case was not
     decided (its own item did not run); ``item`` is what that item reports (``fail`` for a
     threshold of the case missed, ``incomplete`` for one that unchecked citations leave
     undecided; a claim's failure is its own item's)."""
@@ -283,11 +286,14 @@ class CaseResult:
     claims: tuple[ClaimResult, ...]
     precision: Precision
     share: Share
+    label_counts: Mapping[str, int]
     decision: Decision | None = None
     item: Decision | None = None
     failures: tuple[Failure, ...] = ()
     #: Case criteria that unchecked citations leave undecided.
     undecided: tuple[Failure, ...] = ()
+    #: Why a decided case is incomplete: the claims not checked, the criteria not decided.
+    incomplete: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -299,23 +305,12 @@ class CaseResult:
         """The claims that could not be checked."""
         return tuple(claim for claim in self.claims if not claim.checked)
 
-    @property
-    def incomplete(self) -> tuple[str, ...]:
-        """Why the case is incomplete: the claims not checked, the criteria not decided."""
-        names = [claim.where.name for claim in self.claims if claim.decision is Decision.INCOMPLETE]
-        reasons = [f"{', '.join(names)} could not be checked"] if names else []
-        return tuple(reasons + [str(failure) for failure in self.undecided])
-
-    def label_counts(self) -> dict[str, int]:
-        """Checked claims per label, and the unchecked ones."""
-        return count_labels(self.claims)
-
 
 #: The columns a label count has: every label, then the claims that have none.
 COUNTED = (*(label.value for label in Label), ClaimStatus.UNCHECKED.value)
 
 
-def count_labels(claims: tuple[ClaimResult, ...]) -> dict[str, int]:
+def count_labels(claims: Iterable[ClaimResult]) -> dict[str, int]:
     """Claims per label, and ``unchecked`` for those that have none."""
     counts = dict.fromkeys(COUNTED, 0)
     for claim in claims:

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..network.usage import Spending, Usage
 from ..verdicts import CitationVerdict
-from .baseline import Reconciliation
-from .calibration import Agreement
-from .comparison import CaseState, RunComparison
 from .criteria import Criteria, Decision
-from .decisions import RunDecision
 from .precision import Precision, Share
-from .result import CaseResult, ClaimResult, Location, count_labels
+from .result import CaseResult, ClaimResult, Location
+
+if TYPE_CHECKING:
+    from .baseline import Reconciliation
+    from .calibration import Agreement
+    from .comparison import CaseState, RunComparison
+    from .decisions import RunDecision
 
 PASS, FAIL, INCOMPLETE = Decision.PASS, Decision.FAIL, Decision.INCOMPLETE
 
@@ -183,10 +184,14 @@ class RunResult:
     """The run, decided once (see the module's docstring)."""
 
     cases: tuple[CaseResult, ...]
+    #: Every claim, in case order.
+    claims: tuple[ClaimResult, ...]
     gates: RunGates
     decision: RunDecision
     precision: Precision
     share: Share
+    #: Claims per label over the run, and the unchecked ones.
+    label_counts: Mapping[str, int]
     release: Release
     file_errors: tuple[FileError, ...] = ()
     skipped: tuple[Location, ...] = ()
@@ -201,11 +206,6 @@ class RunResult:
     #: ``{"error": why, "failed": true}`` when it could not run; None without a check.
     drift: Mapping[str, Any] | None = None
 
-    @cached_property
-    def claims(self) -> tuple[ClaimResult, ...]:
-        """Every claim, in case order."""
-        return tuple(claim for case in self.cases for claim in case.claims)
-
     @property
     def failed(self) -> bool:
         """The run may not ship: its release decision, a baseline update that could not be
@@ -216,13 +216,11 @@ class RunResult:
         drifted = self.drift is not None and bool(self.drift.get("failed"))
         return self.release.failed or stale or drifted
 
-    def label_counts(self) -> dict[str, int]:
-        """Claims per label over the run, and the unchecked ones."""
-        return count_labels(self.claims)
-
     def left_out(self) -> tuple[int, int]:
         """(cases, claims) the selection left out entirely: deselected claim items, and the
         cases none of whose claims ran."""
+        if not self.deselected:
+            return 0, 0
         ran = {case.key for case in self.cases if case.claims}
         claims = {item.nodeid for item in self.deselected if item.index}
         cases = {item.case_key for item in self.deselected} - ran

@@ -87,7 +87,7 @@ def _names(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
 
 def claim_from_dict(data: Mapping[str, Any], file: str, case: str) -> ClaimResult:
     """A claim of the case ``file::case`` read back (see :func:`claim_to_dict`). Its
-    decision and status are read as stated: only :func:`~.deciding.redecide` makes them."""
+    decision and status are read as stated: only :func:`~.redecision.redecide` makes them."""
     status = ClaimStatus(data.get("status") or ClaimStatus.CHECKED)
     label = data.get("label")
     index = int(data["index"])

@@ -16,7 +16,6 @@ import pytest
 
 from ..distribution import __version__
 from ..errors import AccountError, CitationsError
-from ..gating.base_report import read_base
 from ..gating.build import Findings, build_run
 from ..gating.result import Location
 from ..gating.run_result import Base, BaselineFacts, RunResult
@@ -72,6 +71,9 @@ class CitationsReporter:
         try:  # read before anything runs: a damaged baseline or base is the user's to fix
             baseline_of(config, options)
             if options.compare is not None:
+                # The comparison with a base loads only for a run compared with one.
+                from ..gating.base_report import read_base
+
                 self.base = read_base(options.compare, options.gates.compare or "")
         except CitationsError as error:
             raise pytest.UsageError(printed(f"citations: {error}")) from None

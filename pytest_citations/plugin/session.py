@@ -12,14 +12,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .. import recording
 from ..cases import Case
 from ..errors import AccountError, CitationsError, ConfigurationError
-from ..gating.baseline import Baseline
 from ..gating.deciding import BaselineRef, FileResult, decide_file
 from ..network.usage import SpendPlan, Usage
 from ..paths import shown
@@ -43,9 +42,12 @@ from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
 from .preflight import check_cassette_folder, check_recording_secrets
 from .printing import printed
 
+if TYPE_CHECKING:
+    from ..gating.baseline import Baseline
+
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
 #: The run's baseline, read once per process (the reporter's and the session's).
-BASELINE_KEY = pytest.StashKey[Baseline]()
+BASELINE_KEY = pytest.StashKey["Baseline"]()
 
 
 def baseline_of(config: pytest.Config, options: Options) -> Baseline | None:
@@ -54,6 +56,9 @@ def baseline_of(config: pytest.Config, options: Options) -> Baseline | None:
     if options.baseline is None:
         return None
     if BASELINE_KEY not in config.stash:
+        # The baseline's reading and checks load only for a run that has one.
+        from ..gating.baseline import Baseline
+
         config.stash[BASELINE_KEY] = Baseline.load(options.baseline)
     return config.stash[BASELINE_KEY]
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from ..gating.calibration import Agreement
 from ..gating.result import COUNTED
+
+if TYPE_CHECKING:
+    from ..gating.calibration import Agreement
 
 #: One colour per label, shared by the bars, the legend and the badges.
 COLOURS = {

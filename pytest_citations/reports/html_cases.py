@@ -8,9 +8,8 @@ import html
 import re
 from urllib.parse import quote
 
-from ..gating.calibration import as_judge_label
 from ..gating.result import CaseResult, ClaimResult, ClaimStatus
-from ..labels import LABEL_RANK
+from ..labels import LABEL_RANK, as_judge_label
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix
@@ -231,7 +230,7 @@ def case_html(case: CaseResult, calibrated: bool, links: SourceLinks) -> str:
     return (
         f'<section class="case" id="{html.escape(anchor(case))}"><div class="case-head">'
         f"<h2>{html.escape(case.info.file)} :: {html.escape(case.info.case)}</h2>"
-        f"{label_mix(case.label_counts(), case.key)}</div>"
+        f"{label_mix(case.label_counts, case.key)}</div>"
         + (f'<div class="question">{html.escape(question)}</div>' if question else "")
         + answer_html(case)
         + f'<div class="meta">citation precision {case.precision.fraction()}</div>{badge}'

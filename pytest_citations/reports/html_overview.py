@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from ..gating.calibration import Agreement
 from ..gating.precision import Precision
 from ..gating.result import COUNTED, CaseResult, ClaimResult
 from ..gating.run_result import RunResult
@@ -15,6 +15,9 @@ from .charts import COLOURS, heatmap, label_mix, legend
 from .html_cases import anchor
 from .info import RunInfo
 from .terminal import usage_line
+
+if TYPE_CHECKING:
+    from ..gating.calibration import Agreement
 
 _ARROWS = {"up": "▲", "down": "▼"}
 _CHANGE_WORDS = (("regression", "regressed"), ("improvement", "improved"), ("new", "new"))
@@ -154,7 +157,7 @@ def cards(result: RunResult, failing: int) -> str:
 
 
 def _row(case: CaseResult, result: RunResult, baselined: bool) -> str:
-    counts = case.label_counts()
+    counts = case.label_counts
     precision = case.precision
     outcome = case.decision or ""
     cells = [

@@ -5,10 +5,13 @@ and after) with how each of its claims changed, old and new text side by side.""
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
-from ..gating.comparison import CaseDiff, ClaimDiff, RunComparison
 from ..gating.regression_lines import NOT_COMPARED, headline, relaxed_line
 from ..sanitize import strip_controls
+
+if TYPE_CHECKING:
+    from ..gating.comparison import CaseDiff, ClaimDiff, RunComparison
 
 
 def _text(value: object) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
-from ..gating.calibration import as_judge_label
 from ..gating.run_result import RunResult
+from ..labels import as_judge_label
 from ..sanitize import strip_controls
 from .charts import ordered
 from .html_assets import SCRIPT, STYLE
@@ -76,7 +76,7 @@ def render(result: RunResult, info: RunInfo | None = None, title: str = TITLE) -
         result.cases,
         key=lambda case: (0 if case.decision == "fail" else 1, case.info.file, case.info.case),
     )
-    counts = result.label_counts()
+    counts = result.label_counts
     failing = sum(1 for claim in result.claims if failed(claim))
     buttons, total = _filters(result, counts, failing, calibrated)
     overview = (

@@ -11,15 +11,17 @@ unchecked counted beside them."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..gating.calibration import Agreement
 from ..gating.precision import Precision
 from ..gating.result import CaseResult
 from ..gating.run_result import RunResult
 from ..gating.serial import claim_to_dict, info_to_dict
 from .info import RunInfo
 from .spending import against_plan
+
+if TYPE_CHECKING:
+    from ..gating.calibration import Agreement
 
 #: The shape of the report: a reader of another version's report knows it by this.
 REPORT_VERSION = 2

@@ -58,7 +58,7 @@ def _row(cells: Iterable[object]) -> str:
 
 
 def _case_row(case: CaseResult) -> str:
-    counts = case.label_counts()
+    counts = case.label_counts
     decision = case.decision.value if case.decision is not None else "not decided"
     return _row(
         [

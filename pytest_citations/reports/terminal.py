@@ -42,7 +42,7 @@ def table_lines(result: RunResult) -> list[str]:
     header = ["case", "claims", *COUNTED, "precision", "reachable"]
     rows = [header]
     for case in result.cases:
-        counts = case.label_counts()
+        counts = case.label_counts
         rows.append(
             [
                 case.key,

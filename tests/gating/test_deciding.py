@@ -21,6 +21,7 @@ import pytest
 
 from pytest_citations.cases.model import Case, Claim
 from pytest_citations.gating.baseline import Baseline
+from pytest_citations.gating.calibration import AgreementGate
 from pytest_citations.gating.criteria import (
     ClaimAssessment,
     ClaimFacts,
@@ -31,14 +32,13 @@ from pytest_citations.gating.criteria import (
 )
 from pytest_citations.gating.deciding import (
     BaselineRef,
-    Facts,
     FileResult,
     case_info,
     decide_case,
     decide_claim,
     decide_file,
 )
-from pytest_citations.gating.decisions import AgreementGate, decide_run
+from pytest_citations.gating.decisions import decide_run
 from pytest_citations.gating.messages import (
     ALLOW_UNCHECKED_HINT,
     MISSING_RECORDING_HINT,
@@ -280,7 +280,7 @@ def test_an_uncited_claim_passes_only_as_general_phrasing_without_figures(
 
 # -- unchecked citations -----------------------------------------------------------------------
 
-MARKERS = ClaimFacts(markers=((A, "1"), (B, "2")))
+MARKERS = ClaimFacts(cited=((A, "1"), (B, "2")))
 
 
 def test_an_unchecked_citation_leaves_the_claim_incomplete() -> None:
@@ -497,7 +497,7 @@ def test_a_cases_criteria_set_thresholds_the_run_does_not_have() -> None:
 def decided(found: ClaimVerdict, index: int = 1, rules: Criteria | None = None) -> ClaimResult:
     """Claim ``index`` of the case, citing A and B, decided."""
     where = Location(FILE, "water", f"claim-{index}", 3 + index, index)
-    facts = Facts(markers=("1", "2"), cited=((A, "1"), (B, "2")))
+    facts = ClaimFacts(markers=("1", "2"), cited=((A, "1"), (B, "2")))
     return decide_claim(where, found, facts, rules or lenient())
 
 

@@ -59,7 +59,7 @@ def test_unchecked_is_a_state_in_every_output_and_counts_in_no_precision() -> No
     [case] = result.cases
 
     assert (case.precision, case.share) == (Precision(1, 1, 1, 1), Share(1, 1, 1))
-    assert case.label_counts() == {**dict.fromkeys(case.label_counts(), 0), "supported": 1,
+    assert case.label_counts == {**dict.fromkeys(case.label_counts, 0), "supported": 1,
                                    "unchecked": 1}  # fmt: skip
     lines = [line.text for line in summary_lines(result, info)]
     header, row = lines[0].split(), lines[1].split()
