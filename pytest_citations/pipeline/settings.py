@@ -203,11 +203,7 @@ class Settings:
             "fetcher": fetcher,
             "fetcher_config": backends.fetcher_config(fetcher, env),
             "judge": judge,
-            "secrets": {
-                name: Secret(env[name].strip(), name)
-                for name in backends.variables("secret_variables")
-                if env.get(name, "").strip()
-            },
+            "secrets": backends.secrets(env),
             "hidden": hidden_secrets(env),
             "network": NetworkConfig.from_env(env, **network),
             "spending": SpendingLimits.from_env(env, **spending),

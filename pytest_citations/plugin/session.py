@@ -8,11 +8,11 @@ request fixtures. It only wires the engine together: where cassettes live is
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,7 +24,7 @@ from ..network.usage import SpendPlan, Usage
 from ..paths import shown
 from ..pipeline.audit import AuditLog
 from ..pipeline.backends import Backends
-from ..pipeline.settings import Settings
+from ..pipeline.settings import Settings, hidden_secrets
 from ..pipeline.sync import SyncVerifier
 from ..pipeline.verifier import ClaimRequest, Verifier
 from ..recording import (
@@ -78,32 +78,31 @@ class FileNotVerified(Exception):
 
 
 def build_settings(options: Options, embedding_cache: Path | None, backends: Backends) -> Settings:
-    """Engine settings for this session, with every variable the ``backends`` declare (a
-    judge a plugin registered included). A replay needs no token: requests carry
-    placeholders, and none that a recording answers reaches the network."""
+    """Engine settings for this session, put together from the stages' configs the options
+    built (the judge, the network, the budget): of the environment only what the
+    ``backends`` declare is read here (a judge a plugin registered included), the fetcher's
+    config and the secrets. A replay needs no token: requests carry placeholders, and none
+    that a recording answers reaches the network."""
     try:
-        settings = Settings.from_env(
-            None,
-            backends=backends,
-            # The judge the options resolved (and the header names), not read again.
+        return Settings(
+            fetcher=options.fetcher,
+            fetcher_config=backends.fetcher_config(options.fetcher, os.environ),
             judge=options.judge,
-            concurrency=options.concurrency,
+            secrets=backends.secrets(os.environ),
+            hidden=hidden_secrets(os.environ),
+            network=options.network,
+            spending=options.spending,
+            max_page_chars=options.max_page_chars,
             embedding_model=options.embedding_model,
+            embedding_cache_dir=embedding_cache,
             evidence_words=options.evidence_words,
             top_k=options.top_k,
             passage_words=options.passage_words,
             judge_votes=options.judge_votes,
             pinned=options.pinned,
-            embedding_cache_dir=embedding_cache,
-            fetcher=options.fetcher,
-            **dict[str, Any](options.limits),
         )
-    except ConfigurationError as error:  # CITATIONS_TIMEOUT=abc, say, read here
+    except ConfigurationError as error:  # a fetcher's own config, read here
         raise pytest.UsageError(printed(f"citations: {error}")) from None
-    if not (options.record_mode.records or options.drift):
-        # No waiting on a recorded Retry-After.
-        settings = settings.without_backoff()
-    return settings
 
 
 def file_requests(cases: Sequence[Case]) -> list[ClaimRequest]:
