@@ -29,7 +29,6 @@ from .values import (
     evidence_words,
     fraction,
     labels,
-    limit_parser,
     record_mode,
     shard,
     trusted_keys,
@@ -51,7 +50,7 @@ def _limit_option(limit: Limit) -> Option:
         limit.help,
         kind="parse",
         env=(limit.env,),
-        parse=limit_parser(limit),
+        parse=limit.parse,
         metavar=limit.metavar,
     )
 

@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -233,11 +234,8 @@ class CitationsSession:
         known = self._decided.get(path)
         if known is None:
             try:
-                ahead = self._verifying_ahead()
-                if not ahead.planned(path):
-                    self._plan_file(ahead, path, cases)
                 started = time.perf_counter()
-                verified: VerifiedFile = ahead.result(path)
+                verified = self._verified(path, cases)
                 self._waited[path] = time.perf_counter() - started
                 claims = [(case.id, claim.index) for case in cases for claim in case.claims]
                 self._seconds[path] = dict(zip(claims, verified.seconds, strict=True))
@@ -273,6 +271,19 @@ class CitationsSession:
         every other item): the claims' shares stand in for it in the item times."""
         return self._waited.pop(path, 0.0)
 
+    def _verified(self, path: Path, cases: Sequence[Case]) -> VerifiedFile:
+        """The file's verification: ahead of its items, beside the run's other files (see
+        :mod:`.ahead`), or now when it is the only file the run plans, with no other to
+        verify meanwhile."""
+        if self._ahead is None and len(self._plan) == 1 and self._plan[0][0] == path:
+            cassette, requests = self.layout.case_file(path), file_requests(cases)
+            return self.verifier.run(self._verify_file(cassette, requests))
+        ahead = self._verifying_ahead()
+        if not ahead.planned(path):
+            self._plan_file(ahead, path, cases)
+        verified: VerifiedFile = ahead.result(path)
+        return verified
+
     def _verifying_ahead(self) -> VerifyAhead:
         if self._ahead is None:
             self._ahead = VerifyAhead(
@@ -307,25 +318,27 @@ class CitationsSession:
     def _plan_file(self, ahead: VerifyAhead, path: Path, cases: Sequence[Case]) -> None:
         """Plan one file's verification, its traffic going to its own cassette."""
         requests = file_requests(cases)
-        cassette_path = self.layout.case_file(path)
+        cassette = self.layout.case_file(path)
+        ahead.plan(path, len(requests), partial(self._verify_file, cassette, requests))
+
+    async def _verify_file(
+        self, cassette_path: Path, requests: Sequence[ClaimRequest]
+    ) -> VerifiedFile:
+        """Verify one file's claims, their traffic going to its own cassette."""
         verifier = self.verifier.verifier
-
-        async def verify() -> VerifiedFile:
-            started = time.perf_counter()
-            cassette = self.library.open(cassette_path)
-            try:
-                with cassette.active():
-                    verdicts = await verifier.verify_many(requests)
-            finally:
-                cassette.close()
-                if not cassette.may_record:
-                    # A replay-only cassette shares its work with no other file: let its
-                    # pages, answers and parsed recording go now, not at the end of the run.
-                    verifier.release(cassette.scope_key)
-            took = time.perf_counter() - started
-            return VerifiedFile(verdicts, split(took, [v.work_seconds for v in verdicts]))
-
-        ahead.plan(path, len(requests), verify)
+        started = time.perf_counter()
+        cassette = self.library.open(cassette_path)
+        try:
+            with cassette.active():
+                verdicts = await verifier.verify_many(requests)
+        finally:
+            cassette.close()
+            if not cassette.may_record:
+                # A replay-only cassette shares its work with no other file: let its
+                # pages, answers and parsed recording go now, not at the end of the run.
+                verifier.release(cassette.scope_key)
+        took = time.perf_counter() - started
+        return VerifiedFile(verdicts, split(took, [v.work_seconds for v in verdicts]))
 
     # Lifecycle -----------------------------------------------------------------------
     @property
