@@ -50,12 +50,6 @@ PINNING = {
 }
 
 
-def read(config: pytest.Config) -> dict[str, Any]:
-    """Every option's value by its name (``min_precision``), parsed and checked; a bad
-    value is a usage error that names the flag."""
-    return read_options(config, OPTIONS)
-
-
 def project_root(config: pytest.Config) -> Path:
     """The folder the cassette folder and the baseline are relative to: the ini file's
     folder, else the folder pytest was started from. Never pytest's rootdir, which any
@@ -183,7 +177,7 @@ class Options:
         """Read the table. The judge is resolved here, once: the model is the option (or
         ``JUDGE_MODEL``), then the chosen provider's own variable (``OPENAI_MODEL``), then
         the provider's default (of ``backends``: a judge a plugin registered included)."""
-        values = read(config)
+        values = read_options(config, OPTIONS)
         root = project_root(config)
         _check_combinations(values, enabled=bool(config.getoption("citations", False)))
         judge = backends.judge_config(os.environ, provider=values["judge"], model=values["model"])
