@@ -153,11 +153,6 @@ class Settings:
         if self.max_page_chars < PAGE_LIMIT.minimum:
             raise ConfigurationError(f"max_page_chars must be at least {PAGE_LIMIT.minimum:g}")
 
-    @property
-    def budgets(self) -> dict[str, float]:
-        """The budgets that were set, by field (``{"max_judge_calls": 3}``)."""
-        return self.spending.given
-
     def limit(self, field: str) -> Any:
         """The value of a limit by its field (``read_timeout``, ``max_credits``), from the
         config that holds it."""

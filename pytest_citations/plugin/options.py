@@ -69,6 +69,13 @@ def _given(values: dict[str, Any], limits: Iterable[Limit]) -> dict[str, Any]:
     }
 
 
+def _network(values: dict[str, Any]) -> NetworkConfig:
+    """How the network sends, from the limits given; a run that sends nothing live (no
+    recording, no drift check) waits on nothing: no backoff, nor a recorded Retry-After."""
+    network = NetworkConfig(**_given(values, NETWORK_LIMITS))
+    return network if values["record"].records or values["drift"] else network.without_backoff()
+
+
 def _check_combinations(values: dict[str, Any], *, enabled: bool) -> None:
     """An option that needs another one is a usage error without it."""
     if values["update_baseline"] and values["baseline"] is None:
@@ -95,9 +102,8 @@ class Options:
     #: The judge: its provider, the model it asks (the header and the reports name it) and
     #: where, resolved once from the options and the environment.
     judge: JudgeConfig
-    #: How the network sends (a replay waits on nothing: no backoff between attempts, nor on
-    #: a recorded ``Retry-After``), and what the run may spend live: the stages' own configs,
-    #: built once here from the limits given.
+    #: How the network sends (see :func:`_network`) and what the run may spend live: the
+    #: stages' own configs, built once here from the limits given.
     network: NetworkConfig
     spending: SpendingLimits
     criteria: Criteria
@@ -181,9 +187,6 @@ class Options:
         root = project_root(config)
         _check_combinations(values, enabled=bool(config.getoption("citations", False)))
         judge = backends.judge_config(os.environ, provider=values["judge"], model=values["model"])
-        network = NetworkConfig(**_given(values, NETWORK_LIMITS))
-        if not (values["record"].records or values["drift"]):
-            network = network.without_backoff()
         cassettes = Path(values["cassette_dir"])
         # Each report format's option has the format's name (the JSON report's is "report").
         formats = {name: values.get("report" if name == "json" else name) for name in RENDERERS}
@@ -193,7 +196,7 @@ class Options:
             record_mode=values["record"],
             cassette_dir=cassettes if cassettes.is_absolute() else root / cassettes,
             judge=judge,
-            network=network,
+            network=_network(values),
             spending=SpendingLimits(**_given(values, BUDGETS)),
             criteria=Criteria(
                 fail_on=values["fail_on"],

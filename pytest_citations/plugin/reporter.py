@@ -10,12 +10,11 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..distribution import __version__
-from ..drift.report import DriftReport
 from ..errors import AccountError, CitationsError
 from ..gating.base_report import read_base
 from ..gating.build import Findings, build_run
@@ -42,6 +41,9 @@ from .printing import printed
 from .results import problems_of, result_of, where_of
 from .session import baseline_of
 from .sharding import plan_of
+
+if TYPE_CHECKING:  # the drift engine loads only when a run asks for drift
+    from ..drift.report import DriftReport
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
 USAGE_OUTPUT, NOTES_OUTPUT = "citations_usage", "citations_cassette_notes"
@@ -113,17 +115,17 @@ class CitationsReporter:
     def add_drift(self, found: DriftReport | Exception) -> None:
         """The drift check's report, or why it could not run."""
         self.drift = found
-        if isinstance(found, DriftReport):
-            self.found.drift = found.to_dict()
-        else:
+        if isinstance(found, Exception):
             self.found.drift = {"error": strip_controls(str(found)), "failed": True}
+        else:
+            self.found.drift = found.to_dict()
 
     def add_settings(self, settings: Settings, backends: Backends) -> None:
         """The run's budget and what recording needs, for the summary's next steps."""
         self.settings = (settings, backends)
         prefix = shown(self.config.rootpath, self.options.root)
         self.found.spending = Spending(
-            budget=settings.budgets,
+            budget=settings.spending.given,
             record_variables=tuple(settings.required(backends)),
             file_prefix="" if prefix == "." else f"{prefix}/",
             holders=1,
@@ -327,7 +329,7 @@ class CitationsReporter:
         drift = self.drift
         if drift is None:
             return
-        if not isinstance(drift, DriftReport):
+        if isinstance(drift, Exception):
             text = f"drift check could not run: {drift}"
             terminalreporter.write_line(printed(text), red=True)
             return
