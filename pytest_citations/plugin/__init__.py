@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -33,7 +33,6 @@ from .fixture import citation_verifier, label_comparison, note_call_done
 from .flags import add_options
 from .header import header_line
 from .items import CASE_MARKER, CaseFile, ClaimItem, _CaseItem, note_declared_marks
-from .not_run import CaseFilesNotRun
 from .option_table import OPTIONS
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
 from .preflight import check_recording_secrets, check_signing, refuse_budget_under_xdist
@@ -44,13 +43,16 @@ from .scheduling import case_file_scheduler, holds_cases, matches_any
 from .session import SESSION_KEY, CitationsSession, build_settings, session_of
 from .sharding import hand_over, left_to_other_shards, shard_items
 
+if TYPE_CHECKING:
+    from .not_run import CaseFilesNotRun
+
 __all__ = ["citation_verifier"]
 
 REPORTER_KEY = pytest.StashKey[CitationsReporter]()
 DESELECTED_KEY = pytest.StashKey[dict[str, Location]]()
 #: How many collection errors no case file caused.
 OTHER_ERRORS_KEY = pytest.StashKey[int]()
-NOT_RUN_KEY = pytest.StashKey[CaseFilesNotRun]()
+NOT_RUN_KEY: pytest.StashKey[CaseFilesNotRun] = pytest.StashKey()
 LOGS_KEY = pytest.StashKey[LogRedaction]()
 
 
@@ -81,6 +83,9 @@ def pytest_configure(config: pytest.Config) -> None:
     options = Options.from_config(config, backends)
     config.stash[OPTIONS_KEY] = options
     if not options.enabled:
+        # Only a run without --citations notes the case files it walked past.
+        from .not_run import CaseFilesNotRun
+
         not_run = CaseFilesNotRun(config, options)
         config.stash[NOT_RUN_KEY] = not_run
         config.pluginmanager.register(not_run, "citations-not-run")

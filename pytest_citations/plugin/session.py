@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -36,13 +37,14 @@ from ..recording import (
 )
 from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
-from ..recording.plan import plan_recording
 from ..timing import split
 from ..verdicts import ClaimVerdict
-from .ahead import VerifyAhead
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
 from .preflight import check_cassette_folder, check_recording_secrets
 from .printing import printed
+
+if TYPE_CHECKING:
+    from .ahead import VerifyAhead
 
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
 #: The run's baseline, read once per process (the reporter's and the session's).
@@ -286,6 +288,9 @@ class CitationsSession:
 
     def _verifying_ahead(self) -> VerifyAhead:
         if self._ahead is None:
+            # Only a run of several files (or an xdist worker's) verifies ahead of its items.
+            from .ahead import VerifyAhead
+
             self._ahead = VerifyAhead(
                 self.verifier.loop,
                 self.settings.network.concurrency,
@@ -309,6 +314,9 @@ class CitationsSession:
         runs before anything is sent; None when it only replays."""
         if not self.options.record_mode.records:
             return None
+        # Only a recording plans what it will send: a replay never loads the planner.
+        from ..recording.plan import plan_recording
+
         files = [(self.layout.case_file(path), file_requests(cases)) for path, cases in self._plan]
         plan = plan_recording(
             files, self.options.record_mode, self.settings, self.vcr_config, self.backends
