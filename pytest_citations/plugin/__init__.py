@@ -167,7 +167,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """With ``--citations-shard K/N``, keep only this shard's files."""
     if config.stash[OPTIONS_KEY].enabled:
-        shard_items(config, items, identity.case_files_of(config) or {})
+        shard_items(config, items)
 
 
 def pytest_deselected(items: Sequence[pytest.Item]) -> None:
