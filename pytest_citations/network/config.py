@@ -182,14 +182,10 @@ class NetworkConfig:
         arguments win over them."""
         return cls(**{**read_limits(NETWORK_LIMITS, environ), **overrides})
 
-    def replace(self, **changes: Any) -> NetworkConfig:
-        """A copy with some values changed."""
-        return dataclasses.replace(self, **changes)
-
     def without_backoff(self) -> NetworkConfig:
         """No waiting between attempts, nor on a ``Retry-After`` (a replay, a recorded
         answer checked offline)."""
-        return self.replace(backoff=0.0, max_backoff=0.0)
+        return dataclasses.replace(self, backoff=0.0, max_backoff=0.0)
 
 
 #: What a run may spend, live (a recording answers for free): past a budget the remaining

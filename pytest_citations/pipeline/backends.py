@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..fetchers import FETCHERS, CrawlerFactory
 from ..judges import JUDGES, JudgeConfig, JudgeFactory
+from ..sanitize import Secret
 
 
 @dataclass
@@ -52,6 +53,15 @@ class Backends:
             declared = (declared,) if isinstance(declared, str) else declared or ()
             found.update(dict.fromkeys(declared))
         return tuple(found)
+
+    def secrets(self, environ: Mapping[str, str]) -> dict[str, Secret]:
+        """The tokens and keys set in ``environ``, by the variable every backend declares
+        them in (``secret_variables``)."""
+        return {
+            name: Secret(environ[name].strip(), name)
+            for name in self.variables("secret_variables")
+            if environ.get(name, "").strip()
+        }
 
     def judge_config(
         self, environ: Mapping[str, str], *, provider: str | None = None, model: str | None = None

@@ -153,11 +153,6 @@ class Settings:
         if self.max_page_chars < PAGE_LIMIT.minimum:
             raise ConfigurationError(f"max_page_chars must be at least {PAGE_LIMIT.minimum:g}")
 
-    @property
-    def budgets(self) -> dict[str, float]:
-        """The budgets that were set, by field (``{"max_judge_calls": 3}``)."""
-        return self.spending.given
-
     def limit(self, field: str) -> Any:
         """The value of a limit by its field (``read_timeout``, ``max_credits``), from the
         config that holds it."""
@@ -203,11 +198,7 @@ class Settings:
             "fetcher": fetcher,
             "fetcher_config": backends.fetcher_config(fetcher, env),
             "judge": judge,
-            "secrets": {
-                name: Secret(env[name].strip(), name)
-                for name in backends.variables("secret_variables")
-                if env.get(name, "").strip()
-            },
+            "secrets": backends.secrets(env),
             "hidden": hidden_secrets(env),
             "network": NetworkConfig.from_env(env, **network),
             "spending": SpendingLimits.from_env(env, **spending),

@@ -6,7 +6,7 @@ in a few lines to the modules beside it.
 - :mod:`.items`: case files as collectors and items;
 - :mod:`.fixture`: the ``citation_verifier`` fixture;
 - :mod:`.reporter`: the summary, the report files and the run's own gates;
-- :mod:`.scheduling`: which files are case files, collection errors, xdist;
+- :mod:`.scheduling`: which files are case files, and how xdist keeps one on one worker;
 - :mod:`.not_run`: without ``--citations``, the note on the case files that did not run;
 - :mod:`.sharding`: ``--citations-shard K/N``, the files of this shard;
 - :mod:`.hookspecs`: the hooks other plugins may implement.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -30,10 +30,10 @@ from . import hookspecs, identity
 from .drift import check as check_drift
 from .drift import refuse_under_xdist
 from .fixture import citation_verifier, label_comparison, note_call_done
+from .flags import add_options
 from .header import header_line
 from .items import CASE_MARKER, CaseFile, ClaimItem, _CaseItem, note_declared_marks
-from .not_run import CaseFilesNotRun
-from .option_table import register
+from .option_table import OPTIONS
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_INPUT, RUN_ID_KEY, Options
 from .preflight import check_recording_secrets, check_signing, refuse_budget_under_xdist
 from .printing import neutralise_failure, neutralised_logs, printed
@@ -44,22 +44,21 @@ from .reporter import (
     USAGE_OUTPUT,
     CitationsReporter,
 )
-from .results import attach_problems, attach_result, attach_where, own_time, result_of
-from .scheduling import (
-    CollectionErrors,
-    case_file_scheduler,
-    holds_cases,
-    matches_any,
-)
+from .results import attach_problems, attach_result, attach_where, own_time, problems_of, result_of
+from .scheduling import case_file_scheduler, holds_cases, matches_any
 from .session import SESSION_KEY, CitationsSession, build_settings, session_of
 from .sharding import hand_over, left_to_other_shards, shard_items
+
+if TYPE_CHECKING:
+    from .not_run import CaseFilesNotRun
 
 __all__ = ["citation_verifier"]
 
 REPORTER_KEY = pytest.StashKey[CitationsReporter]()
 DESELECTED_KEY = pytest.StashKey[dict[str, Location]]()
-COLLECTION_KEY = pytest.StashKey[CollectionErrors]()
-NOT_RUN_KEY = pytest.StashKey[CaseFilesNotRun]()
+#: How many collection errors no case file caused.
+OTHER_ERRORS_KEY = pytest.StashKey[int]()
+NOT_RUN_KEY: pytest.StashKey[CaseFilesNotRun] = pytest.StashKey()
 LOGS_KEY = pytest.StashKey[LogRedaction]()
 
 
@@ -70,14 +69,13 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Every flag and ini key, from the option table."""
-    register(parser)
+    add_options(parser, OPTIONS)
 
 
 @pytest.hookimpl(tryfirst=True)  # before other plugins register their marks
 def pytest_configure(config: pytest.Config) -> None:
     """Read the options once; with ``--citations``, start the reporter (not on an xdist
-    worker), the guard that keeps a broken case file from stopping the others, and under
-    GitHub Actions the neutralisation of log records."""
+    worker) and, under GitHub Actions, the neutralisation of log records."""
     note_declared_marks(config)
     backends = Backends()
     config.hook.pytest_citations_backends(config=config, backends=backends)
@@ -91,6 +89,9 @@ def pytest_configure(config: pytest.Config) -> None:
     options = Options.from_config(config, backends)
     config.stash[OPTIONS_KEY] = options
     if not options.enabled:
+        # Only a run without --citations notes the case files it walked past.
+        from .not_run import CaseFilesNotRun
+
         not_run = CaseFilesNotRun(config, options)
         config.stash[NOT_RUN_KEY] = not_run
         config.pluginmanager.register(not_run, "citations-not-run")
@@ -107,9 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
         reporter = CitationsReporter(config, options)
         config.stash[REPORTER_KEY] = reporter
         config.pluginmanager.register(reporter, "citations-reporter")
-    guard = CollectionErrors()
-    config.stash[COLLECTION_KEY] = guard
-    config.pluginmanager.register(guard, "citations-collection")
+    config.stash[OTHER_ERRORS_KEY] = 0
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -166,7 +165,6 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
     if data is not None and not holds_cases(data.decode("utf-8", errors="replace")):
         return None
     case_file: CaseFile = CaseFile.from_parent(parent, path=file_path, data=data)
-    config.stash[COLLECTION_KEY].case_files.add(case_file.nodeid)
     identity.remember_case_file(config, case_file.nodeid, data)
     return case_file
 
@@ -175,7 +173,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """With ``--citations-shard K/N``, keep only this shard's files."""
     if config.stash[OPTIONS_KEY].enabled:
-        shard_items(config, items, config.stash[COLLECTION_KEY].case_files)
+        shard_items(config, items)
 
 
 def pytest_deselected(items: Sequence[pytest.Item]) -> None:
@@ -236,10 +234,14 @@ def _announce_plan(config: pytest.Config, citations: CitationsSession, tests: in
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # outermost: after the progress line ends
 def pytest_runtestloop(session: pytest.Session) -> Any:
-    """With ``--citations-drift``, check the cassettes against the live web once the tests
-    ran (their replay filled the embedding cache the check then reads)."""
-    result = yield
+    """Go on after collection errors when every one came from a case file (a broken Python
+    module stops the run as it does without ``--citations``). With ``--citations-drift``,
+    check the cassettes against the live web once the tests ran (their replay filled the
+    embedding cache the check then reads)."""
     config = session.config
+    if session.testsfailed and config.stash.get(OTHER_ERRORS_KEY, None) == 0:
+        config.option.continue_on_collection_errors = True
+    result = yield
     options = config.stash[OPTIONS_KEY]
     if options.enabled and options.drift and not session.shouldstop:
         found = check_drift(
@@ -299,8 +301,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         own_time(item, report)
         attach_where(item.where, report)
     attach_result(item, report)
-    note_call_done(item, call)
-    if CASE_MARKER in item.keywords or "citation_verifier" in getattr(item, "fixturenames", ()):
+    uses_fixture = "citation_verifier" in getattr(item, "fixturenames", ())
+    if uses_fixture:
+        note_call_done(item, call)
+    if uses_fixture or CASE_MARKER in item.keywords:
         neutralise_failure(report)
     return report
 
@@ -308,10 +312,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Any:
     """Hand the problems of a case file that could not be collected, each at its line, to
-    its report (the GitHub annotations point at them); its explanation, like a failing
-    item's, carries no workflow command under GitHub Actions."""
+    its report (the GitHub annotations point at them), and count the collection errors of
+    everything else; a case file's explanation, like a failing item's, carries no workflow
+    command under GitHub Actions."""
     report = yield
     attach_problems(collector, report)
+    if report.failed and OTHER_ERRORS_KEY in collector.config.stash and problems_of(report) is None:
+        collector.config.stash[OTHER_ERRORS_KEY] += 1
     if isinstance(collector, CaseFile):
         neutralise_failure(report)
     return report
@@ -356,7 +363,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if citations is not None:
         citations.close()
         del config.stash[SESSION_KEY]
-    keys: tuple[pytest.StashKey[Any], ...] = (REPORTER_KEY, COLLECTION_KEY, NOT_RUN_KEY)
+    keys: tuple[pytest.StashKey[Any], ...] = (REPORTER_KEY, NOT_RUN_KEY)
     for key in keys:  # the helper plugins registered in pytest_configure
         helper = config.stash.get(key, None)
         if helper is not None:

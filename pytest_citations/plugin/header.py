@@ -20,7 +20,7 @@ def header_line(config: pytest.Config, options: Options) -> str:
     line = (
         f"citations: record={options.record_mode.value} judge={judge} model={model} "
         f"cassettes={cassettes} embedder={options.embedding_model} "
-        f"concurrency={options.concurrency} fail_on={','.join(options.fail_on)}"
+        f"concurrency={options.network.concurrency} fail_on={','.join(options.fail_on)}"
     )
     if options.min_precision is not None:
         line += f" min_precision={options.min_precision:g}"

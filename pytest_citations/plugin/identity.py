@@ -16,6 +16,7 @@ over, as it hands over the shard plan)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,7 +25,6 @@ from typing import Any
 import pytest
 
 from ..gating.shards import content_digest
-from ..pipeline.settings import BUDGETS
 from .options import Options
 
 #: The key of an xdist worker's output that holds its case files' digests.
@@ -82,7 +82,7 @@ def run_identity(
         "evidence_words": options.evidence_words,
         "top_k": options.top_k,
         "passage_words": options.passage_words,
-        **{limit.field: options.limits.get(limit.field) for limit in BUDGETS},
+        **dataclasses.asdict(options.spending),
     }
 
 

@@ -168,9 +168,9 @@ class _CaseItem(pytest.Item):
             return None
 
     def _end(self, decision: Decision | None, message: str | None) -> None:
-        """End as ``decision`` says: an error here, in setup, when it is ``incomplete`` (so
-        that pytest reports ERROR rather than FAILED), a failure in runtest when it is
-        ``fail``."""
+        """End as ``decision`` (one that is not a pass) says: an error here, in setup, when it
+        is ``incomplete`` (so that pytest reports ERROR rather than FAILED), a failure in
+        runtest when it is ``fail``."""
         if decision is Decision.INCOMPLETE:
             pytest.fail(strip_controls(message or "could not be decided"), pytrace=False)
         if decision is Decision.FAIL:
@@ -223,7 +223,8 @@ class ClaimItem(_CaseItem):
         )
         publish(self, found)
         self.user_properties += claim_properties(claim)
-        self._end(claim.decision, claim_message(claim, info, session.options.criteria))
+        if claim.decision is not Decision.PASS:  # a passing item has nothing to say
+            self._end(claim.decision, claim_message(claim, info, session.options.criteria))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.claim.line - 1, f"{self.case.id}::{self.claim.name}"
@@ -243,7 +244,8 @@ class PrecisionItem(_CaseItem):
         waited = session_of(self.config).take_wait(self.case_file.path)
         publish(self, ItemResult(case=case.info, decided=True, waited=waited))
         self.user_properties += case_properties(case)
-        self._end(case.item, case_message(case))
+        if case.item is not Decision.PASS:  # a passing item has nothing to say
+            self._end(case.item, case_message(case))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.case.line - 1, f"{self.case.id}::{PRECISION_ITEM}"

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import pytest
-
 from ..drift.statuses import DEFAULT_FAIL_ON
 from ..fetchers import FETCHERS
 from ..judges import JUDGES
@@ -22,14 +20,13 @@ from ..recording import RecordMode
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
 from ..retrieval.choosing import EVIDENCE_WORDS
 from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
-from .flags import Option, add_options
+from .flags import Option
 from .values import (
     agreement,
     drift_fail_on,
     evidence_words,
     fraction,
     labels,
-    limit_parser,
     record_mode,
     shard,
     trusted_keys,
@@ -51,7 +48,7 @@ def _limit_option(limit: Limit) -> Option:
         limit.help,
         kind="parse",
         env=(limit.env,),
-        parse=limit_parser(limit),
+        parse=limit.parse,
         metavar=limit.metavar,
     )
 
@@ -333,8 +330,3 @@ OPTIONS: tuple[Option, ...] = (
         ini_type="linelist",
     ),
 )
-
-
-def register(parser: pytest.Parser) -> None:
-    """Add every option's flag and ini key (and its older ini name) to pytest."""
-    add_options(parser, OPTIONS)

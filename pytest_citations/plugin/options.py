@@ -6,7 +6,7 @@ needs another is a usage error without it.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,13 +14,15 @@ from typing import Any
 import pytest
 
 from ..drift.statuses import DEFAULT_FAIL_ON
+from ..fetchers.rules import DEFAULT_MAX_PAGE_CHARS
 from ..gating.criteria import Criteria
 from ..gating.run_result import RunGates
 from ..gating.shards import Shard
 from ..judges import JudgeConfig
+from ..network.config import BUDGETS, NETWORK_LIMITS, Limit, NetworkConfig, SpendingLimits
 from ..paths import shown
 from ..pipeline.backends import Backends
-from ..pipeline.settings import BUDGETS, LIMITS
+from ..pipeline.settings import LIMITS
 from ..recording import RecordMode
 from ..recording.signing import TrustedKeys
 from ..reports import RENDERERS
@@ -48,12 +50,6 @@ PINNING = {
 }
 
 
-def read(config: pytest.Config) -> dict[str, Any]:
-    """Every option's value by its name (``min_precision``), parsed and checked; a bad
-    value is a usage error that names the flag."""
-    return read_options(config, OPTIONS)
-
-
 def project_root(config: pytest.Config) -> Path:
     """The folder the cassette folder and the baseline are relative to: the ini file's
     folder, else the folder pytest was started from. Never pytest's rootdir, which any
@@ -62,6 +58,22 @@ def project_root(config: pytest.Config) -> Path:
     if config.inipath is not None:
         return config.inipath.parent
     return config.invocation_params.dir
+
+
+def _given(values: dict[str, Any], limits: Iterable[Limit]) -> dict[str, Any]:
+    """The values of ``limits`` that were given (flag, environment or ini), by field."""
+    return {
+        limit.field: values[limit.name.replace("-", "_")]
+        for limit in limits
+        if values[limit.name.replace("-", "_")] is not None
+    }
+
+
+def _network(values: dict[str, Any]) -> NetworkConfig:
+    """How the network sends, from the limits given; a run that sends nothing live (no
+    recording, no drift check) waits on nothing: no backoff, nor a recorded Retry-After."""
+    network = NetworkConfig(**_given(values, NETWORK_LIMITS))
+    return network if values["record"].records or values["drift"] else network.without_backoff()
 
 
 def _check_combinations(values: dict[str, Any], *, enabled: bool) -> None:
@@ -90,10 +102,15 @@ class Options:
     #: The judge: its provider, the model it asks (the header and the reports name it) and
     #: where, resolved once from the options and the environment.
     judge: JudgeConfig
-    concurrency: int
+    #: How the network sends (see :func:`_network`) and what the run may spend live: the
+    #: stages' own configs, built once here from the limits given.
+    network: NetworkConfig
+    spending: SpendingLimits
     criteria: Criteria
     embedding_model: str
     fetcher: str
+    #: Characters of a fetched page kept for retrieval (``--citations-max-page-chars``).
+    max_page_chars: int = DEFAULT_MAX_PAGE_CHARS
     #: Words of the page the judge is shown per citation (0: the top-k passages), passages
     #: shown where those do not apply, and the words a passage holds at most.
     evidence_words: int = EVIDENCE_WORDS
@@ -111,7 +128,7 @@ class Options:
     calibrate: bool = False
     min_agreement: tuple[str, float] | None = None
     allow_unchecked: bool = False
-    #: Request limits that were given; the others keep the engine's defaults.
+    #: The limits that were given, by field, as the header names them (concurrency apart).
     limits: dict[str, float] = field(default_factory=dict)
     case_globs: Sequence[str] = DEFAULT_CASE_GLOBS
     #: ``citations_files`` was set in the ini file: the project has case files to run.
@@ -157,19 +174,6 @@ class Options:
         return self.criteria.min_precision
 
     @property
-    def spending_limits(self) -> dict[str, float]:
-        """The spending budgets given, by settings field (``{"max_judge_calls": 3}``); not
-        the words the judge is shown (:attr:`evidence_words`)."""
-        return {
-            limit.field: self.limits[limit.field] for limit in BUDGETS if limit.field in self.limits
-        }
-
-    @property
-    def spending_limit_names(self) -> list[str]:
-        """The names of the budgets given (``max-judge-calls``), in the table's order."""
-        return [limit.name for limit in BUDGETS if limit.field in self.limits]
-
-    @property
     def report(self) -> Path | None:
         """The JSON report's path, if one was asked for."""
         return self.reports.get("json")
@@ -179,7 +183,7 @@ class Options:
         """Read the table. The judge is resolved here, once: the model is the option (or
         ``JUDGE_MODEL``), then the chosen provider's own variable (``OPENAI_MODEL``), then
         the provider's default (of ``backends``: a judge a plugin registered included)."""
-        values = read(config)
+        values = read_options(config, OPTIONS)
         root = project_root(config)
         _check_combinations(values, enabled=bool(config.getoption("citations", False)))
         judge = backends.judge_config(os.environ, provider=values["judge"], model=values["model"])
@@ -192,7 +196,8 @@ class Options:
             record_mode=values["record"],
             cassette_dir=cassettes if cassettes.is_absolute() else root / cassettes,
             judge=judge,
-            concurrency=int(values["concurrency"] or 4),
+            network=_network(values),
+            spending=SpendingLimits(**_given(values, BUDGETS)),
             criteria=Criteria(
                 fail_on=values["fail_on"],
                 forbid_contradicted_topics=values["forbid_contradicted_topics"],
@@ -209,6 +214,7 @@ class Options:
             judge_votes=values["judge_votes"],
             pinned=frozenset(PINNING[name] for name in values[GIVEN] if name in PINNING),
             fetcher=values["fetcher"],
+            max_page_chars=values["max_page_chars"] or DEFAULT_MAX_PAGE_CHARS,
             reports={name: Path(path) for name, path in formats.items() if path},
             audit=Path(values["audit"]) if values["audit"] else None,
             baseline=root / values["baseline"] if values["baseline"] else None,
@@ -217,11 +223,7 @@ class Options:
             calibrate=values["calibrate"],
             min_agreement=values["min_agreement"],
             allow_unchecked=values["allow_unchecked"],
-            limits={
-                limit.field: values[limit.name.replace("-", "_")]
-                for limit in LIMITS
-                if values[limit.name.replace("-", "_")] is not None and limit.field != "concurrency"
-            },
+            limits=_given(values, (limit for limit in LIMITS if limit.field != "concurrency")),
             case_globs=values["files"],
             case_globs_given="files" in values[GIVEN],
             drift=values["drift"],

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ..distribution import install_command
+from ..network.config import BUDGETS
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..recording import RecordMode
@@ -88,10 +89,10 @@ def check_signing(options: Options) -> str | None:
 def refuse_budget_under_xdist(config: pytest.Config, options: Options) -> None:
     """A usage error when a budget would be counted on several xdist workers, each of
     which would spend it in full."""
-    if options.spending_limits and (
-        getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")
-    ):
-        flags = " and ".join(f"--citations-{name}" for name in options.spending_limit_names)
+    given = options.spending.given
+    if given and (getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")):
+        names = [limit.name for limit in BUDGETS if limit.field in given]
+        flags = " and ".join(f"--citations-{name}" for name in names)
         raise pytest.UsageError(
             f"{flags} counts what one process spends: run it without xdist (-n 0 or "
             "-p no:xdist), so that the budget holds for the whole run"

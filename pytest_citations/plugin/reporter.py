@@ -41,7 +41,7 @@ from .results import problems_of, result_of, where_of
 from .session import baseline_of
 from .sharding import plan_of
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the drift engine loads only when a run asks for drift
     from ..drift.report import DriftReport
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
@@ -130,7 +130,7 @@ class CitationsReporter:
         """The run's budget and what recording needs, for the summary's next steps."""
         prefix = shown(self.config.rootpath, self.options.root)
         self.found.spending = Spending(
-            budget=settings.budgets,
+            budget=settings.spending.given,
             record_variables=tuple(settings.required(backends)),
             file_prefix="" if prefix == "." else f"{prefix}/",
             holders=1,

@@ -1,5 +1,4 @@
-"""Which files are case files, how collection errors are handled, and how xdist keeps a
-case file on one worker."""
+"""Which files are case files, and how xdist keeps a case file on one worker."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ import pytest
 
 from ..cases import looks_like_case_file, looks_like_misspelt_case_file
 from ..gating.result import stored_location
-from .results import problems_of
 
 
 def matches_any(path: Path, patterns: Sequence[str]) -> bool:
@@ -28,27 +26,6 @@ def matches_any(path: Path, patterns: Sequence[str]) -> bool:
         elif fnmatch.fnmatch(path.name, pattern):
             return True
     return False
-
-
-class CollectionErrors:
-    """Lets the run go on after collection errors only when every one came from a case
-    file (its report says so: :func:`~.results.problems_of`), so that ``--citations`` never
-    changes how a broken Python module is handled."""
-
-    def __init__(self) -> None:
-        self.case_files: set[str] = set()
-        self.other_errors = 0
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        """Count a collection error that no case file caused."""
-        if report.failed and problems_of(report) is None:
-            self.other_errors += 1
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> None:
-        """Before pytest decides to stop on collection errors: go on if all were ours."""
-        if session.testsfailed and not self.other_errors:
-            session.config.option.continue_on_collection_errors = True
 
 
 #: How the header names the scheduling that keeps each case file on one xdist worker.

@@ -8,11 +8,13 @@ request fixtures. It only wires the engine together: where cassettes live is
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -24,7 +26,7 @@ from ..network.usage import SpendPlan, Usage
 from ..paths import shown
 from ..pipeline.audit import AuditLog
 from ..pipeline.backends import Backends
-from ..pipeline.settings import Settings
+from ..pipeline.settings import Settings, hidden_secrets
 from ..pipeline.sync import SyncVerifier
 from ..pipeline.verifier import ClaimRequest, Verifier
 from ..recording import (
@@ -37,13 +39,13 @@ from ..recording.client import recorded_client
 from ..recording.layout import CassetteLayout
 from ..timing import split
 from ..verdicts import ClaimVerdict
-from .ahead import VerifyAhead
 from .options import BACKENDS_KEY, OPTIONS_KEY, RUN_ID_KEY, Options
 from .preflight import check_cassette_folder, check_recording_secrets
 from .printing import printed
 
 if TYPE_CHECKING:
     from ..gating.baseline import Baseline
+    from .ahead import VerifyAhead
 
 SESSION_KEY = pytest.StashKey["CitationsSession"]()
 #: The run's baseline, read once per process (the reporter's and the session's).
@@ -83,32 +85,31 @@ class FileNotVerified(Exception):
 
 
 def build_settings(options: Options, embedding_cache: Path | None, backends: Backends) -> Settings:
-    """Engine settings for this session, with every variable the ``backends`` declare (a
-    judge a plugin registered included). A replay needs no token: requests carry
-    placeholders, and none that a recording answers reaches the network."""
+    """Engine settings for this session, put together from the stages' configs the options
+    built (the judge, the network, the budget): of the environment only what the
+    ``backends`` declare is read here (a judge a plugin registered included), the fetcher's
+    config and the secrets. A replay needs no token: requests carry placeholders, and none
+    that a recording answers reaches the network."""
     try:
-        settings = Settings.from_env(
-            None,
-            backends=backends,
-            # The judge the options resolved (and the header names), not read again.
+        return Settings(
+            fetcher=options.fetcher,
+            fetcher_config=backends.fetcher_config(options.fetcher, os.environ),
             judge=options.judge,
-            concurrency=options.concurrency,
+            secrets=backends.secrets(os.environ),
+            hidden=hidden_secrets(os.environ),
+            network=options.network,
+            spending=options.spending,
+            max_page_chars=options.max_page_chars,
             embedding_model=options.embedding_model,
+            embedding_cache_dir=embedding_cache,
             evidence_words=options.evidence_words,
             top_k=options.top_k,
             passage_words=options.passage_words,
             judge_votes=options.judge_votes,
             pinned=options.pinned,
-            embedding_cache_dir=embedding_cache,
-            fetcher=options.fetcher,
-            **dict[str, Any](options.limits),
         )
-    except ConfigurationError as error:  # CITATIONS_TIMEOUT=abc, say, read here
+    except ConfigurationError as error:  # a fetcher's own config, read here
         raise pytest.UsageError(printed(f"citations: {error}")) from None
-    if not (options.record_mode.records or options.drift):
-        # No waiting on a recorded Retry-After.
-        settings = settings.without_backoff()
-    return settings
 
 
 def file_requests(cases: Sequence[Case]) -> list[ClaimRequest]:
@@ -239,11 +240,8 @@ class CitationsSession:
         known = self._decided.get(path)
         if known is None:
             try:
-                ahead = self._verifying_ahead()
-                if not ahead.planned(path):
-                    self._plan_file(ahead, path, cases)
                 started = time.perf_counter()
-                verified: VerifiedFile = ahead.result(path)
+                verified = self._verified(path, cases)
                 self._waited[path] = time.perf_counter() - started
                 claims = [(case.id, claim.index) for case in cases for claim in case.claims]
                 self._seconds[path] = dict(zip(claims, verified.seconds, strict=True))
@@ -279,8 +277,24 @@ class CitationsSession:
         every other item): the claims' shares stand in for it in the item times."""
         return self._waited.pop(path, 0.0)
 
+    def _verified(self, path: Path, cases: Sequence[Case]) -> VerifiedFile:
+        """The file's verification: ahead of its items, beside the run's other files (see
+        :mod:`.ahead`), or now when it is the only file the run plans, with no other to
+        verify meanwhile."""
+        if self._ahead is None and len(self._plan) == 1 and self._plan[0][0] == path:
+            cassette, requests = self.layout.case_file(path), file_requests(cases)
+            return self.verifier.run(self._verify_file(cassette, requests))
+        ahead = self._verifying_ahead()
+        if not ahead.planned(path):
+            self._plan_file(ahead, path, cases)
+        verified: VerifiedFile = ahead.result(path)
+        return verified
+
     def _verifying_ahead(self) -> VerifyAhead:
         if self._ahead is None:
+            # Only a run of several files (or an xdist worker's) verifies ahead of its items.
+            from .ahead import VerifyAhead
+
             self._ahead = VerifyAhead(
                 self.verifier.loop,
                 self.settings.network.concurrency,
@@ -313,26 +327,28 @@ class CitationsSession:
     def _plan_file(self, ahead: VerifyAhead, path: Path, cases: Sequence[Case]) -> None:
         """Plan one file's verification, its traffic going to its own cassette."""
         requests = file_requests(cases)
-        cassette_path = self.layout.case_file(path)
+        cassette = self.layout.case_file(path)
+        ahead.plan(path, len(requests), partial(self._verify_file, cassette, requests))
+
+    async def _verify_file(
+        self, cassette_path: Path, requests: Sequence[ClaimRequest]
+    ) -> VerifiedFile:
+        """Verify one file's claims, their traffic going to its own cassette."""
         verifier = self.verifier.verifier
-
-        async def verify() -> VerifiedFile:
-            started = time.perf_counter()
-            cassette = self.library.open(cassette_path)
-            try:
-                with cassette.active():
-                    verdicts = await verifier.verify_many(requests)
-            finally:
-                cassette.close()
-                if not cassette.may_record:
-                    # A replay-only cassette shares its work with no other file: let its
-                    # pages, answers and parsed recording go now, not at the end of the run.
-                    verifier.release(cassette.scope_key)
-            self.library.replayed(cassette, requests)  # what it left stale, for the summary
-            took = time.perf_counter() - started
-            return VerifiedFile(verdicts, split(took, [v.work_seconds for v in verdicts]))
-
-        ahead.plan(path, len(requests), verify)
+        started = time.perf_counter()
+        cassette = self.library.open(cassette_path)
+        try:
+            with cassette.active():
+                verdicts = await verifier.verify_many(requests)
+        finally:
+            cassette.close()
+            if not cassette.may_record:
+                # A replay-only cassette shares its work with no other file: let its
+                # pages, answers and parsed recording go now, not at the end of the run.
+                verifier.release(cassette.scope_key)
+        self.library.replayed(cassette, requests)  # what it left stale, for the summary
+        took = time.perf_counter() - started
+        return VerifiedFile(verdicts, split(took, [v.work_seconds for v in verdicts]))
 
     # Lifecycle -----------------------------------------------------------------------
     @property

@@ -8,12 +8,12 @@ nothing itself)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
 from ..gating.shards import ShardPlan
+from . import identity
 from .options import OPTIONS_KEY
 
 #: This process's plan, once collection made it.
@@ -31,11 +31,13 @@ def _file(item: pytest.Item) -> str:
     return node.nodeid if node is not None else item.nodeid
 
 
-def shard_items(config: pytest.Config, items: list[pytest.Item], case_files: Iterable[str]) -> None:
-    """Keep this shard's items in ``items`` and deselect the others' (see the module)."""
+def shard_items(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep this shard's items in ``items`` and deselect the others' (see the module): the
+    plan shares out every file collected, the case files that hold no item included."""
     shard = config.stash[OPTIONS_KEY].shard
     if shard is None:
         return
+    case_files = identity.case_files_of(config) or {}
     plan = ShardPlan.of(shard, {_file(item) for item in items} | set(case_files))
     config.stash[SHARD_KEY] = plan
     kept = [item for item in items if plan.owns(_file(item))]

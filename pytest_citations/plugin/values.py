@@ -3,14 +3,12 @@ the setting, or raises a configuration error naming the option (``what``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..drift.statuses import FAIL_ON_CHOICES, DriftPolicy
 from ..errors import ConfigurationError
 from ..gating.shards import Shard
 from ..labels import Label
-from ..pipeline.settings import Limit
 from ..recording import RecordMode
 from ..recording.signing import TrustedKeys
 from ..retrieval.choosing import MIN_EVIDENCE_WORDS
@@ -85,10 +83,6 @@ def record_mode(raw: Any, what: str) -> RecordMode:
         raise ConfigurationError(
             f"unknown citations record mode {raw!r}; choose one of {choices}"
         ) from None
-
-
-def limit_parser(limit: Limit) -> Callable[[Any, str], Any]:
-    return limit.parse
 
 
 def whole_number(raw: Any, what: str) -> int:
