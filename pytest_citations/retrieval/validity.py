@@ -8,7 +8,7 @@ What the recorded ranking cuts the page into is computable from the page text al
   (:func:`~.passages.split_spans`, the recorded passage size); a text shown is the pieces of
   neighbouring whole passages, at most ``top_k`` of them and the top one's neighbour in all;
 - **lines** (ranking 2, ``units: lines``): the lines of those passages cut into units
-  (:func:`~.evidence.split_units`); a text shown is a run of neighbouring units as
+  (:func:`~.lines.split_units`); a text shown is a run of neighbouring units as
   :func:`~.choosing.run_pieces` writes it (the end of its first line from its first unit,
   whole lines between, the start of its last line to its last unit's end), and all the
   units shown hold at most the recorded word budget.
@@ -24,8 +24,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .choosing import page_offset
-from .evidence import lines_of, split_units
+from .lines import lines_of, page_offset, split_units
 from .passages import Span, page_text, split_spans
 from .selection import LINES, PASSAGES, RANKING, Chooser, Selection, Shown
 
