@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 #: The names of the model side (numpy, the embedders), by module: imported when first
 #: named, so that a run which recalls every choice from its recording (a replay) loads
-#: none of it. The one place this package defers an import.
+#: none of it.
 _MODEL_SIDE = {
     "PageIndex": "index",
     "build_index": "index",
