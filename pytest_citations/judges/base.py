@@ -1,4 +1,5 @@
-"""What every judge provider shares: the result type, the answer parser, the HTTP shell."""
+"""What every judge provider shares: the result type, the answer parser, the HTTP shell, and
+the registry row that declares a provider before its class is imported."""
 
 from __future__ import annotations
 
