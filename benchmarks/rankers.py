@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pytest_citations.retrieval.bm25 import BM25
-from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
+from pytest_citations.retrieval.embedders import DEFAULT_EMBEDDING_MODEL
 from pytest_citations.retrieval.ranking import order
 from pytest_citations.retrieval.retriever import Retriever
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from benchmarks import load_script  # noqa: E402
 from pytest_citations import retrieval  # noqa: E402
-from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL  # noqa: E402
+from pytest_citations.retrieval.embedders import DEFAULT_EMBEDDING_MODEL  # noqa: E402
 from pytest_citations.retrieval.passages import split_passages  # noqa: E402
 
 DATA_DIR = HERE.parent.parent / "shared" / "data" / "xquad-dev"

@@ -65,6 +65,7 @@ def test_the_emulator_serves_every_registered_judge(name: str) -> None:
     with JudgeEmulator() as emulator:
         config = JudgeConfig.from_env(emulator.environment(), JUDGES[name], provider=name)
         built = JUDGES[name](config, None)  # type: ignore[arg-type]  # sends nothing here
+        assert built.name == name  # the row's class, imported as the run names it
         endpoint = httpx.URL(built.endpoint())  # type: ignore[attr-defined]
         assert name in WIRES
         assert endpoint.host == "127.0.0.1"

@@ -21,8 +21,8 @@ import httpx
 
 from pytest_citations import ClaimRequest, ClaimVerdict, Settings, Verifier
 from pytest_citations.network.usage import Usage
-from pytest_citations.retrieval.embedders import make_embedder
-from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL, Embedder, Vectors
+from pytest_citations.retrieval.embedders import DEFAULT_EMBEDDING_MODEL, make_embedder
+from pytest_citations.retrieval.embedders.base import Embedder, Vectors
 
 from .emulators import Emulators, settings_for
 from .prose import VOCABULARY

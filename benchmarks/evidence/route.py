@@ -30,7 +30,6 @@ from pathlib import Path
 
 from pytest_citations.retrieval import choosing
 from pytest_citations.retrieval.bm25 import BM25
-from pytest_citations.retrieval.choosing import EVIDENCE_WORDS as BUDGET
 from pytest_citations.retrieval.choosing import JOIN, RADIUS, evidence_runs, run_span
 from pytest_citations.retrieval.choosing import choose_units as choose
 from pytest_citations.retrieval.evidence import (
@@ -39,12 +38,8 @@ from pytest_citations.retrieval.evidence import (
     META,
     NAME,
     NUMBER,
-    UNIT_WORDS,
     YEAR,
-    Unit,
-    line_spans,
     prepare,
-    split_units,
     unit_features,
 )
 from pytest_citations.retrieval.evidence import PageLines as Page
@@ -54,6 +49,8 @@ from pytest_citations.retrieval.evidence import standardised as _z
 from pytest_citations.retrieval.head import Head
 from pytest_citations.retrieval.index import LEXICAL_FLOOR
 from pytest_citations.retrieval.languages import claim_is_english
+from pytest_citations.retrieval.lines import EVIDENCE_WORDS as BUDGET
+from pytest_citations.retrieval.lines import UNIT_WORDS, Unit, line_spans, split_units
 from pytest_citations.retrieval.ranking import fuse, select_runs
 from pytest_citations.retrieval.ranking import order as _order
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
+from pytest_citations.retrieval.embedders import DEFAULT_EMBEDDING_MODEL
 from pytest_citations.retrieval.embedders.minilm import (
     _load_sentence_transformer,
     resolve_model_path,

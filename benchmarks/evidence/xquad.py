@@ -33,8 +33,8 @@ from typing import Any
 from benchmarks.evidence import route
 from benchmarks.evidence.data import XQUAD_DIR
 from pytest_citations import retrieval
-from pytest_citations.retrieval.choosing import EVIDENCE_WORDS as BUDGET
 from pytest_citations.retrieval.languages import claim_is_english, is_english
+from pytest_citations.retrieval.lines import EVIDENCE_WORDS as BUDGET
 from pytest_citations.retrieval.passages import page_text, split_passages, split_spans
 from pytest_citations.retrieval.writing import units
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_citations.retrieval import embedders as embeddings
+from pytest_citations.retrieval.embedders import minilm as embeddings
 
 from ..engine.emulators import Emulators
 from ..engine.expectations import predict

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
+from . import JUDGES
 from .base import REPLY_TOKENS, HttpJudge, _blank, _field, token_counts
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -13,15 +14,8 @@ TOOL_NAME = "record_verdict"
 TRUNCATED = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
-class AnthropicJudge(HttpJudge):
+class AnthropicJudge(HttpJudge, provider=JUDGES["anthropic"]):
     """``POST {ANTHROPIC_BASE_URL}/v1/messages`` with ``tool_choice`` forcing one tool."""
-
-    name = "anthropic"
-    key_variable = "ANTHROPIC_API_KEY"
-    model_variable = "ANTHROPIC_MODEL"
-    base_url_variable = "ANTHROPIC_BASE_URL"
-    default_base_url = "https://api.anthropic.com"
-    default_model = "claude-haiku-4-5"
 
     def endpoint(self) -> str:
         return self.base_url + "/v1/messages"

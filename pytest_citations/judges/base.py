@@ -1,11 +1,13 @@
-"""What every judge provider shares: the result type, the answer parser, the HTTP shell."""
+"""What every judge provider shares: the result type, the answer parser, the HTTP shell, and
+the registry row that declares a provider before its class is imported."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import httpx
@@ -133,9 +135,10 @@ def canonical_json(payload: Any) -> bytes:
 
 class HttpJudge:
     """A judge reached over HTTP. Subclasses declare their environment variables and
-    defaults, and say where, with which headers and body, and how to read the verdict and
-    token usage out of the answer. A new provider is one such module plus one line in
-    :data:`pytest_citations.judges.JUDGES`."""
+    defaults (a built-in provider in its row of :data:`pytest_citations.judges.JUDGES`,
+    a plugin's judge in class attributes), and say where, with which headers and body, and
+    how to read the verdict and token usage out of the answer. A new provider is one such
+    module plus one row in :data:`~pytest_citations.judges.JUDGES`."""
 
     name = ""
     #: The variable holding the API key (None: keyless, like a local Ollama).
@@ -146,16 +149,18 @@ class HttpJudge:
     base_url_variable: str | None = None
     default_base_url = ""
     default_model = ""
-    # Derived from the above for the settings and the recording checks (pipeline/backends.py).
+    # Derived from the above (see JudgeProvider).
     secret_variables: tuple[str, ...] = ()
     required_variables: tuple[str, ...] = ()
     endpoint_variables: tuple[str, ...] = ()
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, provider: JudgeProvider | None = None, **kwargs: Any) -> None:
+        """A built-in provider's class takes what its registry row declares (``provider``);
+        any other subclass declares it in class attributes."""
         super().__init_subclass__(**kwargs)
-        cls.secret_variables = (cls.key_variable,) if cls.key_variable else ()
-        cls.required_variables = cls.secret_variables
-        cls.endpoint_variables = (cls.base_url_variable,) if cls.base_url_variable else ()
+        declared = provider or JudgeProvider.of(cls)
+        for attribute in _DECLARED:
+            setattr(cls, attribute, getattr(declared, attribute))
 
     def __init__(self, config: JudgeConfig, requester: Requester) -> None:
         self.config = config
@@ -280,6 +285,73 @@ class HttpJudge:
             return outcome
         label, quotes, confidence = parsed
         return replace(outcome, label=label, quotes=quotes, confidence=confidence, reason=None)
+
+
+@dataclass(frozen=True)
+class JudgeProvider:
+    """A judge provider as the registry declares it, before its class is imported: its
+    name, the environment variables its judge reads (as :class:`HttpJudge` lists them, with
+    those derived from them) and its defaults, and its class as ``module:Class`` under
+    :mod:`pytest_citations.judges`. Called like the class (a judge factory), it imports the
+    class: a run loads only the provider it names."""
+
+    name: str
+    implementation: str
+    key_variable: str | None = None
+    model_variable: str | None = None
+    base_url_variable: str | None = None
+    default_base_url: str = ""
+    default_model: str = ""
+    #: The tokens and keys it sends (masked everywhere, never recorded), those of them it
+    #: cannot send a request without, and the base URLs it can be pointed at (emulators).
+    secret_variables: tuple[str, ...] = field(init=False, default=())
+    required_variables: tuple[str, ...] = field(init=False, default=())
+    endpoint_variables: tuple[str, ...] = field(init=False, default=())
+
+    @classmethod
+    def of(cls, judge: type[HttpJudge]) -> JudgeProvider:
+        """What a judge class declares in its class attributes."""
+        return cls(
+            judge.name,
+            f"{judge.__module__}:{judge.__qualname__}",
+            judge.key_variable,
+            judge.model_variable,
+            judge.base_url_variable,
+            judge.default_base_url,
+            judge.default_model,
+        )
+
+    def __post_init__(self) -> None:
+        # What the settings and the recording checks read (pipeline/backends.py), derived
+        # once: the key is a secret it cannot send without, the base URL an endpoint.
+        secret = (self.key_variable,) if self.key_variable else ()
+        endpoint = (self.base_url_variable,) if self.base_url_variable else ()
+        object.__setattr__(self, "secret_variables", secret)
+        object.__setattr__(self, "required_variables", secret)
+        object.__setattr__(self, "endpoint_variables", endpoint)
+
+    def __call__(self, config: JudgeConfig, requester: Requester) -> Judge:
+        """The provider's judge; its module is imported here, the one place a built-in
+        judge class is loaded."""
+        module, _, name = self.implementation.partition(":")
+        judge: Judge = getattr(importlib.import_module(module, __package__), name)(
+            config, requester
+        )
+        return judge
+
+
+#: What a judge class takes from its declaration.
+_DECLARED = (
+    "name",
+    "key_variable",
+    "model_variable",
+    "base_url_variable",
+    "default_base_url",
+    "default_model",
+    "secret_variables",
+    "required_variables",
+    "endpoint_variables",
+)
 
 
 def _json(response: httpx.Response) -> Any:

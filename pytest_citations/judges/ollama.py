@@ -5,17 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
+from . import JUDGES
 from .base import HttpJudge, _blank, _field, token_counts
 
 
-class OllamaJudge(HttpJudge):
+class OllamaJudge(HttpJudge, provider=JUDGES["ollama"]):
     """``POST {OLLAMA_HOST}/api/chat``, not streamed, temperature 0, keyless."""
-
-    name = "ollama"
-    model_variable = "OLLAMA_MODEL"
-    base_url_variable = "OLLAMA_HOST"
-    default_base_url = "http://localhost:11434"
-    default_model = "llama3.1"
 
     def endpoint(self) -> str:
         # OLLAMA_HOST is often given as host:port, as the ollama command accepts it.

@@ -5,18 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..labels import Reason
+from . import JUDGES
 from .base import HttpJudge, _blank, _field, token_counts
 
 
-class OpenAIJudge(HttpJudge):
+class OpenAIJudge(HttpJudge, provider=JUDGES["openai"]):
     """``POST {OPENAI_BASE_URL}/chat/completions`` with ``response_format`` json_schema."""
-
-    name = "openai"
-    key_variable = "OPENAI_API_KEY"
-    model_variable = "OPENAI_MODEL"
-    base_url_variable = "OPENAI_BASE_URL"
-    default_base_url = "https://api.openai.com/v1"
-    default_model = "gpt-4o-mini"
 
     def endpoint(self) -> str:
         return self.base_url + "/chat/completions"

@@ -1,11 +1,10 @@
 """The retrieval step of the pipeline: the passages the judge is shown for a claim against a
 fetched page. A recording that holds the choice answers it (no model runs, on any machine);
-otherwise the page is split and indexed once, the passages are chosen on the model's thread,
-and a recording that records keeps the choice."""
+otherwise retrieval's model side (:mod:`.model`, built on first need) chooses them, and a
+recording that records keeps the choice."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -13,17 +12,14 @@ from typing import TYPE_CHECKING
 from ..fetchers import FetchResult
 from ..judges import Judgement
 from ..retrieval.embedders import canonical_name
-from ..retrieval.index import PageIndex
-from ..retrieval.passages import split_spans
-from ..retrieval.retriever import Retriever
-from ..retrieval.selection import PASSAGES, Selection
+from ..retrieval.selection import Selection
 from ..retrieval.validity import choice_problem
-from ..retrieval.worker import INDEX, RANK, EmbeddingWorker
 from .recall import ChoiceKey, Recall
-from .sharing import SharedWork
 from .voting import recorded_votes
 
 if TYPE_CHECKING:
+    from ..retrieval.embedders.base import Embedder
+    from .model import RetrievalModel
     from .settings import Settings
 
 _CHOSE = "chose the passages with"
@@ -67,16 +63,23 @@ class RetrievalStep:
     def __init__(
         self,
         settings: Settings,
-        retriever: Retriever,
-        worker: EmbeddingWorker,
         recall: Recall | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.settings = settings
-        self.retriever = retriever
-        self._worker = worker
         self._recall = recall
-        # Indexing sends nothing: one index per page text serves every cassette's scope.
-        self._indexes = SharedWork("index")
+        self._embedder = embedder
+        self._model: RetrievalModel | None = None
+
+    def model(self) -> RetrievalModel:
+        """Retrieval's model side, built the first time a choice must be made now."""
+        if self._model is None:
+            # Imported here, once: numpy and the embedders load only for a choice made now,
+            # never for a replay that recalls every choice.
+            from .model import RetrievalModel
+
+            self._model = RetrievalModel(self.settings, self._embedder)
+        return self._model
 
     @property
     def replaying(self) -> bool:
@@ -101,14 +104,12 @@ class RetrievalStep:
                 )
             self._check_pinned(key, recalled)
             return Chosen(key, recalled)
-        missing = self.retriever.missing()
+        model = self.model()
+        missing = model.retriever.missing()
         if missing and self._recall is not None and self._recall.replays():
             raise self._recall.unchosen(key, missing)
-        index = await self._index(page)
         ranking = self._recall.ranking() if self._recall is not None else None
-        # Ranking goes before indexing more pages: it sends a judge call out at once.
-        selection = await self._worker.run(RANK, self._chosen, claim, index, page.text, ranking)
-        return Chosen(key, selection, fresh=True)
+        return Chosen(key, await model.choose(claim, page, ranking), fresh=True)
 
     def keep(self, chosen: Chosen) -> None:
         """Keep a choice made now where the active recording records: once the judge call
@@ -116,36 +117,6 @@ class RetrievalStep:
         call (one the run's budget did not send, say)."""
         if chosen.fresh and chosen.selection is not None and self._recall is not None:
             self._recall.keep(chosen.key, chosen.selection)
-
-    def _chosen(
-        self, claim: str, index: PageIndex, text: str, ranking: int | None
-    ) -> Selection | None:
-        """The choice made now from the page's ``text``, by today's ranking, or by ranking 1
-        (the top passages, 0 evidence words) for a recording made with it."""
-        settings = self.settings
-        chosen = self.retriever.choose(
-            claim,
-            index,
-            settings.top_k,
-            markdown=text,
-            setting=canonical_name(settings.embedding_model),
-            passage_words=settings.passage_words,
-            evidence_words=0 if ranking == 1 else settings.evidence_words,
-        )
-        if chosen is None:
-            return None
-        if ranking == 1:
-            older = replace(chosen.chooser, ranking=1, evidence_words=0, units=PASSAGES)
-            chosen = replace(chosen, chooser=older)
-        # The judge is asked about passages chosen now as often as the run says.
-        return replace(chosen, votes=settings.judge_votes)
-
-    def _index(self, page: FetchResult) -> asyncio.Task[PageIndex]:
-        async def run() -> PageIndex:
-            passages = split_spans(page.text, self.settings.passage_words)
-            return await self._worker.run(INDEX, self.retriever.index, passages)
-
-        return self._indexes.get((page.digest, self.settings.passage_words), run)
 
     def _check_pinned(self, key: ChoiceKey, selection: Selection) -> None:
         """A setting the run was given explicitly must be the one the recording used:
@@ -201,6 +172,13 @@ class RetrievalStep:
             raise self._recall.refuse(chosen.key, why)
         return replace(chosen, selection=replace(selection, votes=recorded))
 
-    async def drain(self) -> None:
-        """Cancel the indexing still running."""
-        await self._indexes.drain()
+    async def warm(self, claims: Sequence[str]) -> None:
+        """Embed the claims in one batch ahead of any page (none: nothing to build)."""
+        if claims:
+            await self.model().warm(claims)
+
+    async def aclose(self) -> None:
+        """Stop retrieval's model side, where it was built."""
+        model, self._model = self._model, None
+        if model is not None:
+            await model.aclose()

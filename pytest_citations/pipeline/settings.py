@@ -39,8 +39,8 @@ from ..network.config import (
 )
 from ..network.transport import network_transport
 from ..network.usage import Usage
-from ..retrieval.choosing import EVIDENCE_WORDS, MIN_EVIDENCE_WORDS
-from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
+from ..retrieval.embedders import DEFAULT_EMBEDDING_MODEL
+from ..retrieval.lines import EVIDENCE_WORDS, MIN_EVIDENCE_WORDS
 from ..retrieval.passages import DEFAULT_MAX_WORDS
 from ..sanitize import Redactor, Secret
 from .backends import Backends

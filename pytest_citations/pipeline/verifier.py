@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..errors import AccountError, ConfigurationError, MissingTokenError, OverBudget, RequestRefused
 from ..fetchers import Crawler, FetchResult, StoredPageReader, fetch_citation
@@ -17,9 +18,6 @@ from ..network.client import HttpClient
 from ..network.limits import RequestLimit
 from ..network.requester import Requester
 from ..network.usage import Usage
-from ..retrieval.embedders.base import Embedder
-from ..retrieval.retriever import Retriever
-from ..retrieval.worker import RANK, EmbeddingWorker
 from ..sanitize import LogRedaction
 from ..timing import clocked
 from ..verdicts import CitationVerdict, ClaimVerdict
@@ -33,6 +31,9 @@ from .settings import Settings
 from .sharing import SharedWork, WorkObserver
 from .voting import ask as ask_votes
 from .voting import tally
+
+if TYPE_CHECKING:
+    from ..retrieval.embedders.base import Embedder
 
 __all__ = ["RULE_CONFIDENCE", "ClaimRequest", "Verifier", "document_verdict"]
 
@@ -93,14 +94,7 @@ class Verifier:
         # Looked up now, so that an unknown name is an error before anything is sent.
         self._fetcher_factory = None if crawler else backends.fetcher(self.settings.fetcher)
         self._judge_factory = None if judge else backends.judge(self.settings.judge.provider)
-        # Hybrid retrieval, the embedder chosen by the page's language unless one is given.
-        retriever = (
-            Retriever(embedder, cache_dir=self.settings.embedding_cache_dir)
-            if embedder is not None
-            else Retriever.named(self.settings.embedding_model, self.settings.embedding_cache_dir)
-        )
-        self._worker = EmbeddingWorker()
-        self._retrieval = RetrievalStep(self.settings, retriever, self._worker, recall)
+        self._retrieval = RetrievalStep(self.settings, recall, embedder)
         self._http = http
         self._owns_http = http is None
         self._semaphore = semaphore
@@ -136,12 +130,10 @@ class Verifier:
         """Cancel what is still running and release connections, threads and files."""
         for once in (self._fetches, self._judgements):
             await once.drain()
-        await self._retrieval.drain()
+        await self._retrieval.aclose()
         if self._owns_http and self._http is not None:
             await self._http.aclose()
             self._http = None
-        self._worker.shutdown()
-        self._retrieval.retriever.close()
         if self._log_redaction is not None:
             self._log_redaction.uninstall()
             self._log_redaction = None
@@ -178,7 +170,7 @@ class Verifier:
         # while the first fetches are already out: the network never waits for the model. A
         # replay recalls what was chosen and needs no vector at all.
         claims = [] if self._retrieval.replaying else [r.claim for r in requests]
-        warm = asyncio.ensure_future(self._embed_claims(claims))
+        warm = asyncio.ensure_future(self._retrieval.warm(claims))
         done = 0
         total = len(requests)
 
@@ -210,11 +202,6 @@ class Verifier:
         return await crawler.stored_page(rid)
 
     # Stages -------------------------------------------------------------------------
-    async def _embed_claims(self, claims: Sequence[str]) -> None:
-        """Embed the claims in one batch before pages arrive (Retriever.warm)."""
-        if claims:
-            await self._worker.run(RANK, self._retrieval.retriever.warm, claims)
-
     async def _verify_claim(self, request: ClaimRequest) -> ClaimVerdict:
         """The claim's verdict, with the time its own work took (its requests in flight and
         its model work, see :mod:`pytest_citations.timing`)."""

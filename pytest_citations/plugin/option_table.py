@@ -18,8 +18,8 @@ from ..labels import DEFAULT_FAILING_LABELS
 from ..pipeline.settings import LIMITS, Limit
 from ..recording import RecordMode
 from ..retrieval import DEFAULT_MAX_WORDS, DEFAULT_TOP_K
-from ..retrieval.choosing import EVIDENCE_WORDS
-from ..retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
+from ..retrieval.embedders import DEFAULT_EMBEDDING_MODEL
+from ..retrieval.lines import EVIDENCE_WORDS
 from .flags import Option
 from .values import (
     agreement,

@@ -26,7 +26,7 @@ from ..pipeline.settings import LIMITS
 from ..recording import RecordMode
 from ..recording.signing import TrustedKeys
 from ..reports import RENDERERS
-from ..retrieval.choosing import EVIDENCE_WORDS
+from ..retrieval.lines import EVIDENCE_WORDS
 from .flags import GIVEN, read_options
 from .option_table import DEFAULT_CASE_GLOBS, OPTIONS
 

@@ -11,7 +11,7 @@ from ..gating.shards import Shard
 from ..labels import Label
 from ..recording import RecordMode
 from ..recording.signing import TrustedKeys
-from ..retrieval.choosing import MIN_EVIDENCE_WORDS
+from ..retrieval.lines import MIN_EVIDENCE_WORDS
 
 #: Metrics the calibration gate (``citations_min_agreement``) may name.
 AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
@@ -98,7 +98,7 @@ def whole_number(raw: Any, what: str) -> int:
 
 def evidence_words(raw: Any, what: str) -> int:
     """Words of the page the judge is shown: 0 (the top-k passages) or at least
-    :data:`~pytest_citations.retrieval.choosing.MIN_EVIDENCE_WORDS`."""
+    :data:`~pytest_citations.retrieval.lines.MIN_EVIDENCE_WORDS`."""
     try:
         number = int(str(raw).strip())
     except ValueError:

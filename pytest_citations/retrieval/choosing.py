@@ -22,30 +22,21 @@ slice of ``"\\n\\n".join(passages)``, and a quote copied from it passes the guar
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Sequence
 
 import numpy as np
 
-from .evidence import PageLines, Unit, unit_features
+from .evidence import PageLines, unit_features
 from .head import Head, shipped_head
 from .index import LEXICAL_FLOOR
+from .lines import EVIDENCE_WORDS, Unit, page_offset
 from .passages import Span
 from .ranking import order
 
-#: Words (units, in scripts written without spaces) the judge is shown at most per citation
-#: (``--citations-evidence-words``): the word budget the lines are chosen under. On WiCE dev
-#: the engine's top 3 passages send a median of 562 and a mean of 535 words; this budget sends
-#: 560 and 534.
-EVIDENCE_WORDS = 560
-#: The fewest evidence words other than 0: a few units of :data:`~.evidence.UNIT_WORDS`
-#: words, so that a chosen line always comes with some of its context.
-MIN_EVIDENCE_WORDS = 100
 #: Units either side of a chosen unit that come with it.
 RADIUS = 1
 #: What passages are joined by on the page, as neighbouring passages are for the judge.
 JOIN = "\n\n"
-_WORD = re.compile(r"\S+")
 
 
 def choose_units(
@@ -110,18 +101,6 @@ def run_span(page: PageLines, run: Sequence[int]) -> Span:
     starts = list(itertools.accumulate((len(p) + len(JOIN) for p in page.passages), initial=0))
     first, last = page.units[run[0]], page.units[run[-1]]
     return starts[first.passage] + first.start, starts[last.passage] + last.end
-
-
-def page_offset(text: str, piece: Span, offset: int) -> int:
-    """Where the character at ``offset`` of a piece's text as ``text_of`` writes it (words
-    joined by one space) stands in the page text; ``offset`` falls inside a word."""
-    seen = 0
-    for match in _WORD.finditer(text, piece[0], piece[1]):
-        size = match.end() - match.start()
-        if offset < seen + size:
-            return match.start() + offset - seen
-        seen += size + 1  # and the one space text_of writes after it
-    raise ValueError("the offset lies outside the piece's words")
 
 
 def run_pieces(

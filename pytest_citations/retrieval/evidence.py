@@ -1,11 +1,9 @@
-"""A page as the lines the judge may be shown, and what the scoring head reads of each.
+"""What the scoring head reads of each line the judge may be shown.
 
 A *unit* is a line of a passage (a paragraph, a heading, a list item: passages join their
-paragraphs with a blank line) of at most :data:`UNIT_WORDS` units
-(:func:`~pytest_citations.retrieval.writing.units`, words in spaced scripts); a longer line
-is cut by :func:`~pytest_citations.retrieval.writing.cut` (consecutive sentences packed up
-to that size, a longer sentence cut at clause marks, then between words), never inside a
-spaced word.
+paragraphs with a blank line) of at most :data:`~.lines.UNIT_WORDS` units, cut as
+:mod:`.lines` says (consecutive sentences packed up to that size, a longer sentence cut at
+clause marks, then between words), never inside a spaced word.
 
 What depends on the page alone is worked out once per page (:func:`prepare`): the units,
 BM25 over them and over each unit read with its two neighbours, each unit's terms, years,
@@ -17,24 +15,18 @@ score, their fusion and the order), with no model work of its own.
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
 from .bm25 import BM25, terms
 from .index import LEXICAL_FLOOR
 from .languages import is_english
+from .lines import UNIT_WORDS, Unit, lines_of, split_units
 from .ranking import fuse
-from .writing import cut, is_unspaced, units
-
-#: A line longer than this (in units) is cut into spans of at most this many.
-UNIT_WORDS = 40.0
 
 YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -75,56 +67,6 @@ FEATURES = (
     "term_share",
     "unit_rank",
 )
-
-
-class Unit(NamedTuple):
-    """A span of one passage: ``passages[passage][start:end]``, of ``size`` units."""
-
-    passage: int
-    start: int
-    end: int
-    size: float
-
-
-def split_units(passages: Sequence[str], size: float = UNIT_WORDS) -> list[Unit]:
-    """The page's units in page order: each line of each passage, cut where it is longer
-    than ``size``, each unit stripped of the whitespace around it."""
-    found: list[Unit] = []
-    for number, passage in enumerate(passages):
-        offset = 0
-        for line in passage.split("\n"):
-            for a, b in line_spans(line, size):
-                start, end = offset + a, offset + b
-                while start < end and passage[start].isspace():
-                    start += 1
-                while end > start and passage[end - 1].isspace():
-                    end -= 1
-                if end > start:
-                    found.append(Unit(number, start, end, units(passage[start:end])))
-            offset += len(line) + 1
-    return found
-
-
-def line_spans(line: str, size: float) -> list[tuple[int, int]]:
-    """A line as spans of at most ``size`` units: :func:`~.writing.cut`, with every cut that
-    falls inside a spaced word ("25,|000": clause marks need no space after them) moved on
-    to the word's end."""
-    if units(line) <= size:
-        return [(0, len(line))]
-    cuts = [0]
-    for _, end in cut(line, size)[:-1]:
-        while (
-            0 < end < len(line)
-            and not line[end - 1].isspace()
-            and not line[end].isspace()
-            and not (is_unspaced(line[end - 1]) or is_unspaced(line[end]))
-        ):
-            end += 1
-        if end > cuts[-1]:
-            cuts.append(end)
-    if cuts[-1] < len(line):
-        cuts.append(len(line))
-    return [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
 
 
 def standardised(values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -195,27 +137,6 @@ def _fixed(texts: Sequence[str], found: Sequence[Unit]) -> np.ndarray:
         ],
         axis=1,
     )
-
-
-def lines_of(passages: Sequence[str], found: Sequence[Unit]) -> tuple[list[int], list[int]]:
-    """Each unit's line on the page and that line's start in its passage."""
-    starts: list[list[int]] = []
-    for passage in passages:
-        held: list[int] = []
-        offset = 0
-        for line in passage.split("\n"):
-            if line.strip():
-                held.append(offset)
-            offset += len(line) + 1
-        starts.append(held)
-    first = list(itertools.accumulate((len(s) for s in starts), initial=0))
-    lines: list[int] = []
-    line_starts: list[int] = []
-    for unit in found:
-        place = bisect.bisect_right(starts[unit.passage], unit.start) - 1
-        lines.append(first[unit.passage] + place)
-        line_starts.append(starts[unit.passage][place])
-    return lines, line_starts
 
 
 def prepare(

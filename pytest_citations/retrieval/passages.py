@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from .writing import cut, is_latin, units
 
 DEFAULT_MAX_WORDS = 200
+#: The passages of a page the judge sees at most, beside a straddled neighbour (R2: the top 3).
+DEFAULT_TOP_K = 3
 _BLANK_LINE = re.compile(r"\n\s*\n")
 _WORD = re.compile(r"\S+")
 

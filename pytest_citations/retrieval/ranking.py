@@ -35,10 +35,8 @@ import numpy as np
 
 from .embedders.base import Vectors
 from .index import LEXICAL_FLOOR, PageIndex
+from .passages import DEFAULT_TOP_K
 from .writing import ends_sentence
-
-DEFAULT_TOP_K = 3
-
 
 #: Scores closer than this are a tie, decided by page order. Cosine similarities differ by
 #: about 2e-7 between CPU kernels, thread counts and batch compositions, up to 1e-5 once

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .choosing import EVIDENCE_WORDS, best_unit, evidence_runs, line_count, run_pieces
+from .choosing import best_unit, evidence_runs, line_count, run_pieces
 from .embedders import embedder_names, make_embedder
 from .embedders.base import Embedder, Vectors
 from .embedders.cache import EmbeddingCache
 from .evidence import PageLines, prepare
 from .index import PageIndex, build_index, passages_of
 from .languages import claim_is_english, is_english
-from .passages import DEFAULT_MAX_WORDS, Passage, page_text
+from .lines import EVIDENCE_WORDS
+from .passages import DEFAULT_MAX_WORDS, DEFAULT_TOP_K, Passage, page_text
 from .ranking import (
-    DEFAULT_TOP_K,
     fuse,
     order,
     passage_scores,

@@ -8,7 +8,7 @@ What the recorded ranking cuts the page into is computable from the page text al
   (:func:`~.passages.split_spans`, the recorded passage size); a text shown is the pieces of
   neighbouring whole passages, at most ``top_k`` of them and the top one's neighbour in all;
 - **lines** (ranking 2, ``units: lines``): the lines of those passages cut into units
-  (:func:`~.evidence.split_units`); a text shown is a run of neighbouring units as
+  (:func:`~.lines.split_units`); a text shown is a run of neighbouring units as
   :func:`~.choosing.run_pieces` writes it (the end of its first line from its first unit,
   whole lines between, the start of its last line to its last unit's end), and all the
   units shown hold at most the recorded word budget.
@@ -24,8 +24,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .choosing import page_offset
-from .evidence import lines_of, split_units
+from .lines import page_offset, split_units
 from .passages import Span, page_text, split_spans
 from .selection import LINES, PASSAGES, RANKING, Chooser, Selection, Shown
 
@@ -51,14 +50,14 @@ def _cut(markdown: str, passage_words: int) -> _Cut:
     text = page_text(markdown)
     passages = split_spans(markdown, passage_words)
     lines = [piece for passage in passages for piece in passage.pieces]
-    texts = [passage.text for passage in passages]
-    found = split_units(texts)
-    line_of, starts = lines_of(texts, found)
+    # A passage's text is its pieces as text_of writes them, joined by a blank line: a line
+    # per piece. Cut line by line, each unit's "passage" is its line.
+    shown = [line for passage in passages for line in passage.text.split("\n\n")]
     units = []
-    for unit, line, start in zip(found, line_of, starts, strict=True):
-        first = page_offset(text, lines[line], unit.start - start)
-        last = page_offset(text, lines[line], unit.end - 1 - start) + 1
-        units.append(((first, last), line, unit.size))
+    for unit in split_units(shown):
+        first = page_offset(text, lines[unit.passage], unit.start)
+        last = page_offset(text, lines[unit.passage], unit.end - 1) + 1
+        units.append(((first, last), unit.passage, unit.size))
     return _Cut(tuple(p.pieces for p in passages), tuple(lines), tuple(units))
 
 

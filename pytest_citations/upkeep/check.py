@@ -20,8 +20,8 @@ from ..recording import VcrConfig, build_vcr
 from ..recording.files import CassetteContentError
 from ..recording.pages import judge_bodies, read_recording
 from ..recording.signing import SignatureRefused, TrustedKeys
-from ..retrieval.choosing import EVIDENCE_WORDS
 from ..retrieval.index import PageIndex
+from ..retrieval.lines import EVIDENCE_WORDS
 from ..retrieval.passages import split_spans
 from ..retrieval.retriever import Retriever
 from ..retrieval.selection import Chooser, Selection

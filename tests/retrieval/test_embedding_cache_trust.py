@@ -270,6 +270,9 @@ def test_the_drift_command_checks_against_a_corrupted_cache(citations: Citations
     cache.write_bytes(os.urandom(20000))
 
     with emulators(citations.path) as web:
+        # Evidence that changed is ranked again, with the cache; a claim against an
+        # unchanged page recalls its recorded choice, which needs no cache.
+        web.crawlbase.edit(url, "one standard\natmosphere", "one atmosphere")
         run = run_cli("drift", "cases/", env=web.env, cwd=citations.path)
 
     assert run.returncode == 0, run.stdout + run.stderr

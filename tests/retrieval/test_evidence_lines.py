@@ -14,15 +14,11 @@ from pytest_citations.fetchers import FetchResult
 from pytest_citations.judges.guard import content_words, guard, holder
 from pytest_citations.labels import Label, Reason
 from pytest_citations.retrieval import Retriever
-from pytest_citations.retrieval.choosing import (
-    EVIDENCE_WORDS,
-    choose_units,
-    evidence_runs,
-    run_span,
-)
+from pytest_citations.retrieval.choosing import choose_units, evidence_runs, run_span
 from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
-from pytest_citations.retrieval.evidence import Unit, prepare
+from pytest_citations.retrieval.evidence import prepare
 from pytest_citations.retrieval.head import Head, shipped_head
+from pytest_citations.retrieval.lines import EVIDENCE_WORDS, Unit
 from pytest_citations.retrieval.passages import page_text, split_spans, text_of
 from pytest_citations.retrieval.ranking import fuse, order, passage_signals
 from pytest_citations.retrieval.selection import LINES, PASSAGES, RANKING, Chooser, Selection

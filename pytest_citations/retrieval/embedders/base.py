@@ -13,8 +13,6 @@ import numpy.typing as npt
 
 Vectors = npt.NDArray[np.float32]
 
-#: The model the engine embeds with unless told otherwise (R2).
-DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 #: Passages embedded per forward pass of the model.
 BATCH_SIZE = 32
 #: Window of an embedder that does not say how much it reads, in units (about English words,

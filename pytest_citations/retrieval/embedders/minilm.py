@@ -11,14 +11,8 @@ from typing import Any
 import numpy as np
 
 from ...errors import ConfigurationError
-from .base import (
-    BATCH_SIZE,
-    DEFAULT_EMBEDDING_MODEL,
-    DEFAULT_WINDOW,
-    Vectors,
-    normalise,
-    package_version,
-)
+from . import DEFAULT_EMBEDDING_MODEL
+from .base import BATCH_SIZE, DEFAULT_WINDOW, Vectors, normalise, package_version
 
 
 def resolve_model_path(model: str) -> str:
