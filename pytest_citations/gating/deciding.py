@@ -122,11 +122,16 @@ def share_of(claims: Sequence[ClaimResult]) -> Share:
     return Share(sum(label is Label.SUPPORTED for label in counted), len(counted), unchecked)
 
 
+def in_order(claims: Iterable[ClaimResult]) -> tuple[ClaimResult, ...]:
+    """A case's claims in file order."""
+    return tuple(sorted(claims, key=lambda claim: claim.where.index))
+
+
 def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) -> CaseResult:
     """A case decided from its claims, against the run's criteria with its own over them:
     a failure wins over ``incomplete`` (a claim not checked, a threshold undecided), which
     wins over ``pass``."""
-    ordered = tuple(sorted(claims, key=lambda claim: claim.where.index))
+    ordered = in_order(claims)
     failures = [
         Failure(failure.criterion, f"{claim.where.name} {failure.message}")
         for claim in ordered
@@ -157,7 +162,7 @@ def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) ->
 
 def undecided_case(info: CaseInfo, claims: Sequence[ClaimResult]) -> CaseResult:
     """A case whose own item did not run: its claims and figures, and no decision."""
-    ordered = tuple(sorted(claims, key=lambda claim: claim.where.index))
+    ordered = in_order(claims)
     return CaseResult(
         info, ordered, precision_of(ordered), share_of(ordered), count_labels(ordered)
     )
@@ -242,6 +247,7 @@ __all__ = [
     "decide_case",
     "decide_claim",
     "decide_file",
+    "in_order",
     "precision_of",
     "share_of",
     "undecided_case",

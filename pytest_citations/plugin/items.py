@@ -242,7 +242,7 @@ class PrecisionItem(_CaseItem):
             return
         case = decided.cases[self.case.id]
         waited = session_of(self.config).take_wait(self.case_file.path)
-        publish(self, ItemResult(case=case.info, decided=True, waited=waited))
+        publish(self, ItemResult(case=case.info, decided=True, waited=waited, decision=case))
         self.user_properties += case_properties(case)
         if case.item is not Decision.PASS:  # a passing item has nothing to say
             self._end(case.item, case_message(case))

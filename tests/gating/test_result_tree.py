@@ -14,16 +14,17 @@ from pathlib import Path
 import pytest
 from tree_helpers import LENIENT, cited, claim, run_of
 
+from pytest_citations.cases import Case, Claim
 from pytest_citations.gating.baseline import Baseline
 from pytest_citations.gating.build import Findings, build_run
 from pytest_citations.gating.comparison import CaseState, ChangeKind, ClaimState
 from pytest_citations.gating.criteria import Criteria, Decision
-from pytest_citations.gating.deciding import BaselineRef
+from pytest_citations.gating.deciding import BaselineRef, decide_file
 from pytest_citations.gating.messages import case_message, claim_message
 from pytest_citations.gating.precision import Precision, Share
 from pytest_citations.gating.redecision import decide_again
 from pytest_citations.gating.result import CaseInfo, ClaimResult, ClaimStatus, Location
-from pytest_citations.gating.run_result import Base, RunResult
+from pytest_citations.gating.run_result import Base, RunGates, RunResult
 from pytest_citations.labels import Label, Reason
 from pytest_citations.reports import RENDERERS, RunInfo, junit_report
 from pytest_citations.reports.github import annotations_of
@@ -31,6 +32,7 @@ from pytest_citations.reports.json_reader import read_report
 from pytest_citations.reports.json_report import document
 from pytest_citations.reports.junit_report import claim_properties
 from pytest_citations.reports.terminal import summary_lines
+from pytest_citations.verdicts import ClaimVerdict
 
 WATER = CaseInfo("cases/water.yaml", "water", line=1, question="When does water boil?")
 SEA = CaseInfo("cases/sea.yaml", "sea", line=1, question="Is sea water salty?")
@@ -257,3 +259,62 @@ def test_the_json_form_carries_a_claim_whole(tmp_path: Path) -> None:
     assert Location.from_dict(SUPPORTED.where.to_dict()) == SUPPORTED.where.__class__(
         WATER.file, WATER.case, "claim-1", SUPPORTED.where.line
     )
+
+
+def water_file(
+    *labels: Label, min_precision: float | None = None
+) -> tuple[Case, list[ClaimVerdict]]:
+    """The case ``water`` with one claim per label, each citing A, and their verdicts."""
+    claims = tuple(Claim(n, f"C{n}.", (A,), ("1",), 3 + n) for n in range(1, len(labels) + 1))
+    water = Case("water", Path(WATER.file), 1, None, None, {"1": A}, claims, min_precision)
+    reasons = {Label.NOT_FOUND: Reason.JUDGE_ERROR}  # not_found: a judge that did not answer
+    verdicts = [ClaimVerdict(f"C{n}.", label, (cited(A, label, reasons.get(label)),))
+                for n, label in enumerate(labels, start=1)]  # fmt: skip
+    return water, verdicts
+
+
+FILES = {
+    "passing": water_file(Label.SUPPORTED, Label.PARTIAL),
+    "a claim fails": water_file(Label.SUPPORTED, Label.CONTRADICTED),
+    "below its precision": water_file(Label.SUPPORTED, Label.PARTIAL, min_precision=0.9),
+    "a claim unchecked": water_file(Label.SUPPORTED, Label.NOT_FOUND),
+    "its precision undecided": water_file(Label.SUPPORTED, Label.NOT_FOUND, min_precision=0.9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_a_serial_run_decides_each_case_once(name: str) -> None:
+    """The case as its own item decided it (plugin/session's decide_file) is the tree's
+    case itself, not decided again (issue 25); its item's outcome is the tree's decision."""
+    water, verdicts = FILES[name]
+    decided = decide_file(WATER.file, [water], verdicts, LENIENT)
+    case = decided.cases["water"]
+    found = Findings()
+    for claim_result in decided.claims.values():  # as the reporter gathers the items
+        found.add_claim(case.info, claim_result)
+    found.add_case(case.info, case)
+
+    result = build_run(found, RunGates(LENIENT))
+
+    [tree] = result.cases
+    assert tree is case
+    assert (case_message(case) is None) is (case.item is Decision.PASS)
+    on_its_own = build_run(Findings(found.cases, found.claims, {WATER.key: None}),
+                           RunGates(LENIENT))  # fmt: skip
+    assert on_its_own.cases == (case,)  # xdist's controller decides it from its claims alike
+
+
+def test_a_case_is_decided_again_over_the_claims_that_ran() -> None:
+    """A claim decided with its file whose item did not run (a conftest's skip): the tree's
+    case is decided from the claims that ran, as an xdist controller decides it."""
+    water, verdicts = FILES["a claim fails"]
+    decided = decide_file(WATER.file, [water], verdicts, LENIENT)
+    case = decided.cases["water"]
+    found = Findings()
+    found.add_claim(case.info, decided.claims[("water", 1)])
+    found.add_case(case.info, case)
+
+    [tree] = build_run(found, RunGates(LENIENT)).cases
+
+    assert (case.decision, tree.decision) == (Decision.FAIL, Decision.PASS)
+    assert tree.claims == (decided.claims[("water", 1)],)
