@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..labels import LABEL_RANK, Label
@@ -199,6 +200,18 @@ class ClaimResult:
         """True when the claim has a label."""
         return self.status is ClaimStatus.CHECKED
 
+    @cached_property
+    def label_shown(self) -> str:
+        """The claim's label as every output shows it: its label, or ``unchecked`` for one
+        that has none."""
+        return self.label.value if self.label is not None else ClaimStatus.UNCHECKED.value
+
+    @cached_property
+    def failing(self) -> bool:
+        """The claim missed a criterion, or some citation of it could not be checked: the
+        HTML report's "failing" claims."""
+        return bool(self.failures or self.unchecked or self.problems)
+
     def counted(self, citation: CitationVerdict) -> bool:
         """Whether a citation counts in precision: it was checked, or the run counts it as
         its label (then its claim has no unchecked citation listed)."""
@@ -300,11 +313,6 @@ class CaseResult:
         """``file::case``."""
         return self.info.key
 
-    @property
-    def unchecked_claims(self) -> tuple[ClaimResult, ...]:
-        """The claims that could not be checked."""
-        return tuple(claim for claim in self.claims if not claim.checked)
-
 
 #: The columns a label count has: every label, then the claims that have none.
 COUNTED = (*(label.value for label in Label), ClaimStatus.UNCHECKED.value)
@@ -314,7 +322,7 @@ def count_labels(claims: Iterable[ClaimResult]) -> dict[str, int]:
     """Claims per label, and ``unchecked`` for those that have none."""
     counts = dict.fromkeys(COUNTED, 0)
     for claim in claims:
-        counts[claim.label.value if claim.label is not None else ClaimStatus.UNCHECKED] += 1
+        counts[claim.label_shown] += 1
     return counts
 
 

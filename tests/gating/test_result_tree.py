@@ -318,3 +318,15 @@ def test_a_case_is_decided_again_over_the_claims_that_ran() -> None:
 
     assert (case.decision, tree.decision) == (Decision.FAIL, Decision.PASS)
     assert tree.claims == (decided.claims[("water", 1)],)
+
+
+def test_what_every_output_shows_of_a_claim_is_a_value_on_the_tree() -> None:
+    """A claim's shown label (its label, or ``unchecked``), whether it is failing, and the
+    run's unchecked claims are made once on the tree; the writers read them (issue 25)."""
+    result = run_of([(WATER, SUPPORTED), (WATER, UNCHECKED)])
+    assert [(c.label_shown, c.failing) for c in result.claims] == [
+        ("supported", False),
+        ("unchecked", True),
+    ]
+    assert result.unchecked_claims == (UNCHECKED,)
+    assert result.label_counts["unchecked"] == 1
