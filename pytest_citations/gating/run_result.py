@@ -242,6 +242,14 @@ class RunResult:
         ]
 
     @cached_property
+    def baseline_precision(self) -> Precision | None:
+        """The precision the baseline stored over the run's cases (None without a baseline,
+        or one that holds none of them)."""
+        if self.baseline is None:
+            return None
+        return self.baseline.precision([case.key for case in self.cases])
+
+    @cached_property
     def unchecked_claims(self) -> tuple[ClaimResult, ...]:
         """The claims that could not be checked, in case order."""
         return tuple(claim for claim in self.claims if not claim.checked)
