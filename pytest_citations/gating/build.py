@@ -124,13 +124,12 @@ def _cases(found: Findings, gates: RunGates) -> list[CaseResult]:
     cases = []
     for key, info in found.cases.items():
         ordered = in_order(claims[key])
-        if key not in found.decided:
-            cases.append(undecided_case(info, ordered))
-            continue
-        made = found.decided[key]
+        made = found.decided.get(key)
         # Most often the very claims the item decided over: the tuples compare by identity.
         if made is None or made.claims != ordered:
-            made = decide_case(info, ordered, gates.criteria)
+            rules = info.rules(gates.criteria)
+            decided = key in found.decided
+            made = (decide_case if decided else undecided_case)(info, ordered, rules)
         cases.append(made)
     return sorted(cases, key=lambda case: (case.info.file, case.info.line, case.info.case))
 

@@ -290,16 +290,19 @@ class CaseInfo:
 class CaseResult:
     """A case and its claims (in file order), its citation precision and supported share
     over what was checked, its claims per label (``unchecked`` for those that have none,
-    see :func:`count_labels`), and its decision: ``decision`` is None when the case was not
-    decided (its own item did not run); ``item`` is what that item reports (``fail`` for a
-    threshold of the case missed, ``incomplete`` for one that unchecked citations leave
-    undecided; a claim's failure is its own item's)."""
+    see :func:`count_labels`), its criteria, and its decision: ``decision`` is None when
+    the case was not decided (its own item did not run); ``item`` is what that item reports
+    (``fail`` for a threshold of the case missed, ``incomplete`` for one that unchecked
+    citations leave undecided; a claim's failure is its own item's)."""
 
     info: CaseInfo
     claims: tuple[ClaimResult, ...]
     precision: Precision
     share: Share
     label_counts: Mapping[str, int]
+    #: The run's criteria with the case's own over them (:meth:`CaseInfo.rules`), which its
+    #: claims and the case were decided against.
+    rules: Criteria
     decision: Decision | None = None
     item: Decision | None = None
     failures: tuple[Failure, ...] = ()

@@ -102,7 +102,7 @@ def _claim(claim: ClaimResult, case: CaseResult, result: RunResult) -> list[tupl
     unless its own error says it already."""
     found: list[tuple[Level, str, str]] = []
     name = claim.where.in_file
-    message = claim_message(claim, case.info, result.gates.criteria)
+    message = claim_message(claim, case)
     if message is not None and claim.decision is Decision.FAIL:
         found.append(("error", f"citations: {name} failed ({claim.label})", message))
     elif message is not None:

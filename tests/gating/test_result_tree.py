@@ -24,7 +24,7 @@ from pytest_citations.gating.messages import case_message, claim_message
 from pytest_citations.gating.precision import Precision, Share
 from pytest_citations.gating.redecision import decide_again
 from pytest_citations.gating.result import CaseInfo, ClaimResult, ClaimStatus, Location
-from pytest_citations.gating.run_result import Base, RunGates, RunResult
+from pytest_citations.gating.run_result import Base, BaselineFacts, RunGates, RunResult
 from pytest_citations.labels import Label, Reason
 from pytest_citations.reports import RENDERERS, RunInfo, junit_report
 from pytest_citations.reports.github import annotations_of
@@ -184,7 +184,8 @@ def test_shards_merged_are_the_serial_run(tmp_path: Path) -> None:
 def outcome(found: ClaimResult, info: CaseInfo = WATER) -> str:
     """How the claim's item ends: an error in setup, a failure, or a pass (the plugin's
     items raise the claim's message as the decision says)."""
-    message = claim_message(found, info, LENIENT)
+    [case] = run_of([(info, found)]).cases
+    message = claim_message(found, case)
     if found.decision is Decision.INCOMPLETE:
         return "error" if message else "NO MESSAGE"
     if found.decision is Decision.FAIL:
@@ -330,3 +331,13 @@ def test_what_every_output_shows_of_a_claim_is_a_value_on_the_tree() -> None:
     ]
     assert result.unchecked_claims == (UNCHECKED,)
     assert result.label_counts["unchecked"] == 1
+
+
+def test_the_baselines_precision_over_the_run_is_a_value_on_the_tree() -> None:
+    """The precision the baseline stored over the run's cases, made once; the JSON summary
+    and the HTML cards both read it."""
+    stored = {WATER.key: Precision(1, 2, 2), "cases/gone.yaml::gone": Precision(0, 5, 5)}
+    result = run_of([(WATER, SUPPORTED)], baseline=BaselineFacts("baseline.json", stored))
+    assert result.baseline_precision == Precision(1, 2, 2)
+    assert document(result, RunInfo())["summary"]["baseline"]["citation_precision"] == 0.5
+    assert 'data-baseline="0.5000"' in RENDERERS["html"](result, RunInfo())
