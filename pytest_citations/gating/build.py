@@ -2,7 +2,8 @@
 found (:class:`Findings`: its decided claims and the cases whose own item ran, gathered from
 this process, from xdist workers or from shard reports), to the :class:`~.run_result.RunResult`
 every output renders. The plugin and ``pytest-citations merge`` both call it, so a merge of
-shard reports decides as the serial run would: each case from its claims, the suite's
+shard reports decides as the serial run would: each case from its claims (in a serial run,
+the case its own item decided, never decided again), the suite's
 thresholds, the judge's agreement with the human labels (C5), the comparison with a base,
 and the release decision, never added up from the shards' own.
 """
