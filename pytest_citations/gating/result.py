@@ -23,7 +23,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..labels import LABEL_RANK, Label
+from ..labels import LABEL_RANK, Label, as_judge_label
 from ..verdicts import CitationVerdict, ClaimVerdict, Evidence
 from .criteria import Criteria, Decision, Failure, UncheckedCitation
 from .precision import Precision, Share
@@ -205,6 +205,14 @@ class ClaimResult:
         """The claim's label as every output shows it: its label, or ``unchecked`` for one
         that has none."""
         return self.label.value if self.label is not None else ClaimStatus.UNCHECKED.value
+
+    @cached_property
+    def differs_from_human(self) -> bool:
+        """The claim has a label and a human one (``expect:``), and the judge's (as one of
+        its four) is not the human's: the HTML report's "judge ≠ human" claims."""
+        if not self.expect or self.label is None:
+            return False
+        return as_judge_label(self.label.value) != self.expect
 
     @cached_property
     def failing(self) -> bool:

@@ -9,7 +9,7 @@ import re
 from urllib.parse import quote
 
 from ..gating.result import CaseResult, ClaimResult
-from ..labels import LABEL_RANK, as_judge_label
+from ..labels import LABEL_RANK
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix
@@ -101,7 +101,7 @@ def _tags(claim: ClaimResult, calibrated: bool) -> tuple[str, bool]:
     the baseline; and whether judge and human disagree."""
     tags, disagrees = "", False
     if calibrated and claim.expect and claim.label is not None:
-        disagrees = as_judge_label(claim.label.value) != claim.expect
+        disagrees = claim.differs_from_human
         sign = "≠ judge" if disagrees else "= judge"
         tags += (
             f'<span class="expect {"disagree" if disagrees else "agree"}" '

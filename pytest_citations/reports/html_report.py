@@ -13,7 +13,6 @@ import html
 from collections.abc import Mapping
 
 from ..gating.run_result import RunResult
-from ..labels import as_judge_label
 from ..sanitize import strip_controls
 from .charts import ordered
 from .html_assets import SCRIPT, STYLE
@@ -43,13 +42,7 @@ def _filters(
     ]
     buttons += [button(label, f"{label} ({count})", False) for label, count in ordered(counts)]
     if calibrated:
-        disagree = sum(
-            1
-            for claim in result.claims
-            if claim.expect
-            and claim.label is not None
-            and claim.expect != as_judge_label(claim.label.value)
-        )
+        disagree = sum(1 for claim in result.claims if claim.differs_from_human)
         buttons.append(button("disagree", f"judge ≠ human ({disagree})", False))
     return "".join(buttons), total
 

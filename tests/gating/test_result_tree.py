@@ -341,3 +341,15 @@ def test_the_baselines_precision_over_the_run_is_a_value_on_the_tree() -> None:
     assert result.baseline_precision == Precision(1, 2, 2)
     assert document(result, RunInfo())["summary"]["baseline"]["citation_precision"] == 0.5
     assert 'data-baseline="0.5000"' in RENDERERS["html"](result, RunInfo())
+
+
+def test_a_claims_disagreement_with_its_human_label_is_a_value_on_the_tree() -> None:
+    """Whether the judge's label is not the human's, made once: the HTML filter counts it
+    and each claim's tag shows it."""
+    agreed = claim(WATER, 1, "A.", cited(A, Label.SUPPORTED), expect="supported")
+    differs = claim(WATER, 3, "B.", cited(A, Label.CONTRADICTED), expect="supported")
+    result = run_of([(WATER, agreed), (WATER, differs), (WATER, UNCHECKED)], calibrate=True)
+    assert [c.differs_from_human for c in result.claims] == [False, False, True]
+    page = RENDERERS["html"](result, RunInfo())
+    assert "judge ≠ human (1)" in page
+    assert page.count('class="claim failed disagrees"') == 1
