@@ -2,7 +2,8 @@
 found (:class:`Findings`: its decided claims and the cases whose own item ran, gathered from
 this process, from xdist workers or from shard reports), to the :class:`~.run_result.RunResult`
 every output renders. The plugin and ``pytest-citations merge`` both call it, so a merge of
-shard reports decides as the serial run would: each case from its claims, the suite's
+shard reports decides as the serial run would: each case from its claims (in a serial run,
+the case its own item decided, never decided again), the suite's
 thresholds, the judge's agreement with the human labels (C5), the comparison with a base,
 and the release decision, never added up from the shards' own.
 """
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..network.usage import Spending, Usage
 from .criteria import Decision
-from .deciding import decide_case, precision_of, share_of, undecided_case
+from .deciding import decide_case, in_order, precision_of, share_of, undecided_case
 from .decisions import RunDecision, decide_run
 from .result import CaseInfo, CaseResult, ClaimResult, Location, count_labels
 from .run_result import (
@@ -38,13 +39,16 @@ if TYPE_CHECKING:
 @dataclass
 class Findings:
     """What a run found, before it is decided as a whole: each case seen, the claims whose
-    items ran (a repeated node id replaces the claim), the cases whose own item ran, the case
-    files that could not be verified, the items that did not run or that the selection left
-    out, what it spent and the cassettes it left unwritten, and the drift check."""
+    items ran (a repeated node id replaces the claim), the cases whose own item ran (each
+    with the decision its item made, when it was made in this process), the case files that
+    could not be verified, the items that did not run or that the selection left out, what
+    it spent and the cassettes it left unwritten, and the drift check."""
 
     cases: dict[str, CaseInfo] = field(default_factory=dict)
     claims: dict[str, ClaimResult] = field(default_factory=dict)
-    decided: set[str] = field(default_factory=set)
+    #: The cases whose own item ran, by ``file::case``: the case as that item decided it, or
+    #: None where only its claims came here (from an xdist worker, a shard's report).
+    decided: dict[str, CaseResult | None] = field(default_factory=dict)
     file_errors: dict[str, FileError] = field(default_factory=dict)
     skipped: dict[str, Location] = field(default_factory=dict)
     deselected: dict[str, Location] = field(default_factory=dict)
@@ -58,10 +62,12 @@ class Findings:
         self.cases.setdefault(info.key, info)
         self.claims[claim.nodeid] = claim
 
-    def add_case(self, info: CaseInfo) -> None:
-        """A case whose own item ran: it is decided."""
+    def add_case(self, info: CaseInfo, decided: CaseResult | None = None) -> None:
+        """A case whose own item ran, and the case as the item ``decided`` it, if it is
+        known here."""
         self.cases.setdefault(info.key, info)
-        self.decided.add(info.key)
+        if self.decided.get(info.key) is None:
+            self.decided[info.key] = decided
 
     def add_file_error(self, error: FileError) -> None:
         """A case file whose items could not be checked (the first report of it stands; the
@@ -92,7 +98,8 @@ class Findings:
         for key, info in other.cases.items():
             self.cases.setdefault(key, info)
         self.claims.update(other.claims)
-        self.decided |= other.decided
+        for key, case in other.decided.items():
+            self.decided[key] = self.decided.get(key) or case
         for error in other.file_errors.values():
             self.add_file_error(error)
         for item in other.skipped.values():
@@ -108,17 +115,23 @@ class Findings:
 
 
 def _cases(found: Findings, gates: RunGates) -> list[CaseResult]:
-    """Every case seen, sorted by file and line, decided from its claims when its own item
-    ran."""
+    """Every case seen, sorted by file and line. A case whose own item ran is the case as
+    that item decided it, when it was decided over the claims that ran; otherwise (its
+    decision was made in another process, or over claims some of which did not run here)
+    it is decided from the claims that ran."""
     claims: dict[str, list[ClaimResult]] = {key: [] for key in found.cases}
     for claim in found.claims.values():
         claims[claim.where.case_key].append(claim)
     cases = []
     for key, info in found.cases.items():
-        if key in found.decided:
-            cases.append(decide_case(info, claims[key], gates.criteria))
-        else:
-            cases.append(undecided_case(info, claims[key]))
+        ordered = in_order(claims[key])
+        made = found.decided.get(key)
+        # Most often the very claims the item decided over: the tuples compare by identity.
+        if made is None or made.claims != ordered:
+            rules = info.rules(gates.criteria)
+            decided = key in found.decided
+            made = (decide_case if decided else undecided_case)(info, ordered, rules)
+        cases.append(made)
     return sorted(cases, key=lambda case: (case.info.file, case.info.line, case.info.case))
 
 

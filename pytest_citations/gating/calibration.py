@@ -6,11 +6,20 @@ the confusion matrix, per label. Claim labels outside the judge's four map to ``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..labels import CALIBRATION_LABELS, as_judge_label
 from .criteria import Failure
+from .precision import figure
+
+
+def _counted(labels: Iterable[str], given: Iterable[str]) -> dict[str, int]:
+    """How many of ``given`` are each of ``labels``."""
+    counts = Counter(given)
+    return {label: counts[label] for label in labels}
 
 
 @dataclass(frozen=True)
@@ -30,6 +39,21 @@ class Agreement:
         """Number of labelled claims."""
         return len(self.pairs)
 
+    @cached_property
+    def human(self) -> Mapping[str, int]:
+        """The claims per human (expected) label, every label counted."""
+        return _counted(self.labels, (expected for expected, _ in self.pairs))
+
+    @cached_property
+    def judged(self) -> Mapping[str, int]:
+        """The claims per label the judge gave, every label counted."""
+        return _counted(self.labels, (predicted for _, predicted in self.pairs))
+
+    @cached_property
+    def agreed(self) -> int:
+        """The claims the judge labelled as the human did."""
+        return sum(e == p for e, p in self.pairs)
+
     def confusion(self) -> dict[str, dict[str, int]]:
         """matrix[expected][predicted] = count."""
         matrix = {e: dict.fromkeys(self.labels, 0) for e in self.labels}
@@ -42,7 +66,7 @@ class Agreement:
         """Share of claims where judge and human agree."""
         if not self.pairs:
             return None
-        return sum(e == p for e, p in self.pairs) / len(self.pairs)
+        return self.agreed / len(self.pairs)
 
     def recall(self, label: str) -> float | None:
         """Of the claims humans gave ``label``, the share the judge gave it too."""
@@ -66,11 +90,9 @@ class Agreement:
         total = len(self.pairs)
         if not total:
             return None
-        observed = sum(e == p for e, p in self.pairs) / total
+        observed = self.agreed / total
         expected = sum(
-            (sum(e == label for e, _ in self.pairs) / total)
-            * (sum(p == label for _, p in self.pairs) / total)
-            for label in self.labels
+            (self.human[label] / total) * (self.judged[label] / total) for label in self.labels
         )
         if expected == 1:
             return 1.0 if observed == 1 else 0.0
@@ -78,22 +100,16 @@ class Agreement:
 
     def lines(self) -> list[str]:
         """A readable report: figures, per-label precision/recall, confusion matrix."""
-
-        def shown(value: float | None) -> str:
-            return "n/a" if value is None else f"{value:.4f}"
-
         lines = [
             f"calibration: {self.total} labelled claims",
-            f"accuracy={shown(self.accuracy)} balanced_accuracy={shown(self.balanced_accuracy)} "
-            f"cohen_kappa={shown(self.kappa)}",
+            f"accuracy={figure(self.accuracy)} balanced_accuracy={figure(self.balanced_accuracy)} "
+            f"cohen_kappa={figure(self.kappa)}",
             "label          precision  recall  human  judge",
         ]
         for label in self.labels:
-            human = sum(e == label for e, _ in self.pairs)
-            judged = sum(p == label for _, p in self.pairs)
             lines.append(
-                f"{label:<14} {shown(self.precision(label)):>9}  {shown(self.recall(label)):>6}"
-                f"  {human:>5}  {judged:>5}"
+                f"{label:<14} {figure(self.precision(label)):>9}  {figure(self.recall(label)):>6}"
+                f"  {self.human[label]:>5}  {self.judged[label]:>5}"
             )
         width = max(len(label) for label in self.labels)
         lines.append("confusion (rows human, columns judge):")
@@ -126,7 +142,5 @@ class AgreementGate:
             )
             undecided.append(Failure("min_agreement", said))
         elif self.value is None or self.value < self.minimum:
-            shown = "n/a" if self.value is None else f"{self.value:.4f}"
-            failures.append(
-                Failure("min_agreement", f"judge {self.metric} {shown} below {self.minimum:g}")
-            )
+            said = f"judge {self.metric} {figure(self.value)} below {self.minimum:g}"
+            failures.append(Failure("min_agreement", said))

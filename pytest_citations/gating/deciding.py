@@ -122,18 +122,23 @@ def share_of(claims: Sequence[ClaimResult]) -> Share:
     return Share(sum(label is Label.SUPPORTED for label in counted), len(counted), unchecked)
 
 
-def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) -> CaseResult:
-    """A case decided from its claims, against the run's criteria with its own over them:
-    a failure wins over ``incomplete`` (a claim not checked, a threshold undecided), which
-    wins over ``pass``."""
-    ordered = tuple(sorted(claims, key=lambda claim: claim.where.index))
+def in_order(claims: Iterable[ClaimResult]) -> tuple[ClaimResult, ...]:
+    """A case's claims in file order."""
+    return tuple(sorted(claims, key=lambda claim: claim.where.index))
+
+
+def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], rules: Criteria) -> CaseResult:
+    """A case decided from its claims, against ``rules``, the run's criteria with its own
+    over them (:meth:`~.result.CaseInfo.rules`, made once per case): a failure wins over
+    ``incomplete`` (a claim not checked, a threshold undecided), which wins over ``pass``."""
+    ordered = in_order(claims)
     failures = [
         Failure(failure.criterion, f"{claim.where.name} {failure.message}")
         for claim in ordered
         for failure in claim.failures
     ]
     precision, share = precision_of(ordered), share_of(ordered)
-    missed, undecided = judge_thresholds(precision, share, info.rules(run))
+    missed, undecided = judge_thresholds(precision, share, rules)
     failures += missed
     unchecked = [claim.where.name for claim in ordered if claim.decision is Decision.INCOMPLETE]
     incomplete = [f"{', '.join(unchecked)} could not be checked"] if unchecked else []
@@ -147,6 +152,7 @@ def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) ->
         precision,
         share,
         count_labels(ordered),
+        rules,
         decision,
         item,
         tuple(failures),
@@ -155,11 +161,11 @@ def decide_case(info: CaseInfo, claims: Sequence[ClaimResult], run: Criteria) ->
     )
 
 
-def undecided_case(info: CaseInfo, claims: Sequence[ClaimResult]) -> CaseResult:
+def undecided_case(info: CaseInfo, claims: Sequence[ClaimResult], rules: Criteria) -> CaseResult:
     """A case whose own item did not run: its claims and figures, and no decision."""
-    ordered = tuple(sorted(claims, key=lambda claim: claim.where.index))
+    ordered = in_order(claims)
     return CaseResult(
-        info, ordered, precision_of(ordered), share_of(ordered), count_labels(ordered)
+        info, ordered, precision_of(ordered), share_of(ordered), count_labels(ordered), rules
     )
 
 
@@ -230,7 +236,7 @@ def decide_file(
                 where, next(found), claim_facts(case, claim), rules, baseline, updating=updating
             )
         ran = [claims[(case.id, c.index)] for c in case.claims if selected(case.id, c.index)]
-        decided[case.id] = decide_case(info, ran, criteria)
+        decided[case.id] = decide_case(info, ran, rules)
     return FileResult(claims, decided)
 
 
@@ -242,6 +248,7 @@ __all__ = [
     "decide_case",
     "decide_claim",
     "decide_file",
+    "in_order",
     "precision_of",
     "share_of",
     "undecided_case",

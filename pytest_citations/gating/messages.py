@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from ..assertions import UNCHECKED_STATE, explain
 from ..labels import Label
 from ..verdicts import ClaimVerdict
-from .criteria import Criteria, Decision, UncheckedCitation
+from .criteria import Decision, UncheckedCitation
 from .decisions import THRESHOLDS
-from .result import BaselineChange, CaseInfo, CaseResult, ClaimResult
+from .result import BaselineChange, CaseResult, ClaimResult
 
 #: The next step after an unchecked citation, in every message that reports one.
 ALLOW_UNCHECKED_HINT = (
@@ -45,15 +45,12 @@ def notes(claim: ClaimResult, retrieved: Mapping[str, str]) -> str:
     return extra
 
 
-def explanation(claim: ClaimResult, retrieved: Mapping[str, str] | None = None) -> str:
-    """A claim as its item explains it: its text, its label (or that it has none), each
-    citation with its marker, and the joint and misattribution notes."""
-    if claim.label is not None:
-        said = explain(claim.verdict(claim.label), claim.markers, shown=claim.shown_label)
-    else:
-        verdict = claim.verdict(Label.NOT_FOUND)
-        said = explain(verdict, claim.markers, state=UNCHECKED_STATE, shown=claim.shown_label)
-    return said + notes(claim, retrieved or {})
+def explanation(claim: ClaimResult, verdict: ClaimVerdict, retrieved: Mapping[str, str]) -> str:
+    """A claim as its item explains it from its ``verdict``: its text, its label (or that it
+    has none), each citation with its marker, and the joint and misattribution notes."""
+    state = None if claim.label is not None else UNCHECKED_STATE
+    said = explain(verdict, claim.markers, state=state, shown=claim.shown_label)
+    return said + notes(claim, retrieved)
 
 
 def unchecked_message(
@@ -97,20 +94,21 @@ def side_by_side(change: BaselineChange, claim: ClaimResult) -> str:
     return "\n".join(lines)
 
 
-def claim_message(claim: ClaimResult, info: CaseInfo, run: Criteria) -> str | None:
-    """What a claim's item says: why it fails (each criterion it missed, a regression
-    against the baseline), or why it could not be checked, then its explanation; None when
-    it passes."""
+def claim_message(claim: ClaimResult, case: CaseResult) -> str | None:
+    """What a claim's item says (in its ``case``): why it fails (each criterion it missed,
+    a regression against the baseline), or why it could not be checked, then its
+    explanation; None when it passes."""
     if claim.decision is Decision.PASS:
         return None
-    explained = explanation(claim, info.retrieved_markers)
+    # An unchecked claim is explained under no label: the verdict's is a stand-in.
+    verdict = claim.verdict(claim.label or Label.NOT_FOUND)
+    explained = explanation(claim, verdict, case.info.retrieved_markers)
     if claim.decision is Decision.INCOMPLETE:
-        verdict = claim.verdict(claim.label or Label.NOT_FOUND)
         return unchecked_message(verdict, claim.unchecked, explained)
     messages = []
     for failure in claim.failures:
         if failure.criterion == "fail_on" and claim.label is not None:
-            failing = ", ".join(info.rules(run).fail_on)
+            failing = ", ".join(case.rules.fail_on)
             messages.append(f"claim is {claim.label.value} (failing labels: {failing})")
         elif failure.criterion == "baseline" and claim.baseline is not None:
             shown = claim.baseline.shown

@@ -132,11 +132,16 @@ def _ratio(numerator: int, denominator: int) -> float | None:
     return numerator / denominator if denominator else None
 
 
+def figure(value: float | None) -> str:
+    """A figure as every summary writes it: four decimals, or ``n/a`` when it is undefined."""
+    return "n/a" if value is None else f"{value:.4f}"
+
+
 def fraction(value: float | None, numerator: int, denominator: int, unchecked: int = 0) -> str:
     """A ratio as the summaries write it: ``0.3333 (1/3)``, or ``n/a (0/0)``; with
     ``unchecked`` items beside the ``denominator`` checked ones, ``0.5000 (1/2, 2 of 3
     checked)``."""
-    shown = "n/a" if value is None else f"{value:.4f}"
+    shown = figure(value)
     if unchecked:
         checked = f"{denominator} of {denominator + unchecked} checked"
         return f"{shown} ({numerator}/{denominator}, {checked})"

@@ -103,7 +103,7 @@ def _case(stated: StatedCase, found: Findings, gone: set[Location], gates: RunGa
     found.add_case(info)
     if not claims and not left_out:
         return [*said, f"{info.key} has a decision but no claim"]
-    case = decide_case(info, claims, gates.criteria)
+    case = decide_case(info, claims, rules)
     if stated.decision is None:
         said.append(f"{info.key} has no decision, though its precision item ran")
     elif not left_out and (stated.decision, stated.precision, stated.item) != (

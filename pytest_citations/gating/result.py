@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..labels import LABEL_RANK, Label
+from ..labels import LABEL_RANK, Label, as_judge_label
 from ..verdicts import CitationVerdict, ClaimVerdict, Evidence
 from .criteria import Criteria, Decision, Failure, UncheckedCitation
 from .precision import Precision, Share
@@ -199,6 +200,26 @@ class ClaimResult:
         """True when the claim has a label."""
         return self.status is ClaimStatus.CHECKED
 
+    @cached_property
+    def label_shown(self) -> str:
+        """The claim's label as every output shows it: its label, or ``unchecked`` for one
+        that has none."""
+        return self.label.value if self.label is not None else ClaimStatus.UNCHECKED.value
+
+    @cached_property
+    def differs_from_human(self) -> bool:
+        """The claim has a label and a human one (``expect:``), and the judge's (as one of
+        its four) is not the human's: the HTML report's "judge ≠ human" claims."""
+        if not self.expect or self.label is None:
+            return False
+        return as_judge_label(self.label.value) != self.expect
+
+    @cached_property
+    def failing(self) -> bool:
+        """The claim missed a criterion, or some citation of it could not be checked: the
+        HTML report's "failing" claims."""
+        return bool(self.failures or self.unchecked or self.problems)
+
     def counted(self, citation: CitationVerdict) -> bool:
         """Whether a citation counts in precision: it was checked, or the run counts it as
         its label (then its claim has no unchecked citation listed)."""
@@ -277,16 +298,19 @@ class CaseInfo:
 class CaseResult:
     """A case and its claims (in file order), its citation precision and supported share
     over what was checked, its claims per label (``unchecked`` for those that have none,
-    see :func:`count_labels`), and its decision: ``decision`` is None when the case was not
-    decided (its own item did not run); ``item`` is what that item reports (``fail`` for a
-    threshold of the case missed, ``incomplete`` for one that unchecked citations leave
-    undecided; a claim's failure is its own item's)."""
+    see :func:`count_labels`), its criteria, and its decision: ``decision`` is None when
+    the case was not decided (its own item did not run); ``item`` is what that item reports
+    (``fail`` for a threshold of the case missed, ``incomplete`` for one that unchecked
+    citations leave undecided; a claim's failure is its own item's)."""
 
     info: CaseInfo
     claims: tuple[ClaimResult, ...]
     precision: Precision
     share: Share
     label_counts: Mapping[str, int]
+    #: The run's criteria with the case's own over them (:meth:`CaseInfo.rules`), which its
+    #: claims and the case were decided against.
+    rules: Criteria
     decision: Decision | None = None
     item: Decision | None = None
     failures: tuple[Failure, ...] = ()
@@ -300,11 +324,6 @@ class CaseResult:
         """``file::case``."""
         return self.info.key
 
-    @property
-    def unchecked_claims(self) -> tuple[ClaimResult, ...]:
-        """The claims that could not be checked."""
-        return tuple(claim for claim in self.claims if not claim.checked)
-
 
 #: The columns a label count has: every label, then the claims that have none.
 COUNTED = (*(label.value for label in Label), ClaimStatus.UNCHECKED.value)
@@ -314,7 +333,7 @@ def count_labels(claims: Iterable[ClaimResult]) -> dict[str, int]:
     """Claims per label, and ``unchecked`` for those that have none."""
     counts = dict.fromkeys(COUNTED, 0)
     for claim in claims:
-        counts[claim.label.value if claim.label is not None else ClaimStatus.UNCHECKED] += 1
+        counts[claim.label_shown] += 1
     return counts
 
 

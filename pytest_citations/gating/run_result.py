@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..network.usage import Spending, Usage
@@ -239,6 +240,19 @@ class RunResult:
             for citation in claim.citations
             if citation.checked and not citation.agreed
         ]
+
+    @cached_property
+    def baseline_precision(self) -> Precision | None:
+        """The precision the baseline stored over the run's cases (None without a baseline,
+        or one that holds none of them)."""
+        if self.baseline is None:
+            return None
+        return self.baseline.precision([case.key for case in self.cases])
+
+    @cached_property
+    def unchecked_claims(self) -> tuple[ClaimResult, ...]:
+        """The claims that could not be checked, in case order."""
+        return tuple(claim for claim in self.claims if not claim.checked)
 
     def unrecorded_claims(self, *, over_budget: bool) -> list[ClaimResult]:
         """The claims a request of which is not in the recording: those the run's budget

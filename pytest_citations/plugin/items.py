@@ -212,11 +212,11 @@ class ClaimItem(_CaseItem):
         if decided is None:
             return
         claim = decided.claims[(self.case.id, self.claim.index)]
-        info = decided.cases[self.case.id].info
+        case = decided.cases[self.case.id]
         session = session_of(self.config)
         path = self.case_file.path
         found = ItemResult(
-            case=info,
+            case=case.info,
             claim=claim,
             seconds=session.claim_seconds(path, self.case.id, self.claim.index),
             waited=session.take_wait(path),
@@ -224,7 +224,7 @@ class ClaimItem(_CaseItem):
         publish(self, found)
         self.user_properties += claim_properties(claim)
         if claim.decision is not Decision.PASS:  # a passing item has nothing to say
-            self._end(claim.decision, claim_message(claim, info, session.options.criteria))
+            self._end(claim.decision, claim_message(claim, case))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.claim.line - 1, f"{self.case.id}::{self.claim.name}"
@@ -242,7 +242,7 @@ class PrecisionItem(_CaseItem):
             return
         case = decided.cases[self.case.id]
         waited = session_of(self.config).take_wait(self.case_file.path)
-        publish(self, ItemResult(case=case.info, decided=True, waited=waited))
+        publish(self, ItemResult(case=case.info, decided=True, waited=waited, decision=case))
         self.user_properties += case_properties(case)
         if case.item is not Decision.PASS:  # a passing item has nothing to say
             self._end(case.item, case_message(case))

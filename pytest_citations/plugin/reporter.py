@@ -183,7 +183,7 @@ class CitationsReporter:
         if found.claim is not None and found.case is not None:
             self.found.add_claim(found.case, found.claim)
         elif found.decided and found.case is not None:
-            self.found.add_case(found.case)
+            self.found.add_case(found.case, found.decision)
         if found.file_error is not None:
             self.found.add_file_error(found.file_error)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ..gating.result import CaseInfo, ClaimResult, Location
+from ..gating.result import CaseInfo, CaseResult, ClaimResult, Location
 from ..gating.run_result import FileError
 from ..gating.serial import claim_from_dict, claim_to_dict, info_from_dict, info_to_dict
 
@@ -37,6 +37,9 @@ class ItemResult:
     claim: ClaimResult | None = None
     decided: bool = False
     file_error: FileError | None = None
+    #: The case as its own item decided it: in this process only (a worker's claims travel,
+    #: and the controller decides the case from them).
+    decision: CaseResult | None = None
     #: A claim's share of its file's verification time (None for other items).
     seconds: float | None = None
     #: How long the item waited for its file's verification (the first item to ask): pytest

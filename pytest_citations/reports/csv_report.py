@@ -10,7 +10,7 @@ import io
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..gating.result import ClaimResult, ClaimStatus
+from ..gating.result import ClaimResult
 from ..gating.run_result import RunResult
 from ..sanitize import csv_cell
 from .info import RunInfo
@@ -45,7 +45,6 @@ def rows(
     found = []
     for claim in claims:
         case, claim_id = named(claim)
-        claim_label = claim.label.value if claim.label is not None else ClaimStatus.UNCHECKED
         for citation in claim.citations:
             status = citation.original_status
             found.append(
@@ -60,7 +59,7 @@ def rows(
                     "original_status": "" if status is None else status,
                     "rid": citation.rid or "",
                     "claim_id": claim_id,
-                    "claim_label": claim_label,
+                    "claim_label": claim.label_shown,
                     "evidence_quote": citation.evidence_quote or "",
                     "decision": claim.decision,
                 }

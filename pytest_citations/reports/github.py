@@ -101,16 +101,19 @@ def _claim(claim: ClaimResult, case: CaseResult, result: RunResult) -> list[tupl
     its regression against the base (an error when it fails the gate, else a warning),
     unless its own error says it already."""
     found: list[tuple[Level, str, str]] = []
-    name = claim.where.in_file
-    message = claim_message(claim, case.info, result.gates.criteria)
+    # Named only when there is something to say: most claims pass and say nothing.
+    message = claim_message(claim, case)
     if message is not None and claim.decision is Decision.FAIL:
-        found.append(("error", f"citations: {name} failed ({claim.label})", message))
+        said = f"citations: {claim.where.in_file} failed ({claim.label})"
+        found.append(("error", said, message))
     elif message is not None:
-        found.append(("error", f"citations: {name} could not be checked", message))
+        said = f"citations: {claim.where.in_file} could not be checked"
+        found.append(("error", said, message))
     change = claim.change
     if change is not None and change.regressed and claim.decision is not Decision.FAIL:
         level: Level = "error" if change.fails else "warning"
-        found.append((level, f"citations: {name} regressed against the base", change.summary))
+        said = f"citations: {claim.where.in_file} regressed against the base"
+        found.append((level, said, change.summary))
     return found
 
 

@@ -8,8 +8,8 @@ import html
 import re
 from urllib.parse import quote
 
-from ..gating.result import CaseResult, ClaimResult, ClaimStatus
-from ..labels import LABEL_RANK, as_judge_label
+from ..gating.result import CaseResult, ClaimResult
+from ..labels import LABEL_RANK
 from ..sanitize import strip_controls
 from ..verdicts import CitationVerdict
 from .charts import label_mix
@@ -38,16 +38,6 @@ def anchor(case: CaseResult) -> str:
     return "case-" + re.sub(r"\s", "-", case.key)
 
 
-def failed(claim: ClaimResult) -> bool:
-    """The claim failed, or could not be checked: the "failing" filter shows it."""
-    return bool(claim.failures or claim.unchecked or claim.problems)
-
-
-def shown(claim: ClaimResult) -> str:
-    """A claim's label, or ``unchecked``."""
-    return claim.label.value if claim.label is not None else ClaimStatus.UNCHECKED.value
-
-
 def _passage_for(claim: ClaimResult, url: str) -> tuple[str, tuple[int, int] | None] | None:
     """The passage the guard found the quote in and where in it, else the best passage the
     judge saw (and no place)."""
@@ -63,7 +53,7 @@ def _passage_for(claim: ClaimResult, url: str) -> tuple[str, tuple[int, int] | N
 def _rank(claim: ClaimResult) -> tuple[int, int, int]:
     contradicted = claim.label is not None and claim.label.value == "contradicted"
     label_rank = LABEL_RANK[claim.label] if claim.label is not None else 99
-    return (0 if failed(claim) else 1, 0 if contradicted else 1, -label_rank)
+    return (0 if claim.failing else 1, 0 if contradicted else 1, -label_rank)
 
 
 def _evidence(claim: ClaimResult, citation: CitationVerdict) -> str:
@@ -111,7 +101,7 @@ def _tags(claim: ClaimResult, calibrated: bool) -> tuple[str, bool]:
     the baseline; and whether judge and human disagree."""
     tags, disagrees = "", False
     if calibrated and claim.expect and claim.label is not None:
-        disagrees = as_judge_label(claim.label.value) != claim.expect
+        disagrees = claim.differs_from_human
         sign = "≠ judge" if disagrees else "= judge"
         tags += (
             f'<span class="expect {"disagree" if disagrees else "agree"}" '
@@ -152,8 +142,8 @@ def answer_html(case: CaseResult) -> str:
         start, end = claim.answer_span or (0, 0)
         if start < done or end > len(answer):
             continue
-        label = shown(claim)
-        state = " failed" if failed(claim) else ""
+        label = claim.label_shown
+        state = " failed" if claim.failing else ""
         parts += [
             html.escape(answer[done:start]),
             f'<mark class="{html.escape(label)}{state}" id="{html.escape(answer_id(claim))}">'
@@ -180,7 +170,7 @@ def _place(claim: ClaimResult, links: SourceLinks) -> str:
 
 
 def _claim_html(claim: ClaimResult, calibrated: bool, links: SourceLinks) -> str:
-    label = shown(claim)
+    label = claim.label_shown
     failures = [
         *(str(failure) for failure in claim.failures),
         *(f"could not be checked: {line}" for line in claim.unchecked),

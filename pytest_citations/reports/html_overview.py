@@ -8,7 +8,7 @@ import html
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from ..gating.precision import Precision
+from ..gating.precision import Precision, figure
 from ..gating.result import COUNTED, CaseResult, ClaimResult
 from ..gating.run_result import RunResult
 from .charts import COLOURS, heatmap, label_mix, legend
@@ -21,10 +21,6 @@ if TYPE_CHECKING:
 
 _ARROWS = {"up": "▲", "down": "▼"}
 _CHANGE_WORDS = (("regression", "regressed"), ("improvement", "improved"), ("new", "new"))
-
-
-def _number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.4f}"
 
 
 def run_meta(info: RunInfo, decision: str) -> str:
@@ -71,11 +67,11 @@ def _against(now: Precision, before: Precision | None) -> str:
         return ""
     direction, change = _trend(now.citation, before.citation)
     if direction == "same":
-        said = f'<span class="muted">unchanged ({_number(before.citation)})</span>'
+        said = f'<span class="muted">unchanged ({figure(before.citation)})</span>'
     else:
         said = f"<b>{_ARROWS[direction]} {change}</b> from {html.escape(before.fraction())}"
     return (
-        f'<div class="vs-baseline {direction}" data-baseline="{_number(before.citation)}">'
+        f'<div class="vs-baseline {direction}" data-baseline="{figure(before.citation)}">'
         f"{said}</div>"
     )
 
@@ -106,9 +102,6 @@ def cards(result: RunResult, failing: int) -> str:
     """The run's figures: precision (against the baseline), supported share, claims
     (``failing`` of them fail or could not be checked), cost."""
     precision, share, usage = result.precision, result.share, result.usage
-    before = None
-    if result.baseline is not None:
-        before = result.baseline.precision([case.key for case in result.cases])
     saved = f"; a replay saved {usage.replayed_credits:g} credits" if usage.replayed_crawls else ""
     changes = _changes(result.claims, prefix="against the baseline: ")
     citations = _checked(precision.total, precision.unchecked, "citations")
@@ -118,20 +111,20 @@ def cards(result: RunResult, failing: int) -> str:
             [
                 _card(
                     "citation precision",
-                    _number(precision.citation),
+                    figure(precision.citation),
                     f"{precision.supported} of {precision.total} citations supported{citations}",
                     "citation_precision",
-                    _against(precision, before),
+                    _against(precision, result.baseline_precision),
                 ),
                 _card(
                     "reachable precision",
-                    _number(precision.reachable_precision),
+                    figure(precision.reachable_precision),
                     f"{precision.supported} of {precision.reachable} reachable citations",
                     "reachable_precision",
                 ),
                 _card(
                     "fully supported claims",
-                    _number(share.value),
+                    figure(share.value),
                     f"{share.supported} of {share.total} claims"
                     + _checked(share.total, share.unchecked, "claims"),
                     "supported_share",
@@ -235,25 +228,24 @@ def _strength(kappa: float | None) -> str:
 def calibration(agreement: Agreement) -> str:
     """The judge against the human ``expect:`` labels: accuracy, balanced accuracy,
     Cohen's kappa, precision and recall per label, and the confusion matrix."""
-    agreed = sum(1 for expected, judged in agreement.pairs if expected == judged)
     figures = "".join(
         [
-            _card("accuracy", _number(agreement.accuracy), "claims labelled alike", "accuracy"),
+            _card("accuracy", figure(agreement.accuracy), "claims labelled alike", "accuracy"),
             _card(
                 "balanced accuracy",
-                _number(agreement.balanced_accuracy),
+                figure(agreement.balanced_accuracy),
                 "mean recall over the human labels",
                 "balanced_accuracy",
             ),
-            _card("Cohen's kappa", _number(agreement.kappa), _strength(agreement.kappa), "kappa"),
+            _card("Cohen's kappa", figure(agreement.kappa), _strength(agreement.kappa), "kappa"),
         ]
     )
     rows = "".join(
         f'<tr><th scope="row">{html.escape(label)}</th>'
-        f'<td class="num">{_number(agreement.precision(label))}</td>'
-        f'<td class="num">{_number(agreement.recall(label))}</td>'
-        f'<td class="num">{sum(e == label for e, _ in agreement.pairs)}</td>'
-        f'<td class="num">{sum(p == label for _, p in agreement.pairs)}</td></tr>'
+        f'<td class="num">{figure(agreement.precision(label))}</td>'
+        f'<td class="num">{figure(agreement.recall(label))}</td>'
+        f'<td class="num">{agreement.human[label]}</td>'
+        f'<td class="num">{agreement.judged[label]}</td></tr>'
         for label in agreement.labels
     )
     table = (
@@ -264,7 +256,7 @@ def calibration(agreement: Agreement) -> str:
     return (
         '<section class="calibration" id="calibration"><h2>Judge calibration</h2>'
         f'<p class="lead">{agreement.total} claims carry a human label (<code>expect:</code>); '
-        f"the judge gave the same label to {agreed}. Rows are the human labels, columns the "
-        f'judge\'s.</p><div class="cards">{figures}</div><div class="calibration-body">'
+        f"the judge gave the same label to {agreement.agreed}. Rows are the human labels, "
+        f'columns the judge\'s.</p><div class="cards">{figures}</div><div class="calibration-body">'
         f"<figure>{heatmap(agreement)}</figure>{table}</div></section>"
     )

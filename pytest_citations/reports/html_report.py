@@ -13,11 +13,10 @@ import html
 from collections.abc import Mapping
 
 from ..gating.run_result import RunResult
-from ..labels import as_judge_label
 from ..sanitize import strip_controls
 from .charts import ordered
 from .html_assets import SCRIPT, STYLE
-from .html_cases import case_html, failed, highlight
+from .html_cases import case_html, highlight
 from .html_drift import drift_section
 from .html_overview import calibration, cards, case_table, run_meta, run_mix
 from .html_regressions import regressions_section
@@ -43,13 +42,7 @@ def _filters(
     ]
     buttons += [button(label, f"{label} ({count})", False) for label, count in ordered(counts)]
     if calibrated:
-        disagree = sum(
-            1
-            for claim in result.claims
-            if claim.expect
-            and claim.label is not None
-            and claim.expect != as_judge_label(claim.label.value)
-        )
+        disagree = sum(1 for claim in result.claims if claim.differs_from_human)
         buttons.append(button("disagree", f"judge ≠ human ({disagree})", False))
     return "".join(buttons), total
 
@@ -77,7 +70,7 @@ def render(result: RunResult, info: RunInfo | None = None, title: str = TITLE) -
         key=lambda case: (0 if case.decision == "fail" else 1, case.info.file, case.info.case),
     )
     counts = result.label_counts
-    failing = sum(1 for claim in result.claims if failed(claim))
+    failing = sum(1 for claim in result.claims if claim.failing)
     buttons, total = _filters(result, counts, failing, calibrated)
     overview = (
         '<section class="overview" id="overview"><h2>Overview</h2>'

@@ -85,8 +85,8 @@ def calibration(agreement: Agreement) -> dict[str, Any]:
             label: {
                 "precision": agreement.precision(label),
                 "recall": agreement.recall(label),
-                "human": sum(expected == label for expected, _ in agreement.pairs),
-                "judge": sum(judged == label for _, judged in agreement.pairs),
+                "human": agreement.human[label],
+                "judge": agreement.judged[label],
             }
             for label in agreement.labels
         },
@@ -130,7 +130,7 @@ def _summary(result: RunResult) -> dict[str, Any]:
         summary["recording"] = against_plan(result.spending.plan, result.usage)
     if result.baseline is not None:
         summary["baseline_file"] = result.baseline.name
-        summary["baseline"] = _precision(result.baseline.precision([c.key for c in result.cases]))
+        summary["baseline"] = _precision(result.baseline_precision)
     return summary
 
 

@@ -113,10 +113,9 @@ def _citation(claim: ClaimResult, citation: CitationVerdict) -> str:
 
 def _failed(claim: ClaimResult, links: SourceLinks) -> str:
     why = "; ".join(str(failure) for failure in claim.failures)
-    label = claim.label.value if claim.label is not None else "unchecked"
     cited = "".join(_citation(claim, citation) for citation in claim.citations)
     return (
-        f"{linked(claim.where, links)}, {label}: "
+        f"{linked(claim.where, links)}, {claim.label_shown}: "
         f"“{text(claim.text, MAX_CLAIM)}”: {text(why)}{cited}"
     )
 
@@ -135,7 +134,7 @@ def _unchecked(claim: ClaimResult, links: SourceLinks) -> str:
 
 def unchecked_entries(result: RunResult, links: SourceLinks) -> list[str]:
     """What could not be checked and why: claims, case files, items that did not run."""
-    entries = [_unchecked(claim, links) for claim in result.claims if not claim.checked]
+    entries = [_unchecked(claim, links) for claim in result.unchecked_claims]
     entries += [f"{text(error.file)}: {text(error.reason)}" for error in result.file_errors]
     entries += [f"{text(item.nodeid)}: did not run (skipped)" for item in result.skipped]
     return entries

@@ -83,10 +83,9 @@ def usage_line(usage: Usage) -> str:
 def _notes(result: RunResult) -> list[str]:
     notes = []
     for claim in result.claims:
-        label = claim.label.value if claim.label is not None else ""
-        if label not in _NOTEWORTHY and not claim.joint_support:
+        if claim.label_shown not in _NOTEWORTHY and not claim.joint_support:
             continue
-        note = f"  {claim.nodeid}: {label or 'unchecked'}"
+        note = f"  {claim.nodeid}: {claim.label_shown}"
         if claim.misattributed_to:
             note += f" (supported instead by {', '.join(claim.misattributed_to)})"
         if claim.joint_support:
@@ -219,7 +218,7 @@ def _next_steps(result: RunResult) -> list[Line]:
     if pending:
         lines += [Line(""), *_plain(pending, "yellow")]
     # Claims that lack a recording have their next step above: the opt-out never counts them.
-    unchecked = [c for c in result.claims if not c.checked and not c.unrecorded]
+    unchecked = [c for c in result.unchecked_claims if not c.unrecorded]
     if unchecked:
         count = len(unchecked)
         lines.append(

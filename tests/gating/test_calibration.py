@@ -95,6 +95,18 @@ def test_confusion_matrix_rows_human_columns_judge() -> None:
     }
 
 
+def test_the_counts_per_label_are_the_matrixs_rows_and_columns() -> None:
+    """The per-label human and judge counts and the agreed claims are values every report
+    reads (issue 25), the sums of the confusion matrix's rows, columns and diagonal."""
+    agreement = Agreement.of(THREE_LABELS)
+    matrix = agreement.confusion()
+    assert agreement.human == {label: sum(row.values()) for label, row in matrix.items()}
+    assert agreement.judged == {
+        label: sum(row[label] for row in matrix.values()) for label in agreement.labels
+    }
+    assert agreement.agreed == sum(matrix[label][label] for label in agreement.labels) == 8
+
+
 def test_perfect_and_chance_agreement() -> None:
     perfect = Agreement.of(pairs(("supported", "supported", 3), ("not_found", "not_found", 2)))
     assert (perfect.accuracy, perfect.balanced_accuracy, perfect.kappa) == (1.0, 1.0, 1.0)

@@ -146,7 +146,7 @@ def outcome(found: ClaimVerdict, rules: Criteria | None = None, **more: Any) -> 
     """The claim of a one-claim case and what its item says."""
     decided = assess([found], rules, **more)
     result = decided.claims[("water", 1)]
-    message = claim_message(result, decided.cases["water"].info, rules or lenient())
+    message = claim_message(result, decided.cases["water"])
     incomplete = result.decision is Decision.INCOMPLETE
     return Said(result, message if incomplete else None, None if incomplete else message)
 
@@ -504,7 +504,8 @@ def decided(found: ClaimVerdict, index: int = 1, rules: Criteria | None = None) 
 def case_of(*claims: ClaimVerdict, rules: Criteria | None = None) -> CaseResult:
     """The case of these claims (``claim-1``, ``claim-2``...), decided."""
     results = [decided(found, n) for n, found in enumerate(claims, start=1)]
-    return decide_case(case_info(FILE, case()), results, rules or lenient())
+    info = case_info(FILE, case())
+    return decide_case(info, results, info.rules(rules or lenient()))
 
 
 PASSING = verdict(Label.SUPPORTED)

@@ -14,16 +14,17 @@ from pathlib import Path
 import pytest
 from tree_helpers import LENIENT, cited, claim, run_of
 
+from pytest_citations.cases import Case, Claim
 from pytest_citations.gating.baseline import Baseline
 from pytest_citations.gating.build import Findings, build_run
 from pytest_citations.gating.comparison import CaseState, ChangeKind, ClaimState
 from pytest_citations.gating.criteria import Criteria, Decision
-from pytest_citations.gating.deciding import BaselineRef
+from pytest_citations.gating.deciding import BaselineRef, decide_file
 from pytest_citations.gating.messages import case_message, claim_message
 from pytest_citations.gating.precision import Precision, Share
 from pytest_citations.gating.redecision import decide_again
 from pytest_citations.gating.result import CaseInfo, ClaimResult, ClaimStatus, Location
-from pytest_citations.gating.run_result import Base, RunResult
+from pytest_citations.gating.run_result import Base, BaselineFacts, RunGates, RunResult
 from pytest_citations.labels import Label, Reason
 from pytest_citations.reports import RENDERERS, RunInfo, junit_report
 from pytest_citations.reports.github import annotations_of
@@ -31,6 +32,7 @@ from pytest_citations.reports.json_reader import read_report
 from pytest_citations.reports.json_report import document
 from pytest_citations.reports.junit_report import claim_properties
 from pytest_citations.reports.terminal import summary_lines
+from pytest_citations.verdicts import ClaimVerdict
 
 WATER = CaseInfo("cases/water.yaml", "water", line=1, question="When does water boil?")
 SEA = CaseInfo("cases/sea.yaml", "sea", line=1, question="Is sea water salty?")
@@ -182,7 +184,8 @@ def test_shards_merged_are_the_serial_run(tmp_path: Path) -> None:
 def outcome(found: ClaimResult, info: CaseInfo = WATER) -> str:
     """How the claim's item ends: an error in setup, a failure, or a pass (the plugin's
     items raise the claim's message as the decision says)."""
-    message = claim_message(found, info, LENIENT)
+    [case] = run_of([(info, found)]).cases
+    message = claim_message(found, case)
     if found.decision is Decision.INCOMPLETE:
         return "error" if message else "NO MESSAGE"
     if found.decision is Decision.FAIL:
@@ -257,3 +260,96 @@ def test_the_json_form_carries_a_claim_whole(tmp_path: Path) -> None:
     assert Location.from_dict(SUPPORTED.where.to_dict()) == SUPPORTED.where.__class__(
         WATER.file, WATER.case, "claim-1", SUPPORTED.where.line
     )
+
+
+def water_file(
+    *labels: Label, min_precision: float | None = None
+) -> tuple[Case, list[ClaimVerdict]]:
+    """The case ``water`` with one claim per label, each citing A, and their verdicts."""
+    claims = tuple(Claim(n, f"C{n}.", (A,), ("1",), 3 + n) for n in range(1, len(labels) + 1))
+    water = Case("water", Path(WATER.file), 1, None, None, {"1": A}, claims, min_precision)
+    reasons = {Label.NOT_FOUND: Reason.JUDGE_ERROR}  # not_found: a judge that did not answer
+    verdicts = [ClaimVerdict(f"C{n}.", label, (cited(A, label, reasons.get(label)),))
+                for n, label in enumerate(labels, start=1)]  # fmt: skip
+    return water, verdicts
+
+
+FILES = {
+    "passing": water_file(Label.SUPPORTED, Label.PARTIAL),
+    "a claim fails": water_file(Label.SUPPORTED, Label.CONTRADICTED),
+    "below its precision": water_file(Label.SUPPORTED, Label.PARTIAL, min_precision=0.9),
+    "a claim unchecked": water_file(Label.SUPPORTED, Label.NOT_FOUND),
+    "its precision undecided": water_file(Label.SUPPORTED, Label.NOT_FOUND, min_precision=0.9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_a_serial_run_decides_each_case_once(name: str) -> None:
+    """The case as its own item decided it (plugin/session's decide_file) is the tree's
+    case itself, not decided again (issue 25); its item's outcome is the tree's decision."""
+    water, verdicts = FILES[name]
+    decided = decide_file(WATER.file, [water], verdicts, LENIENT)
+    case = decided.cases["water"]
+    found = Findings()
+    for claim_result in decided.claims.values():  # as the reporter gathers the items
+        found.add_claim(case.info, claim_result)
+    found.add_case(case.info, case)
+
+    result = build_run(found, RunGates(LENIENT))
+
+    [tree] = result.cases
+    assert tree is case
+    assert (case_message(case) is None) is (case.item is Decision.PASS)
+    on_its_own = build_run(Findings(found.cases, found.claims, {WATER.key: None}),
+                           RunGates(LENIENT))  # fmt: skip
+    assert on_its_own.cases == (case,)  # xdist's controller decides it from its claims alike
+
+
+def test_a_case_is_decided_again_over_the_claims_that_ran() -> None:
+    """A claim decided with its file whose item did not run (a conftest's skip): the tree's
+    case is decided from the claims that ran, as an xdist controller decides it."""
+    water, verdicts = FILES["a claim fails"]
+    decided = decide_file(WATER.file, [water], verdicts, LENIENT)
+    case = decided.cases["water"]
+    found = Findings()
+    found.add_claim(case.info, decided.claims[("water", 1)])
+    found.add_case(case.info, case)
+
+    [tree] = build_run(found, RunGates(LENIENT)).cases
+
+    assert (case.decision, tree.decision) == (Decision.FAIL, Decision.PASS)
+    assert tree.claims == (decided.claims[("water", 1)],)
+
+
+def test_what_every_output_shows_of_a_claim_is_a_value_on_the_tree() -> None:
+    """A claim's shown label (its label, or ``unchecked``), whether it is failing, and the
+    run's unchecked claims are made once on the tree; the writers read them (issue 25)."""
+    result = run_of([(WATER, SUPPORTED), (WATER, UNCHECKED)])
+    assert [(c.label_shown, c.failing) for c in result.claims] == [
+        ("supported", False),
+        ("unchecked", True),
+    ]
+    assert result.unchecked_claims == (UNCHECKED,)
+    assert result.label_counts["unchecked"] == 1
+
+
+def test_the_baselines_precision_over_the_run_is_a_value_on_the_tree() -> None:
+    """The precision the baseline stored over the run's cases, made once; the JSON summary
+    and the HTML cards both read it."""
+    stored = {WATER.key: Precision(1, 2, 2), "cases/gone.yaml::gone": Precision(0, 5, 5)}
+    result = run_of([(WATER, SUPPORTED)], baseline=BaselineFacts("baseline.json", stored))
+    assert result.baseline_precision == Precision(1, 2, 2)
+    assert document(result, RunInfo())["summary"]["baseline"]["citation_precision"] == 0.5
+    assert 'data-baseline="0.5000"' in RENDERERS["html"](result, RunInfo())
+
+
+def test_a_claims_disagreement_with_its_human_label_is_a_value_on_the_tree() -> None:
+    """Whether the judge's label is not the human's, made once: the HTML filter counts it
+    and each claim's tag shows it."""
+    agreed = claim(WATER, 1, "A.", cited(A, Label.SUPPORTED), expect="supported")
+    differs = claim(WATER, 3, "B.", cited(A, Label.CONTRADICTED), expect="supported")
+    result = run_of([(WATER, agreed), (WATER, differs), (WATER, UNCHECKED)], calibrate=True)
+    assert [c.differs_from_human for c in result.claims] == [False, False, True]
+    page = RENDERERS["html"](result, RunInfo())
+    assert "judge ≠ human (1)" in page
+    assert page.count('class="claim failed disagrees"') == 1
