@@ -3,15 +3,17 @@ the setting, or raises a configuration error naming the option (``what``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..drift.statuses import FAIL_ON_CHOICES, DriftPolicy
 from ..errors import ConfigurationError
-from ..gating.shards import Shard
 from ..labels import Label
 from ..recording import RecordMode
-from ..recording.signing import TrustedKeys
 from ..retrieval.choosing import MIN_EVIDENCE_WORDS
+
+if TYPE_CHECKING:
+    from ..gating.shards import Shard
+    from ..recording.signing import TrustedKeys
 
 #: Metrics the calibration gate (``citations_min_agreement``) may name.
 AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
@@ -29,6 +31,9 @@ def fraction(raw: Any, what: str) -> float:
 
 def shard(raw: Any, what: str) -> Shard:
     """``K/N``: shard K of N, 1 <= K <= N."""
+    # Only a run that shards loads the shard machinery: here, where its option is read.
+    from ..gating.shards import Shard
+
     return Shard.parse(raw, what)
 
 
@@ -113,4 +118,7 @@ def evidence_words(raw: Any, what: str) -> int:
 def trusted_keys(raw: Any, what: str) -> TrustedKeys:
     """One public key a line (``ssh-ed25519 AAAA…``): the keys whose signatures a replay
     requires on every cassette."""
+    # Only a run with trusted keys loads the signing machinery: here, where its keys are read.
+    from ..recording.signing import TrustedKeys
+
     return TrustedKeys.parse([raw] if isinstance(raw, str) else list(raw), what)
