@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..drift.statuses import DEFAULT_FAIL_ON
+from ..drift import DEFAULT_FAIL_ON
 from ..fetchers.rules import DEFAULT_MAX_PAGE_CHARS
 from ..gating.criteria import Criteria
 from ..gating.run_result import RunGates
