@@ -13,7 +13,8 @@ from typing import Any
 from ..labels import counted
 from ..network.usage import Usage
 from ..sanitize import clean
-from .statuses import FLIPPED, CitationDrift, DriftPolicy, DriftStatus, Skipped
+from . import FLIPPED
+from .statuses import CitationDrift, DriftPolicy, DriftStatus, Skipped
 
 #: Diff lines shown per citation in the terminal, and characters per line.
 SHOWN_DIFF_LINES = 6

@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..labels import LABEL_RANK
 from ..verdicts import CitationVerdict
+from . import DEFAULT_FAIL_ON, FLIPPED
 
 
 class DriftStatus(StrEnum):
@@ -38,11 +39,7 @@ class DriftStatus(StrEnum):
         return self.value
 
 
-#: Besides the statuses, a policy may fail on ``flipped``: a citation whose verdict the live
-#: page gives another label (supported → contradicted, supported → not_found, …).
-FLIPPED = "flipped"
 FAIL_ON_CHOICES = (*(status.value for status in DriftStatus), FLIPPED)
-DEFAULT_FAIL_ON = ("gone", FLIPPED)
 
 
 @dataclass(frozen=True)

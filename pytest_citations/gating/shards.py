@@ -89,13 +89,6 @@ def digest(paths: Iterable[str]) -> str:
     return "sha256:" + hashlib.sha256(joined.encode("utf-8")).hexdigest()
 
 
-def content_digest(contents: Mapping[str, str]) -> str:
-    """``sha256:…`` of files by name and the digest of each one's content: the identity of
-    the case files (or cassettes) a run read, whatever order they were read in."""
-    joined = "".join(f"{name}\0{contents[name]}\n" for name in sorted(contents))
-    return "sha256:" + hashlib.sha256(joined.encode("utf-8")).hexdigest()
-
-
 def identity_problems(identities: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
     """Why reports (each a name and its run's identity: the recording, the settings, the
     case files) are not the shards of one run: one line for each report whose identity
@@ -255,7 +248,6 @@ __all__ = [
     "ShardPlan",
     "ShardReport",
     "assign",
-    "content_digest",
     "digest",
     "holding_problems",
     "identity_problems",

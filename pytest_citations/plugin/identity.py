@@ -24,7 +24,6 @@ from typing import Any
 
 import pytest
 
-from ..gating.shards import content_digest
 from .options import Options
 
 #: The key of an xdist worker's output that holds its case files' digests.
@@ -37,6 +36,13 @@ def _sha256(path: Path) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError as error:  # unreadable: the case file itself reports it
         return f"unreadable ({type(error).__name__})"
+
+
+def content_digest(contents: Mapping[str, str]) -> str:
+    """``sha256:…`` of files by name and the digest of each one's content: the identity of
+    the case files (or cassettes) a run read, whatever order they were read in."""
+    joined = "".join(f"{name}\0{contents[name]}\n" for name in sorted(contents))
+    return "sha256:" + hashlib.sha256(joined.encode("utf-8")).hexdigest()
 
 
 def remember_case_file(config: pytest.Config, nodeid: str, data: bytes | None) -> None:
@@ -90,6 +96,7 @@ __all__ = [
     "CASE_FILES_OUTPUT",
     "case_files_of",
     "cassettes_digest",
+    "content_digest",
     "hand_over",
     "remember_case_file",
     "run_identity",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..drift.statuses import DEFAULT_FAIL_ON
+from ..drift import DEFAULT_FAIL_ON
 from ..fetchers import FETCHERS
 from ..judges import JUDGES
 from ..judges.config import DEFAULT_PROVIDER, MODEL_VARIABLE, PROVIDER_VARIABLE

@@ -9,26 +9,28 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..drift.statuses import DEFAULT_FAIL_ON
+from ..drift import DEFAULT_FAIL_ON
 from ..fetchers.rules import DEFAULT_MAX_PAGE_CHARS
 from ..gating.criteria import Criteria
 from ..gating.run_result import RunGates
-from ..gating.shards import Shard
 from ..judges import JudgeConfig
 from ..network.config import BUDGETS, NETWORK_LIMITS, Limit, NetworkConfig, SpendingLimits
 from ..paths import shown
 from ..pipeline.backends import Backends
 from ..pipeline.settings import LIMITS
 from ..recording import RecordMode
-from ..recording.signing import TrustedKeys
 from ..reports import RENDERERS
 from ..retrieval.lines import EVIDENCE_WORDS
 from .flags import GIVEN, read_options
 from .option_table import DEFAULT_CASE_GLOBS, OPTIONS
+
+if TYPE_CHECKING:  # loaded by the run that shards, or that has trusted keys (see .values)
+    from ..gating.shards import Shard
+    from ..recording.signing import TrustedKeys
 
 #: Where pytest_configure keeps the session's options.
 OPTIONS_KEY = pytest.StashKey["Options"]()

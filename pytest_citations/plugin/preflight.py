@@ -11,7 +11,6 @@ from ..network.config import BUDGETS
 from ..pipeline.backends import Backends
 from ..pipeline.settings import Settings
 from ..recording import RecordMode
-from ..recording.signing import SigningKeyError, refused_writes
 from ..retrieval.embedders import missing_models
 from .options import Options
 
@@ -80,6 +79,9 @@ def check_signing(options: Options) -> str | None:
     it writes."""
     if not (options.record_mode.records or options.drift_update):
         return None
+    # Only a run that writes cassettes signs them: the signing machinery loads here.
+    from ..recording.signing import SigningKeyError, refused_writes
+
     try:
         return refused_writes(options.trusted_keys)
     except SigningKeyError as error:

@@ -19,7 +19,6 @@ from ..errors import AccountError, CitationsError
 from ..gating.build import Findings, build_run
 from ..gating.result import Location
 from ..gating.run_result import Base, BaselineFacts, RunResult
-from ..gating.shards import ShardPlan
 from ..network.usage import Spending, SpendPlan, Usage
 from ..paths import shown
 from ..pipeline.backends import Backends
@@ -41,8 +40,9 @@ from .results import problems_of, result_of, where_of
 from .session import baseline_of
 from .sharding import plan_of
 
-if TYPE_CHECKING:  # the drift engine loads only when a run asks for drift
+if TYPE_CHECKING:  # the drift engine and the shard plan load only in a run that uses them
     from ..drift.report import DriftReport
+    from ..gating.shards import ShardPlan
 
 #: Keys of what an xdist worker hands to the controller in ``workeroutput``.
 USAGE_OUTPUT, NOTES_OUTPUT = "citations_usage", "citations_cassette_notes"

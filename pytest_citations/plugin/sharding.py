@@ -8,16 +8,18 @@ nothing itself)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..gating.shards import ShardPlan
 from . import identity
 from .options import OPTIONS_KEY
 
+if TYPE_CHECKING:  # made below, only in a run that shards
+    from ..gating.shards import ShardPlan
+
 #: This process's plan, once collection made it.
-SHARD_KEY = pytest.StashKey[ShardPlan]()
+SHARD_KEY = pytest.StashKey["ShardPlan"]()
 #: Node ids of the items this shard left to the others (not the user's selection).
 SHARD_DESELECTED_KEY = pytest.StashKey[frozenset[str]]()
 #: The key of the plan's assignment in an xdist worker's ``workeroutput``.
@@ -37,6 +39,8 @@ def shard_items(config: pytest.Config, items: list[pytest.Item]) -> None:
     shard = config.stash[OPTIONS_KEY].shard
     if shard is None:
         return
+    from ..gating.shards import ShardPlan  # a run that shards: --citations-shard loaded it
+
     case_files = identity.case_files_of(config) or {}
     plan = ShardPlan.of(shard, {_file(item) for item in items} | set(case_files))
     config.stash[SHARD_KEY] = plan
@@ -65,6 +69,8 @@ def plan_of(config: pytest.Config, output: dict[str, Any] | None = None) -> Shar
     shard = config.stash[OPTIONS_KEY].shard
     if shard is None:
         return None
+    from ..gating.shards import ShardPlan  # a run that shards: --citations-shard loaded it
+
     if output is not None and SHARD_OUTPUT in output:
         return ShardPlan(shard, {str(k): int(v) for k, v in output[SHARD_OUTPUT].items()})
     return config.stash.get(SHARD_KEY, None)

@@ -3,15 +3,18 @@ the setting, or raises a configuration error naming the option (``what``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..drift.statuses import FAIL_ON_CHOICES, DriftPolicy
+# The package, not its names: the drift check loads when a run names drift statuses (PEP 562).
+from .. import drift
 from ..errors import ConfigurationError
-from ..gating.shards import Shard
 from ..labels import Label
 from ..recording import RecordMode
-from ..recording.signing import TrustedKeys
 from ..retrieval.lines import MIN_EVIDENCE_WORDS
+
+if TYPE_CHECKING:
+    from ..gating.shards import Shard
+    from ..recording.signing import TrustedKeys
 
 #: Metrics the calibration gate (``citations_min_agreement``) may name.
 AGREEMENT_METRICS = ("kappa", "accuracy", "balanced_accuracy")
@@ -29,6 +32,9 @@ def fraction(raw: Any, what: str) -> float:
 
 def shard(raw: Any, what: str) -> Shard:
     """``K/N``: shard K of N, 1 <= K <= N."""
+    # Only a run that shards loads the shard machinery: here, where its option is read.
+    from ..gating.shards import Shard
+
     return Shard.parse(raw, what)
 
 
@@ -69,10 +75,10 @@ def agreement(raw: Any, what: str) -> tuple[str, float]:
 def drift_fail_on(raw: Any, what: str) -> tuple[str, ...]:
     words = " ".join([raw] if isinstance(raw, str) else raw).replace(",", " ").split()
     try:
-        policy = DriftPolicy.parse(words)
+        policy = drift.DriftPolicy.parse(words)
     except ConfigurationError as error:
         raise ConfigurationError(f"{what}: {error}") from None
-    return tuple(name for name in FAIL_ON_CHOICES if name in policy.fail_on)
+    return tuple(name for name in drift.FAIL_ON_CHOICES if name in policy.fail_on)
 
 
 def record_mode(raw: Any, what: str) -> RecordMode:
@@ -113,4 +119,7 @@ def evidence_words(raw: Any, what: str) -> int:
 def trusted_keys(raw: Any, what: str) -> TrustedKeys:
     """One public key a line (``ssh-ed25519 AAAA…``): the keys whose signatures a replay
     requires on every cassette."""
+    # Only a run with trusted keys loads the signing machinery: here, where its keys are read.
+    from ..recording.signing import TrustedKeys
+
     return TrustedKeys.parse([raw] if isinstance(raw, str) else list(raw), what)

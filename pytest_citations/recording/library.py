@@ -35,7 +35,6 @@ from .files import (
 )
 from .pages import is_judge_call
 from .session import CassetteSession, RecordMode, current_session
-from .trust import UntrustedCassette
 from .unplayed import Unplayed, unplayed
 
 if TYPE_CHECKING:
@@ -164,6 +163,8 @@ class CassetteLibrary:
             except CassetteContentError as error:
                 problem = str(error)
             except SignatureRefused as refused:
+                from .trust import UntrustedCassette  # only a replay with trusted keys meets it
+
                 kind, problem = UntrustedCassette, refused.problem
         with self._lock:
             self._unreadable[path] = (kind, problem)

@@ -30,7 +30,6 @@ from ..paths import shown
 from ..pipeline.claimwork import ClaimRequest
 from ..pipeline.recall import ChoiceKey
 from .choices import parse_choices
-from .entries import UneditableCassette, check_editable, entry_spans
 from .files import CassetteContentError, Interaction, read_cassette
 from .needs import CaseNeeds, judge_message, stored_pages, stored_read, tests_module
 from .pages import body_strings, body_text, crawl_target, is_judge_call
@@ -135,6 +134,10 @@ def _counted(
     stale = _stale_interactions(interactions, left, needs)
     if not stale and not choices:
         return (0, 0)
+    # Only a cassette with stale entries is measured: the reading of its text by entries
+    # (prune's) loads here.
+    from .entries import UneditableCassette, check_editable, entry_spans
+
     try:
         text = path.read_text("utf-8") if text is None else text
         spans = entry_spans(text)

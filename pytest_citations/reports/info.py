@@ -21,12 +21,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..gating.result import Location
-from ..gating.shards import ShardPlan
 from ..retrieval.embedders import canonical_name, embedder_names
+
+if TYPE_CHECKING:  # only a run that shards has a plan
+    from ..gating.shards import ShardPlan
 
 _SHA = re.compile(r"[0-9a-fA-F]{7,64}")
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..gating.criteria import Failure
 from ..gating.regression_lines import comparison_lines
 from ..gating.result import COUNTED
 from ..gating.run_result import FAIL, INCOMPLETE, PASS, RunResult
-from ..gating.shards import ShardPlan
 from ..labels import Label, counted
 from ..network.usage import Usage
 from .info import RunInfo
 from .spending import against_plan_line, pending_lines, plan_line
+
+if TYPE_CHECKING:  # only a run that shards has a plan
+    from ..gating.shards import ShardPlan
 
 _COLOURS = {FAIL: "red", INCOMPLETE: "yellow", PASS: "green"}
 #: Claim labels worth a note under "claims to look at".
