@@ -113,23 +113,37 @@ def test_a_replay_imports_neither_the_drift_check_nor_the_importer(tmp_path: Pat
     assert "LOADED []" in done.stdout, done.stdout
 
 
+LAZY_NAMES_PROBE = """
+import importlib, inspect
+from pytest_citations.plugin.fixture import CitationVerifier
+for package in ("drift", "importing", "upkeep"):
+    module = importlib.import_module(f"pytest_citations.{package}")
+    # Beside the lazy names, a package may define a few constants itself (the drift
+    # option's default, which the plugin reads without loading the check).
+    own = set(module.__all__) - set(module._EXPORTS)
+    assert set(module._EXPORTS) <= set(module.__all__), package
+    assert all(name in vars(module) for name in own), own
+    for name in module._EXPORTS:
+        home = importlib.import_module(f"{module.__name__}.{module._EXPORTS[name]}")
+        assert getattr(module, name) is getattr(home, name), (package, name)
+default = inspect.signature(CitationVerifier.check_answer).parameters["format"].default
+assert default == importlib.import_module("pytest_citations.importing").AUTO, default
+print("SAME")
+"""
+
+
 def test_the_lazy_names_are_the_packages_own() -> None:
     """What a package re-exports lazily is what its module defines, under the same name, and
-    the fixture's default answer shape is the importer's own."""
-    import importlib
-    import inspect
+    the fixture's default answer shape is the importer's own. In a fresh interpreter: an
+    in-process pytester run of another test drops the modules it imported when it ends, so
+    a name the package kept from such a run is another object than a second import's."""
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY_NAMES_PROBE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
-    from pytest_citations.plugin.fixture import CitationVerifier
-
-    for package in ("drift", "importing", "upkeep"):
-        module = importlib.import_module(f"pytest_citations.{package}")
-        # Beside the lazy names, a package may define a few constants itself (the drift
-        # option's default, which the plugin reads without loading the check).
-        own = set(module.__all__) - set(module._EXPORTS)
-        assert set(module._EXPORTS) <= set(module.__all__)
-        assert all(name in vars(module) for name in own), own
-        for name in module._EXPORTS:
-            home = importlib.import_module(f"{module.__name__}.{module._EXPORTS[name]}")
-            assert getattr(module, name) is getattr(home, name)
-    default = inspect.signature(CitationVerifier.check_answer).parameters["format"].default
-    assert default == importlib.import_module("pytest_citations.importing").AUTO
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "SAME"
