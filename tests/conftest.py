@@ -10,6 +10,7 @@ is loaded (the one MiniLM test builds its own embedder).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -25,6 +26,14 @@ from pytest_citations.retrieval.embedders.base import Embedder
 from pytest_citations.retrieval.embedders.hashed import LexicalEmbedder
 from pytest_citations.sandbox import CrawlbaseEmulator, JudgeEmulator
 from pytest_citations.sanitize import Secret
+
+# A pytester run in this process removes, when it ends, every module it imported; a C extension
+# (numpy, torch) cannot be initialised twice in one process, so a run that loaded the model first
+# would break every later test of its worker that embeds ("SystemError: bad call flags" in
+# torch). The package loads them only when a run embeds; the tests load them before any run.
+with contextlib.suppress(ImportError):
+    import numpy  # noqa: F401
+    import torch  # noqa: F401
 
 #: Credentials the emulators accept. Distinctive, so that a leak is easy to grep for.
 CRAWLBASE_TOKEN = "cb-normal-token-0a1b2c3d"
