@@ -3,19 +3,24 @@ place it is taken back out of what comes back."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
 import httpcore
 import httpx
 
-from ..errors import MissingTokenError
+from ..errors import ConfigurationError, MissingTokenError
 from ..sanitize import Secret
 from .budget import Budget, BudgetTransport
 from .config import SpendingLimits
 from .usage import Usage
+
+if TYPE_CHECKING:
+    import ssl
 
 _PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*_(?:TOKEN|KEY))>")
 
@@ -56,6 +61,20 @@ def _failure(error: Exception) -> _SendFailure:
     return _SendFailure(httpx.TransportError, f"request failed ({type(error).__name__})")
 
 
+def _ssl_context() -> ssl.SSLContext:
+    """The TLS context, with the CA bundle ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` names when
+    set: one that cannot be read is a configuration error naming it, not an ``OSError``."""
+    try:
+        return httpx.create_ssl_context()
+    except OSError as error:  # ssl.SSLError too: a file that holds no certificate
+        variable = "SSL_CERT_FILE" if os.environ.get("SSL_CERT_FILE") else "SSL_CERT_DIR"
+        reason = error.strerror or str(error)
+        raise ConfigurationError(
+            f"{variable} names {os.environ.get(variable, '')}, which cannot be read as "
+            f"certificates ({reason}): point it at a CA bundle, or unset it"
+        ) from None
+
+
 class NetworkTransport(httpx.AsyncBaseTransport):
     """The real network (TLS verified, pooled connections), and the one place secrets go in.
 
@@ -67,7 +86,7 @@ class NetworkTransport(httpx.AsyncBaseTransport):
 
     def __init__(self, secrets: Iterable[Secret], concurrency: int) -> None:
         self._limit = max(concurrency, 1)
-        self._ssl = httpx.create_ssl_context()
+        self._ssl = _ssl_context()
         #: One pool per origin (Crawlbase, the judge): httpcore checks every idle
         #: connection of a pool on each request, and the crawl connections idle once the
         #: pages are in while the judge is busiest.

@@ -70,6 +70,10 @@ class Backends:
         from ``environ`` (see :meth:`JudgeConfig.from_env`); an unknown provider gets what
         the variables say, and fails where its judge is built."""
         name = JudgeConfig.chosen(environ, provider)
+        if name not in self.judges and name.lower() in self.judges:
+            # JUDGE_PROVIDER=Ollama is ollama wherever it is read (the plugin's option
+            # table passes the variable's text as given; the command lowercases it).
+            name = name.lower()
         return JudgeConfig.from_env(environ, self.judges.get(name), provider=name, model=model)
 
     def fetcher_config(self, name: str, environ: Mapping[str, str]) -> object:

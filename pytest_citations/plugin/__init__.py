@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..errors import ConfigurationError
 from ..gating.result import Location
 from ..pipeline.audit import new_run_id
 from ..pipeline.backends import Backends
@@ -212,7 +213,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         citations.test_cassette_path(test)
     if not hasattr(session.config, "workerinput"):
         citations.plan([(path, file.cases) for path, file in case_files.items()])
-        _announce_plan(session.config, citations, len(tests))
+        try:
+            _announce_plan(session.config, citations, len(tests))
+        except ConfigurationError as error:  # SSL_CERT_FILE naming no file: nothing sent
+            pytest.exit(printed(f"citations: {error}"), returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def _announce_plan(config: pytest.Config, citations: CitationsSession, tests: int) -> None:

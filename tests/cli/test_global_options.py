@@ -144,3 +144,19 @@ def test_every_positional_has_help(tmp_path: Path, command: str, names: list[str
         if not described and following and following[0].startswith(" " * (indent + 4)):
             described = following[0].strip()  # a long name puts its help on the next line
         assert re.search(r"[a-z]{3,}", described), f"{command} {name} has no help"
+
+
+def test_a_missing_ca_bundle_is_named_before_any_request(web: Web, tmp_path: Path) -> None:
+    # SSL_CERT_FILE naming no file: the command said only "[Errno 2] No such file or
+    # directory", naming neither the variable nor the file.
+    missing = tmp_path / "missing-ca.pem"
+
+    run = run_cli(
+        "verify", SUPPORTED_CLAIM, BOILING_URL, env={**web.env, "SSL_CERT_FILE": str(missing)}
+    )
+
+    assert run.returncode == 2, run.stderr
+    assert f"SSL_CERT_FILE names {missing}" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert web.crawlbase.crawl_count == 0
+    assert web.judge.call_count == 0

@@ -167,3 +167,27 @@ def test_drift_without_tokens_names_every_missing_variable(recorded: Citations) 
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--citations-drift sends requests and needs CRAWLBASE_TOKEN*"])
+
+
+def test_drift_of_a_run_of_one_case_file_checks_and_updates_only_it(recorded: Citations) -> None:
+    # One case file is verified directly (no scheduler ahead of its items) and the drift
+    # statuses load only when used: the check still runs, flips, updates and replays.
+    before = cassettes(recorded)
+    with recorded.web() as web:
+        web.crawlbase.add(RETURNS_URL, markdown=FOURTEEN_DAYS)
+        checked = recorded.run("cases/policy.yaml", "--citations-drift", gate="default")
+        judged = web.judge.call_count
+        updated = recorded.run(
+            "cases/policy.yaml", "--citations-drift", "--citations-drift-update", gate="default"
+        )
+
+    assert checked.ret == pytest.ExitCode.TESTS_FAILED
+    checked.assert_outcomes(passed=2)
+    checked.stdout.fnmatch_lines(
+        ["*drift: 1 citation in 1 cassette;*", "*FLIPPED*", "drift decision: fail (flipped 1)"]
+    )
+    assert judged == 1
+    after = cassettes(recorded)
+    assert after["water"] == before["water"]
+    assert after["policy"] != before["policy"], updated.stdout.str()
+    recorded.run("cases/policy.yaml", gate="default").assert_outcomes(passed=1, failed=1)

@@ -135,6 +135,21 @@ def test_judge_provider_from_the_environment_is_used(project: Citations) -> None
     assert crawled_urls(project.cassette("cases/boiling.yaml"))
 
 
+@pytest.mark.parametrize("where", ["env", "ini"])
+def test_a_judge_named_in_capitals_is_the_judge_the_command_takes(
+    project: Citations, where: str
+) -> None:
+    # pytest-citations verify reads JUDGE_PROVIDER=Ollama as ollama (JudgeConfig.chosen); the
+    # plugin read the option table's raw value and failed every claim with "unknown judge
+    # provider 'Ollama'". One name, whichever reads it.
+    if where == "env":
+        project.monkeypatch.setenv("JUDGE_PROVIDER", "Ollama")
+    else:
+        project.pytester.makeini("[pytest]\ncitations_judge = Ollama\n")
+
+    assert " judge=ollama model=llama3.1 " in header(project)
+
+
 def test_provider_model_variable_reaches_the_judge(project: Citations) -> None:
     project.monkeypatch.setenv("OPENAI_MODEL", "gpt-from-openai-model")
     with project.web() as web:

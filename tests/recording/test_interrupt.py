@@ -505,3 +505,32 @@ def test_runs_stop_on_sigint_even_when_the_suite_ignores_it(
         folder / "cassettes" / "cases" / "a.yaml", previous["small"], "a", "new_episodes",
         False, "SIGINT ignored",
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["new_episodes", "all", "rewrite"])
+def test_an_interrupted_run_of_one_case_file_never_loses_its_cassette(
+    zygote: Zygote, previous: dict[str, bytes], tmp_path: Path, mode: str
+) -> None:
+    """A run of exactly one case file verifies it directly, without the scheduler that
+    verifies files ahead of their items: SIGINT while its requests are in flight or while
+    its cassette is written still leaves the cassette whole (what it was, or complete), no
+    temporary file, and no internal error (issue 8)."""
+    stopped_at: list[str] = []
+    for point in ("request", "write"):
+        size = "large" if point == "write" else "small"
+        context = f"{mode}, one file, SIGINT at {point}"
+        folder = project(tmp_path / point, previous[size])
+        (folder / "cases" / "b.yaml").unlink()
+        with emulated_web() as (crawlbase, judge):
+            when = trigger(point, folder, crawlbase)
+            outcome = run_and_stop(
+                zygote, folder, mode, signal.SIGINT, when, environment(crawlbase, judge)
+            )
+        if outcome.stopped:
+            stopped_at.append(point)
+        cassette = folder / "cassettes" / "cases" / "a.yaml"
+        check_cassette(cassette, previous[size], "a", mode, size == "large", context)
+        assert not temporary_files(folder), f"{context}: {temporary_files(folder)}"
+        assert "INTERNALERROR" not in outcome.output, f"{context}:\n{outcome.output}"
+        assert "Traceback" not in outcome.output, f"{context}:\n{outcome.output}"
+    assert "request" in stopped_at, "never stopped while a request was in flight"

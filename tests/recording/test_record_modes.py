@@ -81,6 +81,28 @@ def test_a_replay_builds_no_network(
     assert "FileNotFoundError" not in result.stdout.str()
 
 
+def test_a_recording_with_a_missing_ca_bundle_is_one_clear_usage_error(
+    citations: Citations, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A recording sends, so the CA bundle SSL_CERT_FILE names must be there: a missing one
+    # is a usage error naming the variable and the file before anything is sent, never an
+    # INTERNALERROR with a FileNotFoundError traceback (as it was when the network
+    # transport was first built, while the recording plan was read).
+    missing = tmp_path / "missing-ca.pem"
+    citations.write("cases/water.yaml", ONE_CLAIM)
+    monkeypatch.setenv("SSL_CERT_FILE", str(missing))
+
+    result, web = citations.record("cases/", gate="default")
+
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, output
+    assert "INTERNALERROR" not in output
+    assert "Traceback" not in output
+    assert f"SSL_CERT_FILE names {missing}" in output
+    assert web.requests == 0
+    assert not citations.cassette("cases/water.yaml").exists()
+
+
 def test_a_refusal_in_one_cassette_never_fails_another_cassette(recorded: Citations) -> None:
     # new.yaml has no cassette and runs first; water.yaml's cassette holds the same page.
     recorded.write("cases/new.yaml", ONE_CLAIM.replace("id: water", "id: new"))

@@ -452,3 +452,37 @@ def test_a_tests_own_checks_replay_without_the_models(tmp_path: Path) -> None:
 
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "1 passed" in replayed.stdout
+
+
+def test_new_episodes_chooses_the_one_missing_choice_and_keeps_the_recorded_one(
+    recorded: Path, tmp_path: Path
+) -> None:
+    # One claim's choice recorded, the other's not: new_episodes loads the model mid-run
+    # for the second, sends nothing (the judge call it makes is the recorded one), and the
+    # cassette again holds both choices, so the next replay loads no model.
+    project = copy_project(recorded, tmp_path / "p")
+    edit_cassette(
+        project,
+        lambda document: document.update(
+            retrieval=[e for e in document["retrieval"] if e["url"] != GERMAN_URL]
+        ),
+    )
+    with emulators(project) as web:
+        web.crawlbase.pages[ENGLISH_URL] = FakePage(markdown=ENGLISH_PAGE)
+        web.crawlbase.pages[GERMAN_URL] = FakePage(markdown=GERMAN_PAGE)
+        env = web.without("CITATIONS_EMBEDDING_MODEL")
+        done = run_pytest(project, "cases/", "--citations-record=new_episodes", env=env,
+                          lexical=False)  # fmt: skip
+        sent = web.crawlbase.crawl_count + web.judge.call_count
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sent == 0
+    path = "cassettes/cases/harbours.yaml"
+    after = yaml.safe_load((project / path).read_text(encoding="utf-8"))
+    before = yaml.safe_load((recorded / path).read_text(encoding="utf-8"))
+    assert {e["url"] for e in after["retrieval"]} == {ENGLISH_URL, GERMAN_URL}
+    assert after["interactions"] == before["interactions"]
+    replayed = replay(project)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    imported = set((project / "modules.txt").read_text(encoding="utf-8").split())
+    assert not imported & set(MODEL_SIDE)
