@@ -195,3 +195,24 @@ def test_a_recording_run_counts_what_it_did_not_play_unless_it_records_everythin
     assert LINE.match(stale_lines(episodes)[0])
     assert stale_lines(again) == []
     assert "stale recording" in pruned(pruned_claim)
+
+
+def test_a_cassette_at_the_top_of_the_folder_without_a_case_file_counts_whole(
+    citations: Citations,
+) -> None:
+    # The cassette of a deleted case file that sat at the project's top (water.yaml records
+    # into cassettes/water.yaml): stale whole, as prune lists it; the summary and the listing
+    # once failed on it with a traceback (a top-level file has no test module to mirror).
+    citations.write("cases/water.yaml", ONE_CLAIM)
+    citations.record("cases/", GATE, gate="args")
+    recorded = citations.path / "cassettes/cases/water.yaml"
+    (citations.path / "cassettes/water.yaml").write_bytes(recorded.read_bytes())
+
+    result = citations.run("cases/", GATE, gate="args")
+
+    assert result.ret == 0
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    lines = stale_lines(result)
+    assert len(lines) == 1
+    assert lines[0].startswith("3 stale recordings in 1 cassette (")
+    assert figure(lines[0]) == figure(pruned(citations))
