@@ -216,3 +216,29 @@ def test_a_cassette_at_the_top_of_the_folder_without_a_case_file_counts_whole(
     assert len(lines) == 1
     assert lines[0].startswith("3 stale recordings in 1 cassette (")
     assert figure(lines[0]) == figure(pruned(citations))
+
+
+def test_a_recording_played_for_another_claim_is_not_counted_as_unplayed(
+    citations: Citations,
+) -> None:
+    # A conftest that stops matching judge requests on their body (test_hooks): an edited
+    # claim replays the recorded call of the claim it was, which prune lists stale by its
+    # name. The replay played it, so what it left unplayed is not prune's figure: the
+    # summary says nothing rather than a smaller count.
+    citations.pytester.makeconftest(
+        """
+        def pytest_citations_vcr(config, vcr):
+            vcr.match_on = tuple(name for name in vcr.match_on if name != "body")
+        """
+    )
+    citations.write("cases/water.yaml", TWO_CLAIMS)
+    citations.record("cases/", GATE, gate="args")
+    citations.write("cases/water.yaml", TWO_CLAIMS.replace(CONTRADICTED_CLAIM, "Water boils."))
+
+    result = citations.run("cases/", GATE, gate="args")
+    listed = pruned(citations)
+
+    assert "request_refused" not in result.stdout.str()
+    assert "stale recording" in listed
+    lines = stale_lines(result)
+    assert lines == [] or figure(lines[0]) == figure(listed), (lines, listed)
