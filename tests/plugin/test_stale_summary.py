@@ -242,3 +242,33 @@ def test_a_recording_played_for_another_claim_is_not_counted_as_unplayed(
     assert "stale recording" in listed
     lines = stale_lines(result)
     assert lines == [] or figure(lines[0]) == figure(listed), (lines, listed)
+
+
+def test_a_hook_that_rewrites_what_requests_say_leaves_the_figure_untold(
+    citations: Citations,
+) -> None:
+    # A conftest that scrubs a figure out of every request body as it is recorded (and as
+    # each request is matched on replay): the recorded call of a claim the file holds names
+    # the scrubbed claim, which prune, reading the file without the hook, tells stale by
+    # name. The replay played it; the summary cannot give prune's figure, and says nothing.
+    citations.pytester.makeconftest(
+        """
+        def pytest_citations_vcr(config, vcr):
+            def scrub(request):
+                if isinstance(request.body, bytes):
+                    request.body = request.body.replace(b"100", b"[N]")
+                return request
+            vcr.before_record_request = scrub
+        """
+    )
+    citations.write("cases/water.yaml", TWO_CLAIMS)
+    citations.record("cases/", GATE, gate="args")
+    citations.write("cases/water.yaml", ONE_CLAIM)
+
+    result = citations.run("cases/", GATE, gate="args")
+    listed = pruned(citations)
+
+    assert result.ret == 0
+    assert "stale recording" in listed
+    lines = stale_lines(result)
+    assert lines == [] or figure(lines[0]) == figure(listed), (lines, listed)
