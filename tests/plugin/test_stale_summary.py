@@ -272,3 +272,22 @@ def test_a_hook_that_rewrites_what_requests_say_leaves_the_figure_untold(
     assert "stale recording" in listed
     lines = stale_lines(result)
     assert lines == [] or figure(lines[0]) == figure(listed), (lines, listed)
+
+
+def test_a_case_file_with_a_number_too_long_to_read_is_an_error_not_a_traceback(
+    pruned_claim: Citations,
+) -> None:
+    # A pull request can edit a case file whose cassette exists: an integer of 5,000 digits
+    # is past what Python converts, and PyYAML raised ValueError. The run's stale count,
+    # which reads the case files the run did not replay, failed with an INTERNALERROR, and
+    # prune with a traceback; the file is a collection error with its line instead.
+    pruned_claim.write("cases/more.yaml", ONE_CLAIM.replace("id: water", "id: more"))
+    pruned_claim.record("cases/more.yaml", GATE, gate="args")
+    pruned_claim.write("cases/more.yaml", "id: 1" + "0" * 5000 + "\nclaims: []\n")
+
+    result = pruned_claim.run("cases/", GATE, gate="args")
+
+    assert result.ret not in (0, pytest.ExitCode.INTERNAL_ERROR)
+    assert result.parseoutcomes()["errors"] == 1  # the run's last line, which it reached
+    result.stdout.fnmatch_lines(["*cases/more.yaml:1: a number this long cannot be read*"])
+    assert figure(stale_lines(result)[0]) == figure(pruned(pruned_claim))
