@@ -4,6 +4,7 @@ refuses what no case needs and an attacker could use (aliases, merge keys, deep 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,29 @@ def _construct_text(loader: LineLoader, node: yaml.ScalarNode) -> str:
     return text
 
 
+def _readable(
+    construct: Callable[[LineLoader, yaml.ScalarNode], Any], what: str
+) -> Callable[[LineLoader, yaml.ScalarNode], Any]:
+    """A scalar's constructor whose ValueError (an integer of more digits than Python
+    converts, a date that does not exist) is the file's problem at the scalar's line."""
+
+    def construct_readable(loader: LineLoader, node: yaml.ScalarNode) -> Any:
+        try:
+            return construct(loader, node)
+        except ValueError:
+            raise CaseFileError("", node.start_mark.line + 1, f"{what} cannot be read") from None
+
+    return construct_readable
+
+
 LineLoader.add_constructor("tag:yaml.org,2002:str", _construct_text)
+LineLoader.add_constructor(
+    "tag:yaml.org,2002:int", _readable(yaml.SafeLoader.construct_yaml_int, "a number this long")
+)
+LineLoader.add_constructor(
+    "tag:yaml.org,2002:timestamp",
+    _readable(yaml.SafeLoader.construct_yaml_timestamp, "a date that does not exist"),
+)
 LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
 

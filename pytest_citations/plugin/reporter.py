@@ -332,7 +332,7 @@ class CitationsReporter:
             tally = folder_tally(
                 options.cassette_dir, options.root, self.unplayed, options.trusted_keys
             )
-        except OSError:  # the run says what is wrong with its cassettes
+        except (CitationsError, OSError):  # the run says what is wrong with its cassettes
             return None
         if tally is None or not tally.recordings:
             return None

@@ -113,7 +113,9 @@ def tests_module(cassette: Path, cassette_dir: Path, root: Path) -> str | None:
     test module's path (``cassettes/tests/test_app/…`` for ``tests/test_app.py``) and names
     the file after the test."""
     relative = cassette.resolve().relative_to(cassette_dir.resolve())
-    module = root / relative.parent.with_suffix(".py")
-    if relative.parent != Path(".") and module.is_file():
-        return shown(module, root)
+    # A file at the folder's top mirrors no module (and "." has no name to suffix).
+    if relative.parent != Path("."):
+        module = root / relative.parent.with_suffix(".py")
+        if module.is_file():
+            return shown(module, root)
     return "a test module" if _TEST_NAME.match(relative.name) else None

@@ -163,17 +163,31 @@ def keep_builtin_scrubbing(config: vcr.VCR, redactor: Redactor) -> None:
     config.before_record_response = _then(config.before_record_response, scrub_response(redactor))
 
 
-def _then(hooks: Any, builtin: Callable[[Any], Any]) -> list[Callable[[Any], Any]]:
-    """``hooks`` (None, one callable or several; vcrpy accepts each) followed by
-    ``builtin``, without the plugin's own scrubbers (scrubbing twice would be harmless)."""
+_OWN = ("scrub_request.<locals>.scrub", "scrub_response.<locals>.scrub")
+
+
+def _others(hooks: Any) -> list[Callable[[Any], Any]]:
+    """``hooks`` (None, one callable or several; vcrpy accepts each) but the plugin's own
+    scrubbers."""
     if hooks is None:
         listed: list[Callable[[Any], Any]] = []
     elif callable(hooks):
         listed = [hooks]
     else:
         listed = list(hooks)
-    own = ("scrub_request.<locals>.scrub", "scrub_response.<locals>.scrub")
-    return [hook for hook in listed if getattr(hook, "__qualname__", "") not in own] + [builtin]
+    return [hook for hook in listed if getattr(hook, "__qualname__", "") not in _OWN]
+
+
+def _then(hooks: Any, builtin: Callable[[Any], Any]) -> list[Callable[[Any], Any]]:
+    """``hooks`` followed by ``builtin``, without the plugin's own scrubbers (scrubbing
+    twice would be harmless)."""
+    return [*_others(hooks), builtin]
+
+
+def rewrites_requests(config: vcr.VCR) -> bool:
+    """Whether a ``pytest_citations_vcr`` hook added a ``before_record_request`` of its own:
+    a recorded request may then say other than the request it answers (a scrubbed claim)."""
+    return bool(_others(config.before_record_request))
 
 
 # Describing a request without its secrets ------------------------------------------------

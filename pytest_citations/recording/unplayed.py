@@ -9,10 +9,12 @@ holds, a choice for a citation it no longer makes), as prune tells it: what prun
 replay cannot vouch for the figure, and the summary says nothing, where prune would read
 the recorded pages (a claim that dropped one of its URLs), where the file on disk may not
 hold what was played where it was played (a hook left a recording out when it was read or
-may when it is written; record modes ``all`` and ``rewrite``). The cassette of a case file
-the run did not replay (another folder of case files) is told by name from both files, as
-prune tells it; one whose case file does not exist is stale whole, unless it may be a
-test's (:func:`~.needs.tests_module`).
+may when it is written; record modes ``all`` and ``rewrite``), and where a hook's looser
+matching or rewritten requests may have played a recording for another request than the
+one it names in the file. The cassette of a case file the run did not replay (another
+folder of case files) is told by name from both files, as prune tells it; one whose case
+file does not exist is stale whole, unless it may be a test's
+(:func:`~.needs.tests_module`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .choices import parse_choices
 from .files import CassetteContentError, Interaction, read_cassette
 from .needs import CaseNeeds, judge_message, stored_pages, stored_read, tests_module
 from .pages import body_strings, body_text, crawl_target, is_judge_call
+from .scrub import MATCH_ON, rewrites_requests
 from .session import CassetteSession, RecordMode
 
 if TYPE_CHECKING:
@@ -100,10 +103,23 @@ def _stale_interactions(
     return stale
 
 
+def _told_apart(session: CassetteSession) -> bool:
+    """Whether each recording answers the request it names, as prune reads it from the file:
+    the cassette's matching compares all the plugin's does (a looser one lets a recording
+    stale by name answer another claim's request) and no hook rewrites requests (a
+    scrubbed claim names none the file holds)."""
+    config = session.library.config
+    if rewrites_requests(config):
+        return False
+    return all(config.matchers.get(name) in session.match_on for name in MATCH_ON)
+
+
 def unplayed(session: CassetteSession, requests: Sequence[ClaimRequest]) -> Unplayed | None:
     """What of a case file's cassette its replay (of every claim in ``requests``) left
     stale, as prune lists it: (recordings, bytes); None when the replay cannot vouch for it
     (the session is closed: what it wrote is on disk)."""
+    if not _told_apart(session):
+        return None  # a recording may have answered another request than the one it names
     counts = session.cassette.play_counts
     loaded = session.loaded
     left = [at for at in range(len(loaded)) if not counts[at]]

@@ -141,6 +141,18 @@ BAD_FILES = {
         "id: bad\nclaims: " + "[" * 5000 + "]" * 5000 + "\n",
         "cases/bad.yaml:2: nested deeper than 100 levels",
     ),
+    # PyYAML's int() and date() raised ValueError: the file failed with no line, and the
+    # run's stale-recordings count, which reads the case files it did not replay, with an
+    # INTERNALERROR (tests/plugin/test_stale_summary.py).
+    "a number too long": (
+        f"id: bad\ncitations:\n  1: {BOILING_URL}\nclaims:\n  - text: x\n"
+        f"    cites: [1{'0' * 5000}]\n",
+        "cases/bad.yaml:6: a number this long cannot be read",
+    ),
+    "a date that does not exist": (
+        "id: 2025-02-30\nclaims: []\n",
+        "cases/bad.yaml:1: a date that does not exist cannot be read",
+    ),
 }
 
 

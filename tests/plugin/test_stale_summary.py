@@ -195,3 +195,99 @@ def test_a_recording_run_counts_what_it_did_not_play_unless_it_records_everythin
     assert LINE.match(stale_lines(episodes)[0])
     assert stale_lines(again) == []
     assert "stale recording" in pruned(pruned_claim)
+
+
+def test_a_cassette_at_the_top_of_the_folder_without_a_case_file_counts_whole(
+    citations: Citations,
+) -> None:
+    # The cassette of a deleted case file that sat at the project's top (water.yaml records
+    # into cassettes/water.yaml): stale whole, as prune lists it; the summary and the listing
+    # once failed on it with a traceback (a top-level file has no test module to mirror).
+    citations.write("cases/water.yaml", ONE_CLAIM)
+    citations.record("cases/", GATE, gate="args")
+    recorded = citations.path / "cassettes/cases/water.yaml"
+    (citations.path / "cassettes/water.yaml").write_bytes(recorded.read_bytes())
+
+    result = citations.run("cases/", GATE, gate="args")
+
+    assert result.ret == 0
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    lines = stale_lines(result)
+    assert len(lines) == 1
+    assert lines[0].startswith("3 stale recordings in 1 cassette (")
+    assert figure(lines[0]) == figure(pruned(citations))
+
+
+def test_a_recording_played_for_another_claim_is_not_counted_as_unplayed(
+    citations: Citations,
+) -> None:
+    # A conftest that stops matching judge requests on their body (test_hooks): an edited
+    # claim replays the recorded call of the claim it was, which prune lists stale by its
+    # name. The replay played it, so what it left unplayed is not prune's figure: the
+    # summary says nothing rather than a smaller count.
+    citations.pytester.makeconftest(
+        """
+        def pytest_citations_vcr(config, vcr):
+            vcr.match_on = tuple(name for name in vcr.match_on if name != "body")
+        """
+    )
+    citations.write("cases/water.yaml", TWO_CLAIMS)
+    citations.record("cases/", GATE, gate="args")
+    citations.write("cases/water.yaml", TWO_CLAIMS.replace(CONTRADICTED_CLAIM, "Water boils."))
+
+    result = citations.run("cases/", GATE, gate="args")
+    listed = pruned(citations)
+
+    assert "request_refused" not in result.stdout.str()
+    assert "stale recording" in listed
+    lines = stale_lines(result)
+    assert lines == [] or figure(lines[0]) == figure(listed), (lines, listed)
+
+
+def test_a_hook_that_rewrites_what_requests_say_leaves_the_figure_untold(
+    citations: Citations,
+) -> None:
+    # A conftest that scrubs a figure out of every request body as it is recorded (and as
+    # each request is matched on replay): the recorded call of a claim the file holds names
+    # the scrubbed claim, which prune, reading the file without the hook, tells stale by
+    # name. The replay played it; the summary cannot give prune's figure, and says nothing.
+    citations.pytester.makeconftest(
+        """
+        def pytest_citations_vcr(config, vcr):
+            def scrub(request):
+                if isinstance(request.body, bytes):
+                    request.body = request.body.replace(b"100", b"[N]")
+                return request
+            vcr.before_record_request = scrub
+        """
+    )
+    citations.write("cases/water.yaml", TWO_CLAIMS)
+    citations.record("cases/", GATE, gate="args")
+    citations.write("cases/water.yaml", ONE_CLAIM)
+
+    result = citations.run("cases/", GATE, gate="args")
+    listed = pruned(citations)
+
+    assert result.ret == 0
+    assert "stale recording" in listed
+    lines = stale_lines(result)
+    assert lines == [] or figure(lines[0]) == figure(listed), (lines, listed)
+
+
+def test_a_case_file_with_a_number_too_long_to_read_is_an_error_not_a_traceback(
+    pruned_claim: Citations,
+) -> None:
+    # A pull request can edit a case file whose cassette exists: an integer of 5,000 digits
+    # is past what Python converts, and PyYAML raised ValueError. The run's stale count,
+    # which reads the case files the run did not replay, failed with an INTERNALERROR, and
+    # prune with a traceback; the file is a collection error with its line instead.
+    pruned_claim.write("cases/more.yaml", ONE_CLAIM.replace("id: water", "id: more"))
+    pruned_claim.record("cases/more.yaml", GATE, gate="args")
+    pruned_claim.write("cases/more.yaml", "id: 1" + "0" * 5000 + "\nclaims: []\n")
+
+    result = pruned_claim.run("cases/", GATE, gate="args")
+
+    assert result.ret not in (0, pytest.ExitCode.INTERNAL_ERROR)
+    assert result.parseoutcomes()["errors"] == 1  # the run's last line, which it reached
+    result.stdout.fnmatch_lines(["*cases/more.yaml:1: a number this long cannot be read*"])
+    assert figure(stale_lines(result)[0]) == figure(pruned(pruned_claim))
